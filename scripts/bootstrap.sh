@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs, idempotently, what a fresh Debian machine with the CUDA 13 toolkit lacks to build and
+# test PTXBench: Debian dev packages and the PyPI disassembler wheels (nvdisasm/cuobjdump 13.x,
+# which read sm_90a and sm_100a cubins; Debian's 12.4 tools cannot read sm_100a).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+debian_packages=(cmake ninja-build g++ pkg-config python3 python3-pip
+  nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libgtest-dev libsqlite3-dev
+  libcurl4-openssl-dev clang-format)
+pypi_tools=("nvidia-cuda-cuobjdump==13.5.37" "nvidia-cuda-nvdisasm==13.5.37")
+
+missing=()
+for p in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "bootstrap: the CUDA 13 toolkit (nvcc) is required and is not installed" >&2
+  exit 1
+fi
+
+# Disassemblers go to .tools/ inside the checkout: nothing system-wide is touched.
+tools="$root/.tools"
+if [ ! -x "$tools/bin/cuobjdump" ] || [ ! -x "$tools/bin/nvdisasm" ]; then
+  echo "bootstrap: installing ${pypi_tools[*]} into $tools"
+  rm -rf "$tools/py"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tools/py" "${pypi_tools[@]}"
+  mkdir -p "$tools/bin"
+  ln -sf "$tools/py/nvidia/cu13/bin/cuobjdump" "$tools/bin/cuobjdump"
+  ln -sf "$tools/py/nvidia/cu13/bin/nvdisasm" "$tools/bin/nvdisasm"
+fi
+echo "bootstrap: ready"

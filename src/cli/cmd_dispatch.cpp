@@ -1,0 +1,35 @@
+#include <iostream>
+#include <string>
+
+#include "cli/commands.hpp"
+
+namespace ptxb::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> kCommands{
+      {"tasks", "list tasks, or show one: ptxbench tasks [ID] [--json]", run_tasks},
+      {"eval", "judge one kernel: ptxbench eval FILE --task ID [--json]", run_eval},
+  };
+  return kCommands;
+}
+
+namespace {
+void print_usage(std::ostream& os) {
+  os << "usage: ptxbench COMMAND [ARGS]\n\ncommands:\n";
+  for (const auto& c : commands()) os << "  " << c.name << "\t" << c.help << "\n";
+}
+}  // namespace
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    print_usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? kExitHarnessError : kExitOk;
+  }
+  for (const auto& c : commands())
+    if (c.name == argv[1]) return c.handler(argc - 1, argv + 1);
+  std::cerr << "ptxbench: unknown command '" << argv[1] << "'\n";
+  print_usage(std::cerr);
+  return kExitHarnessError;
+}
+
+}  // namespace ptxb::cli

@@ -1,0 +1,149 @@
+#include "sys/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+
+extern char** environ;
+
+namespace ptxb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void throw_errno(const char* call) {
+  throw_api("POSIX", call, errno, "", std::strerror(errno), __FILE__, __LINE__);
+}
+
+int open_output(const std::filesystem::path& path) {
+  if (path.empty()) return ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+// Runs in the forked child: only async-signal-safe calls until execvp.
+[[noreturn]] void exec_child(const ProcessSpec& spec, char* const* argv, int out_fd, int err_fd,
+                             int result_fd) {
+  ::setpgid(0, 0);
+  ::signal(SIGPIPE, SIG_DFL);
+  int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0) ::dup2(devnull, 0);
+  ::dup2(out_fd, 1);
+  ::dup2(err_fd >= 0 ? err_fd : out_fd, 2);
+  if (result_fd >= 0) {
+    ::dup2(result_fd, 3);  // dup2 clears FD_CLOEXEC on the new descriptor
+  }
+  if (spec.cwd && ::chdir(spec.cwd->c_str()) != 0) ::_exit(126);
+  for (const auto& kv : spec.extra_env) ::putenv(const_cast<char*>(kv.c_str()));
+  ::execvp(argv[0], argv);
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string ProcessResult::describe() const {
+  std::ostringstream os;
+  if (timed_out) {
+    os << "timeout after " << wall_seconds << " s";
+  } else if (term_signal) {
+    os << "signal " << *term_signal << " (" << ::strsignal(*term_signal) << ")";
+  } else if (exit_code) {
+    os << "exit " << *exit_code;
+  } else {
+    os << "unknown end";
+  }
+  return os.str();
+}
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  PTXB_ASSERT(!spec.argv.empty(), "run_process needs a program");
+  std::vector<char*> argv;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  int out_fd = open_output(spec.stdout_path);
+  if (out_fd < 0) throw_errno("open(stdout file)");
+  int err_fd = spec.stderr_path.empty() ? -1 : open_output(spec.stderr_path);
+  int pipe_fds[2] = {-1, -1};
+  if (spec.pass_result_pipe && ::pipe2(pipe_fds, O_CLOEXEC) != 0) throw_errno("pipe2");
+
+  const auto start = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) throw_errno("fork");
+  if (pid == 0) exec_child(spec, argv.data(), out_fd, err_fd, pipe_fds[1]);
+
+  ::setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
+  ::close(out_fd);
+  if (err_fd >= 0) ::close(err_fd);
+  if (pipe_fds[1] >= 0) ::close(pipe_fds[1]);
+
+  ProcessResult result;
+  const auto deadline = start + spec.deadline;
+  int status = 0;
+  bool reaped = false;
+  int read_fd = pipe_fds[0];
+  while (!reaped) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      reaped = true;
+      break;
+    }
+    if (read_fd >= 0) {
+      pollfd pfd{read_fd, POLLIN, 0};
+      int n = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 50)));
+      if (n > 0) {
+        char buf[65536];
+        ssize_t got = ::read(read_fd, buf, sizeof buf);
+        if (got > 0) {
+          result.result_bytes.append(buf, static_cast<size_t>(got));
+        } else if (got == 0 || (got < 0 && errno != EINTR)) {
+          ::close(read_fd);
+          read_fd = -1;
+        }
+        continue;
+      }
+    } else {
+      ::usleep(2000);
+    }
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) reaped = true;
+  }
+  // Drain what the child wrote before it exited.
+  if (read_fd >= 0) {
+    char buf[65536];
+    ssize_t got;
+    ::fcntl(read_fd, F_SETFL, O_NONBLOCK);
+    while ((got = ::read(read_fd, buf, sizeof buf)) > 0) result.result_bytes.append(buf, got);
+    ::close(read_fd);
+  }
+  ::kill(-pid, SIGKILL);  // anything the child left behind in its group
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!result.timed_out) {
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  }
+  return result;
+}
+
+std::string read_text_file(const std::filesystem::path& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::string text(max_bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max_bytes));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (in.peek() != EOF) text += "\n[... cut at " + std::to_string(max_bytes) + " bytes]\n";
+  return text;
+}
+
+}  // namespace ptxb

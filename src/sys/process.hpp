@@ -1,0 +1,43 @@
+// Child processes with a deadline: the only way PTXBench runs nvcc, cuobjdump and the worker.
+// Each child gets its own process group, so a timeout kills everything it started.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxb {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;              ///< argv[0] is the program (PATH is searched)
+  std::optional<std::filesystem::path> cwd;   ///< working directory of the child
+  std::vector<std::string> extra_env;         ///< "NAME=value" added to the inherited environment
+  std::filesystem::path stdout_path;          ///< where the child's stdout goes (empty: /dev/null)
+  std::filesystem::path stderr_path;          ///< where stderr goes (empty: same file as stdout)
+  std::chrono::milliseconds deadline{60'000}; ///< wall-clock limit; the group is killed after it
+  bool pass_result_pipe = false;              ///< give the child a pipe on fd 3 (see ChildProcess)
+};
+
+/// How a child ended. Exactly one of exit_code / term_signal is set unless timed_out.
+struct ProcessResult {
+  std::optional<int> exit_code;
+  std::optional<int> term_signal;
+  bool timed_out = false;
+  double wall_seconds = 0;
+  std::string result_bytes;  ///< everything the child wrote to fd 3 (pass_result_pipe only)
+
+  bool ok() const { return !timed_out && exit_code == 0; }
+  /// "exit 1", "signal 11 (Segmentation fault)", "timeout after 10.0 s".
+  std::string describe() const;
+};
+
+/// Runs the child to completion or deadline and returns how it ended. Throws ApiError only when
+/// the child could not be started (fork/pipe failure); a missing program shows as exit 127.
+ProcessResult run_process(const ProcessSpec& spec);
+
+/// Reads a whole file (for logs); at most max_bytes, with a note when cut.
+std::string read_text_file(const std::filesystem::path& path, size_t max_bytes = 1 << 20);
+
+}  // namespace ptxb

@@ -1,0 +1,50 @@
+// The instruction catalog: one entry per target PTX instruction and architecture, loaded from
+// tasks/catalog/*.toml (data built from ../shared/notes/ptx-sass-map.md).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxb {
+
+/// How FLOPs are credited to executed primary opcodes of an MMA instruction.
+enum class FlopRule {
+  kNone,           ///< not an MMA instruction: no FLOPs
+  kSassShapeMnk,   ///< FLOPs per warpgroup instruction = 2*m*n*k, read from the SASS shape
+                   ///< suffix (HGMMA.64x256x16 -> 2*64*256*16); executed counts are per warp,
+                   ///< four warps per warpgroup instruction
+};
+
+struct InstructionEntry {
+  std::string name;                          ///< target name used by tasks, "wgmma.mma_async"
+  std::string arch;                          ///< "sm_90a" or "sm_100a"
+  std::string ptx_pattern;                   ///< ECMAScript regex matched against PTX text (S0)
+  std::vector<std::string> primary_opcodes;  ///< SASS opcode prefixes that count (S1, R1, R2)
+  std::vector<std::string> glue_opcodes;     ///< emitted for other reasons; prove nothing
+  FlopRule flop_rule = FlopRule::kNone;
+  std::string status;                        ///< provenance tag: "verified", "3p", "conflict"...
+  std::string note;                          ///< one line on semantics, for prompts and reports
+
+  /// True when a SASS opcode token (e.g. "HGMMA.64x256x16.F32.BF16") is one of primary_opcodes:
+  /// the token equals a primary opcode or starts with it followed by '.'.
+  bool is_primary(const std::string& sass_opcode) const;
+};
+
+class Catalog {
+ public:
+  std::vector<InstructionEntry> entries;
+
+  /// The entry for `name` on `arch`, or nullptr.
+  const InstructionEntry* find(const std::string& name, const std::string& arch) const;
+};
+
+/// Loads every *.toml under `dir` (tasks/catalog). Throws InputError naming file, field, problem.
+Catalog load_catalog(const std::filesystem::path& dir);
+
+/// FLOPs of one warpgroup-level MMA instruction from its SASS opcode token, e.g.
+/// "HGMMA.64x256x16.F32.BF16" -> 2*64*256*16 = 524288. nullopt if the token has no MxNxK shape.
+std::optional<double> mma_flops_per_instruction(const std::string& sass_opcode);
+
+}  // namespace ptxb

@@ -1,0 +1,104 @@
+// Task specifications: one tasks/<arch>/<family>/<name>/task.toml per task, loaded and validated.
+// Every validation error names the file, the field and the problem.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/shape.hpp"
+#include "tasks/catalog.hpp"
+
+namespace ptxb {
+
+/// Evidence levels per target (DESIGN.md): S0 PTX text, S1 SASS opcode in a kernel of the shared
+/// object, R1 executed > 0, R2 executed share/count meets the task's floor.
+enum class EvidenceLevel { kS0 = 0, kS1 = 1, kR1 = 2, kR2 = 3 };
+std::string_view to_string(EvidenceLevel level);
+std::optional<EvidenceLevel> evidence_level_from_string(std::string_view name);
+
+enum class TensorRole { kInput, kOutput };
+
+struct TensorSpec {
+  std::string name;               ///< "A"
+  TensorRole role;
+  DType dtype;
+  std::vector<std::string> dims;  ///< symbolic shape, outermost first: {"M", "K"}
+  std::string layout;             ///< "row_major" (the only layout so far: last stride 1)
+};
+
+struct ShapeCase {
+  Shape shape;
+  bool hidden = false;  ///< never shown to a model; decides correctness like the visible ones
+  bool timed = false;   ///< timed against the baseline
+};
+
+struct TargetSpec {
+  std::string instruction;                 ///< catalog entry name, "wgmma.mma_async"
+  EvidenceLevel required = EvidenceLevel::kS1;
+  double min_flop_share = 0.9;             ///< R2 floor for MMA targets
+};
+
+/// How inputs are drawn and how closely outputs must match the reference for that draw.
+struct DistributionSpec {
+  enum class Kind { kNormal, kUniformInt };
+  std::string name;    ///< "normal", "small_int"
+  Kind kind = Kind::kNormal;
+  double scale = 1.0;  ///< normal: standard deviation; uniform_int: integers in [-scale, scale]
+  double atol = 0;     ///< |out - ref| <= atol + rtol*|ref| elementwise
+  double rtol = 0;
+  double max_rel_frobenius = 0;  ///< ||out - ref||_F / ||ref||_F bound (0: not checked)
+  /// Compare against the reference rounded to the output dtype (exactly representable cases).
+  bool round_reference = false;
+};
+
+struct CorrectnessSpec {
+  std::string reference;  ///< reference implementation name, "gemm_fp32"
+  std::vector<uint64_t> seeds;
+  std::vector<DistributionSpec> distributions;
+};
+
+struct BaselineSpec {
+  std::string library;         ///< "cublaslt"
+  int heuristic_algos = 32;    ///< algorithms asked of the heuristic; each is timed in plan
+  int64_t workspace_bytes = 32ll << 20;
+};
+
+struct TaskSpec {
+  std::string id;      ///< "sm90/gemm/bf16-wgmma-tma"
+  std::string title;
+  std::string arch;    ///< "sm_90a" | "sm_100a"
+  std::string family;  ///< "gemm" | "attention_fwd" | "attention_bwd"
+  int level = 1;
+  std::vector<std::string> dims;  ///< dimension names in order: {"M", "N", "K"}
+  std::vector<TensorSpec> tensors;
+  std::vector<std::string> scalars;
+  std::vector<ShapeCase> shapes;
+  std::vector<TargetSpec> targets;
+  CorrectnessSpec correctness;
+  BaselineSpec baseline;
+  std::string prompt;  ///< the task's prompt text (prompt.md beside task.toml)
+  std::filesystem::path dir;
+
+  std::vector<const TensorSpec*> inputs() const;
+  std::vector<const TensorSpec*> outputs() const;
+};
+
+/// Loads and validates one task.toml; targets must exist in `catalog` for the task's arch.
+/// Throws InputError("<file>: <field>: <problem>").
+TaskSpec load_task(const std::filesystem::path& task_toml, const Catalog& catalog);
+
+/// Every task under `tasks_root` (each folder holding a task.toml), sorted by id.
+std::vector<TaskSpec> load_all_tasks(const std::filesystem::path& tasks_root, const Catalog& catalog);
+
+/// The task with `id` under `tasks_root`; InputError listing known ids if absent.
+TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catalog,
+                   const std::string& id);
+
+/// Useful FLOPs of one call at `shape` for the task's family (GEMM: 2*M*N*K).
+double problem_flops(const TaskSpec& task, const Shape& shape);
+
+}  // namespace ptxb
