@@ -67,7 +67,7 @@ typedef struct ptxb_args {
   void* const* outputs;      /* device pointers, problem->num_outputs of them */
   void* workspace;           /* device memory of workspace_bytes, or NULL */
   uint64_t workspace_bytes;
-  void* stream;              /* a cudaStream_t owned by the caller */
+  void* stream; /* a cudaStream_t owned by the caller */
 } ptxb_args;
 
 typedef int (*ptxb_run_fn)(const ptxb_args* args);

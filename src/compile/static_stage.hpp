@@ -40,13 +40,13 @@ struct QualityFlag {
 
 /// SASS of one function of the shared object.
 struct SassFunction {
-  std::string name;                          ///< mangled name as cuobjdump prints it
+  std::string name;                              ///< mangled name as cuobjdump prints it
   std::map<std::string, int64_t> opcode_counts;  ///< static count per full opcode token
-  std::string text;                          ///< the function's SASS listing
+  std::string text;                              ///< the function's SASS listing
 };
 
 struct CompileResult {
-  bool ok = false;        ///< a loadable shared object was produced
+  bool ok = false;  ///< a loadable shared object was produced
   bool timed_out = false;
   bool cached = false;    ///< served from the cache
   double seconds = 0;     ///< compile wall time (0 when cached)
@@ -54,13 +54,13 @@ struct CompileResult {
   std::string cache_key;  ///< hex SHA-256 of source, flags and tool versions
   std::filesystem::path shared_object;
   std::string ptx;
-  std::string sass;       ///< full cuobjdump -sass output ("" when unavailable)
+  std::string sass;  ///< full cuobjdump -sass output ("" when unavailable)
   bool sass_available = false;
   std::vector<SassFunction> sass_functions;
   std::vector<PtxasResources> resources;
   std::vector<QualityFlag> quality_flags;
-  std::vector<std::string> needed_libraries;  ///< DT_NEEDED entries of the shared object
-  std::vector<std::string> forbidden_imports; ///< GPU-library imports (cuBLAS, cuDNN, ...)
+  std::vector<std::string> needed_libraries;   ///< DT_NEEDED entries of the shared object
+  std::vector<std::string> forbidden_imports;  ///< GPU-library imports (cuBLAS, cuDNN, ...)
 };
 
 /// Compiles `source` (one .cu file) for options.arch. Never throws for a bad source: a failure
@@ -72,9 +72,9 @@ CompileResult compile_submission(const std::string& source, const CompileOptions
 struct StaticEvidence {
   std::string instruction;
   bool s0 = false;
-  std::optional<bool> s1;  ///< nullopt when SASS was unavailable
-  std::vector<std::string> s1_functions;     ///< kernels whose SASS holds a primary opcode
-  std::map<std::string, int64_t> s1_opcodes; ///< primary opcode token -> static count
+  std::optional<bool> s1;                     ///< nullopt when SASS was unavailable
+  std::vector<std::string> s1_functions;      ///< kernels whose SASS holds a primary opcode
+  std::map<std::string, int64_t> s1_opcodes;  ///< primary opcode token -> static count
 };
 
 std::vector<StaticEvidence> static_evidence(const TaskSpec& task, const Catalog& catalog,

@@ -1,4 +1,5 @@
-// Element types of task tensors; the numeric codes are the submission ABI's (include/ptxbench/abi.h).
+// Element types of task tensors; the numeric codes are the submission ABI's
+// (include/ptxbench/abi.h).
 #pragma once
 
 #include <cstdint>

@@ -28,13 +28,15 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-[[noreturn]] void throw_internal(const char* expr, const char* file, int line, const std::string& msg);
-[[noreturn]] void throw_api(const char* api, const char* call, long long code, const std::string& name,
-                            const std::string& text, const char* file, int line);
+[[noreturn]] void throw_internal(const char* expr, const char* file, int line,
+                                 const std::string& msg);
+[[noreturn]] void throw_api(const char* api, const char* call, long long code,
+                            const std::string& name, const std::string& text, const char* file,
+                            int line);
 
 }  // namespace ptxb
 
-#define PTXB_ASSERT(cond, msg)                                        \
-  do {                                                                \
+#define PTXB_ASSERT(cond, msg)                                             \
+  do {                                                                     \
     if (!(cond)) ::ptxb::throw_internal(#cond, __FILE__, __LINE__, (msg)); \
   } while (0)

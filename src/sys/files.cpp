@@ -1,6 +1,7 @@
 #include "sys/files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -52,7 +53,8 @@ std::string read_file(const fs::path& path) {
 
 TempDir::TempDir(std::string_view prefix) {
   const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/" + std::string(prefix) + ".XXXXXX";
+  std::string tmpl =
+      std::string(base && *base ? base : "/tmp") + "/" + std::string(prefix) + ".XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr)
     throw_api("POSIX", "mkdtemp", errno, "", std::strerror(errno), __FILE__, __LINE__);
   path_ = tmpl;
@@ -96,9 +98,23 @@ void compress(std::array<uint32_t, 8>& h, const uint8_t* block) {
     uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
     uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
     uint32_t t2 = s0 + maj;
-    hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    hh = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
   }
-  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+  h[0] += a;
+  h[1] += b;
+  h[2] += c;
+  h[3] += d;
+  h[4] += e;
+  h[5] += f;
+  h[6] += g;
+  h[7] += hh;
 }
 }  // namespace
 

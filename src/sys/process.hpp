@@ -11,13 +11,13 @@
 namespace ptxb {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;              ///< argv[0] is the program (PATH is searched)
-  std::optional<std::filesystem::path> cwd;   ///< working directory of the child
-  std::vector<std::string> extra_env;         ///< "NAME=value" added to the inherited environment
-  std::filesystem::path stdout_path;          ///< where the child's stdout goes (empty: /dev/null)
-  std::filesystem::path stderr_path;          ///< where stderr goes (empty: same file as stdout)
-  std::chrono::milliseconds deadline{60'000}; ///< wall-clock limit; the group is killed after it
-  bool pass_result_pipe = false;              ///< give the child a pipe on fd 3 (see ChildProcess)
+  std::vector<std::string> argv;               ///< argv[0] is the program (PATH is searched)
+  std::optional<std::filesystem::path> cwd;    ///< working directory of the child
+  std::vector<std::string> extra_env;          ///< "NAME=value" added to the inherited environment
+  std::filesystem::path stdout_path;           ///< where the child's stdout goes (empty: /dev/null)
+  std::filesystem::path stderr_path;           ///< where stderr goes (empty: same file as stdout)
+  std::chrono::milliseconds deadline{60'000};  ///< wall-clock limit; the group is killed after it
+  bool pass_result_pipe = false;               ///< give the child a pipe on fd 3 (see ChildProcess)
 };
 
 /// How a child ended. Exactly one of exit_code / term_signal is set unless timed_out.

@@ -5,16 +5,17 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxb {
 
 /// How FLOPs are credited to executed primary opcodes of an MMA instruction.
 enum class FlopRule {
-  kNone,           ///< not an MMA instruction: no FLOPs
-  kSassShapeMnk,   ///< FLOPs per warpgroup instruction = 2*m*n*k, read from the SASS shape
-                   ///< suffix (HGMMA.64x256x16 -> 2*64*256*16); executed counts are per warp,
-                   ///< four warps per warpgroup instruction
+  kNone,          ///< not an MMA instruction: no FLOPs
+  kSassShapeMnk,  ///< FLOPs per warpgroup instruction = 2*m*n*k, read from the SASS shape
+                  ///< suffix (HGMMA.64x256x16 -> 2*64*256*16); executed counts are per warp,
+                  ///< four warps per warpgroup instruction
 };
 
 struct InstructionEntry {
@@ -24,12 +25,17 @@ struct InstructionEntry {
   std::vector<std::string> primary_opcodes;  ///< SASS opcode prefixes that count (S1, R1, R2)
   std::vector<std::string> glue_opcodes;     ///< emitted for other reasons; prove nothing
   FlopRule flop_rule = FlopRule::kNone;
-  std::string status;                        ///< provenance tag: "verified", "3p", "conflict"...
-  std::string note;                          ///< one line on semantics, for prompts and reports
+  std::string status;  ///< provenance tag: "verified", "3p", "conflict"...
+  std::string note;    ///< one line on semantics, for prompts and reports
 
   /// True when a SASS opcode token (e.g. "HGMMA.64x256x16.F32.BF16") is one of primary_opcodes:
-  /// the token equals a primary opcode or starts with it followed by '.'.
+  /// the token equals a primary opcode or starts with it followed by '.'. A primary opcode written
+  /// with a trailing '$' ("SYNCS.ARRIVE.TRANS64$") matches that exact token only, for opcodes whose
+  /// dotted extensions are other instructions (SYNCS.ARRIVE.TRANS64.A1T0 is a plain arrive).
+  /// The token is the opcode alone: no predicate ("@P0"), no operands.
   bool is_primary(const std::string& sass_opcode) const;
+  /// Same rule for glue_opcodes.
+  bool is_glue(const std::string& sass_opcode) const;
 };
 
 class Catalog {
@@ -38,7 +44,15 @@ class Catalog {
 
   /// The entry for `name` on `arch`, or nullptr.
   const InstructionEntry* find(const std::string& name, const std::string& arch) const;
+  /// Entries of `arch`, in file order.
+  std::vector<const InstructionEntry*> for_arch(const std::string& arch) const;
 };
+
+std::string_view to_string(FlopRule rule);
+std::optional<FlopRule> flop_rule_from_string(std::string_view name);
+
+/// The architectures PTXBench knows: "sm_90a", "sm_100a".
+const std::vector<std::string>& known_archs();
 
 /// Loads every *.toml under `dir` (tasks/catalog). Throws InputError naming file, field, problem.
 Catalog load_catalog(const std::filesystem::path& dir);

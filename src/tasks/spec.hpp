@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -23,7 +24,7 @@ std::optional<EvidenceLevel> evidence_level_from_string(std::string_view name);
 enum class TensorRole { kInput, kOutput };
 
 struct TensorSpec {
-  std::string name;               ///< "A"
+  std::string name;  ///< "A"
   TensorRole role;
   DType dtype;
   std::vector<std::string> dims;  ///< symbolic shape, outermost first: {"M", "K"}
@@ -37,15 +38,15 @@ struct ShapeCase {
 };
 
 struct TargetSpec {
-  std::string instruction;                 ///< catalog entry name, "wgmma.mma_async"
+  std::string instruction;  ///< catalog entry name, "wgmma.mma_async"
   EvidenceLevel required = EvidenceLevel::kS1;
-  double min_flop_share = 0.9;             ///< R2 floor for MMA targets
+  double min_flop_share = 0.9;  ///< R2 floor for MMA targets
 };
 
 /// How inputs are drawn and how closely outputs must match the reference for that draw.
 struct DistributionSpec {
   enum class Kind { kNormal, kUniformInt };
-  std::string name;    ///< "normal", "small_int"
+  std::string name;  ///< "normal", "small_int"
   Kind kind = Kind::kNormal;
   double scale = 1.0;  ///< normal: standard deviation; uniform_int: integers in [-scale, scale]
   double atol = 0;     ///< |out - ref| <= atol + rtol*|ref| elementwise
@@ -62,13 +63,13 @@ struct CorrectnessSpec {
 };
 
 struct BaselineSpec {
-  std::string library;         ///< "cublaslt"
-  int heuristic_algos = 32;    ///< algorithms asked of the heuristic; each is timed in plan
+  std::string library;       ///< "cublaslt"
+  int heuristic_algos = 32;  ///< algorithms asked of the heuristic; each is timed in plan
   int64_t workspace_bytes = 32ll << 20;
 };
 
 struct TaskSpec {
-  std::string id;      ///< "sm90/gemm/bf16-wgmma-tma"
+  std::string id;  ///< "sm90/gemm/bf16-wgmma-tma"
   std::string title;
   std::string arch;    ///< "sm_90a" | "sm_100a"
   std::string family;  ///< "gemm" | "attention_fwd" | "attention_bwd"
@@ -82,17 +83,33 @@ struct TaskSpec {
   BaselineSpec baseline;
   std::string prompt;  ///< the task's prompt text (prompt.md beside task.toml)
   std::filesystem::path dir;
+  /// Divisibility rules every shape obeys, e.g. K=8 (16-byte rows of bf16 A and B). Empty: none.
+  Shape multiple_of;
 
   std::vector<const TensorSpec*> inputs() const;
   std::vector<const TensorSpec*> outputs() const;
+  std::vector<const ShapeCase*> visible_shapes() const;
+  /// Never print these where a model could read them.
+  std::vector<const ShapeCase*> hidden_shapes() const;
 };
+
+std::string_view to_string(TensorRole role);              ///< "in" | "out"
+std::string_view to_string(DistributionSpec::Kind kind);  ///< "normal" | "uniform_int"
+
+/// The families PTXBench knows: "gemm", "attention_fwd", "attention_bwd".
+const std::vector<std::string>& known_families();
+
+/// The task tree: $PTXBENCH_TASKS_DIR if set and non-empty, else <source>/tasks. The instruction
+/// catalog is its "catalog" folder. Reads the environment: call once, from the CLI.
+std::filesystem::path default_tasks_root();
 
 /// Loads and validates one task.toml; targets must exist in `catalog` for the task's arch.
 /// Throws InputError("<file>: <field>: <problem>").
 TaskSpec load_task(const std::filesystem::path& task_toml, const Catalog& catalog);
 
 /// Every task under `tasks_root` (each folder holding a task.toml), sorted by id.
-std::vector<TaskSpec> load_all_tasks(const std::filesystem::path& tasks_root, const Catalog& catalog);
+std::vector<TaskSpec> load_all_tasks(const std::filesystem::path& tasks_root,
+                                     const Catalog& catalog);
 
 /// The task with `id` under `tasks_root`; InputError listing known ids if absent.
 TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catalog,

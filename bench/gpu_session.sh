@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One GPU session: environment, GPU tests, and every acceptance evaluation of the GEMM engine.
+# Usage (on the GPU machine): bench/gpu_session.sh BIN_DIR OUT_DIR [BUILD_SOURCE_DIR]
+# BIN_DIR holds ptxbench, ptxbench-worker and ptxbench_gpu_tests built by scripts/build.sh.
+# Writes every verdict as JSON plus logs under OUT_DIR and prints a summary table last.
+set -uo pipefail
+bin="$(cd "$1" && pwd)"; out="$2"; mkdir -p "$out"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export PTXBENCH_HOME="$root" PTXBENCH_TASKS_DIR="$root/tasks"
+export PTXBENCH_CACHE_DIR="$out/cache" PTXBENCH_WORKER_DEADLINE_S="${PTXBENCH_WORKER_DEADLINE_S:-240}"
+# NOTE: binaries built on another machine look for the ABI header under the folder they were
+# built in (third argument); make that path lead here.
+build_src="${3:-}"
+if [ -n "$build_src" ] && [ ! -e "$build_src" ]; then
+  mkdir -p "$(dirname "$build_src")" && ln -s "$root" "$build_src"
+fi
+
+{
+  date -u +"date %Y-%m-%dT%H:%M:%SZ"
+  echo "commit ${PTXB_COMMIT:-unknown (set PTXB_COMMIT)}"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
+} | tee "$out/environment.txt"
+
+"$bin/ptxbench_gpu_tests" 2>&1 | tee "$out/gpu_tests.log" | tail -3
+
+summary="$out/summary.tsv"
+echo -e "label\toutcome\treason" > "$summary"
+eval_one() {  # label file task [extra flags]
+  local label="$1" file="$2" task="$3"; shift 3
+  local start=$SECONDS
+  "$bin/ptxbench" eval "$file" --task "$task" --json-out "$out/$label.json" "$@" \
+    > "$out/$label.txt" 2>&1
+  local rc=$?
+  local outcome reason
+  outcome="$(python3 -c "import json;print(json.load(open('$out/$label.json'))['outcome'])" 2>/dev/null || echo "exit$rc")"
+  reason="$(python3 -c "import json;print(json.load(open('$out/$label.json'))['reason'][:150])" 2>/dev/null || tail -1 "$out/$label.txt")"
+  echo -e "$label\t$outcome\t$reason\t$((SECONDS - start))s" >> "$summary"
+}
+
+tma=kernels/reference/sm90_gemm_bf16_wgmma_tma.cu
+wg=kernels/reference/sm90_gemm_bf16_wgmma.cu
+eval_one expert_tma "$tma" sm90/gemm/bf16-wgmma-tma
+eval_one expert_wgmma "$wg" sm90/gemm/bf16-wgmma
+eval_one expert_tma_again "$tma" sm90/gemm/bf16-wgmma-tma
+eval_one expert_tma_self "$tma" sm90/gemm/bf16-wgmma-tma --self-baseline
+tests/e2e/make_edge_bug.sh > "$out/edge_bug.cu" && eval_one edge_bug "$out/edge_bug.cu" sm90/gemm/bf16-wgmma-tma --no-timing
+eval_one trap tests/e2e/trap_kernel.cu sm90/gemm/bf16-wgmma-tma --no-timing
+eval_one after_trap "$wg" sm90/gemm/bf16-wgmma --no-timing
+eval_one broken tests/e2e/does_not_compile.cu sm90/gemm/bf16-wgmma-tma
+
+python3 bench/summarize_verdicts.py "$out" > "$out/timing_table.md"
+# NOTE: the device tool brings back at most 8 files: pack everything but the compile cache.
+tar -C "$out" --exclude=cache -czf "$out/session.tar.gz" .
+grep -E '^\[  (PASSED|FAILED)' "$out/gpu_tests.log"
+cat "$out/timing_table.md"
+python3 -c "import sys;[print('  '.join(c.ljust(18) for c in l.rstrip('\n').split('\t'))) for l in open(sys.argv[1])]" "$summary"

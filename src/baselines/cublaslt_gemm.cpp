@@ -1,0 +1,119 @@
+#include "baselines/cublaslt_gemm.hpp"
+
+#include <algorithm>
+
+#include "core/dtype.hpp"
+#include "cuda/cuda_check.hpp"
+#include "verify/gpu_verify.hpp"
+
+namespace ptxb {
+
+CublasLtGemm::CublasLtGemm(int heuristic_algos, int64_t workspace_bytes)
+    : heuristic_algos_(heuristic_algos), workspace_(static_cast<size_t>(workspace_bytes)) {
+  PTXB_CHECK_CUBLAS(cublasLtCreate(&handle_));
+}
+
+CublasLtGemm::~CublasLtGemm() {
+  release_descriptors();
+  cublasLtDestroy(handle_);
+}
+
+void CublasLtGemm::release_descriptors() {
+  if (layout_a_) cublasLtMatrixLayoutDestroy(layout_a_);
+  if (layout_b_) cublasLtMatrixLayoutDestroy(layout_b_);
+  if (layout_c_) cublasLtMatrixLayoutDestroy(layout_c_);
+  if (op_) cublasLtMatmulDescDestroy(op_);
+  layout_a_ = layout_b_ = layout_c_ = nullptr;
+  op_ = nullptr;
+  planned_ = false;
+}
+
+// Row-major C[M,N] = A[M,K] * B[N,K]^T is, in cuBLAS's column-major terms, C^T (N x M, ld N) =
+// op(X) * Y with X = B viewed as K x N (ld K) transposed and Y = A viewed as K x M (ld K): "TN".
+cublasStatus_t CublasLtGemm::matmul(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b,
+                                    void* c, cudaStream_t stream) {
+  const float alpha = 1.f, beta = 0.f;
+  return cublasLtMatmul(handle_, op_, &alpha, b, layout_b_, a, layout_a_, &beta, c, layout_c_, c,
+                        layout_c_, &algo, workspace_.data(), workspace_.bytes(), stream);
+}
+
+int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
+  release_descriptors();
+  *workspace_bytes = 0;
+  const int64_t M = problem.inputs[0].shape[0], K = problem.inputs[0].shape[1];
+  const int64_t N = problem.inputs[1].shape[0];
+
+  PTXB_CHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t trans = CUBLAS_OP_T, no_trans = CUBLAS_OP_N;
+  PTXB_CHECK_CUBLAS(
+      cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof trans));
+  PTXB_CHECK_CUBLAS(
+      cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans, sizeof no_trans));
+  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_b_, CUDA_R_16BF, K, N, K));
+  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_a_, CUDA_R_16BF, K, M, K));
+  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_c_, CUDA_R_16BF, N, M, N));
+
+  cublasLtMatmulPreference_t pref = nullptr;
+  PTXB_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+  uint64_t ws = workspace_.bytes();
+  PTXB_CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  std::vector<cublasLtMatmulHeuristicResult_t> offered(static_cast<size_t>(heuristic_algos_));
+  int returned = 0;
+  cublasStatus_t st =
+      cublasLtMatmulAlgoGetHeuristic(handle_, op_, layout_b_, layout_a_, layout_c_, layout_c_, pref,
+                                     heuristic_algos_, offered.data(), &returned);
+  cublasLtMatmulPreferenceDestroy(pref);
+  PTXB_CHECK_CUBLAS(st);
+  if (returned == 0) return 1;
+
+  // Time every offered algorithm on scratch data of this shape; keep the fastest.
+  DeviceBuffer a(size_t(M * K * 2)), b(size_t(N * K * 2)), c(size_t(M * N * 2));
+  Stream stream;
+  fill_random(a.data(), DType::kBF16, M * K, ValueKind::kNormal, 1.0, 7, 0, stream.get());
+  fill_random(b.data(), DType::kBF16, N * K, ValueKind::kNormal, 1.0, 7, 1, stream.get());
+  Event start, stop;
+  double best_us = 1e300;
+  int best = -1;
+  report_ = {{"library_version", cublasLtGetVersion()},
+             {"algorithms_offered", returned},
+             {"algorithms", nlohmann::json::array()}};
+  for (int i = 0; i < returned; ++i) {
+    std::vector<double> us;
+    bool ok = true;
+    for (int rep = 0; rep < 13 && ok; ++rep) {
+      start.record(stream.get());
+      ok = matmul(offered[i].algo, a.data(), b.data(), c.data(), stream.get()) ==
+           CUBLAS_STATUS_SUCCESS;
+      stop.record(stream.get());
+      stream.synchronize();
+      if (rep >= 3) us.push_back(1000.0 * stop.elapsed_ms_since(start));
+    }
+    double median_us = -1;
+    if (ok) {
+      std::sort(us.begin(), us.end());
+      median_us = us[us.size() / 2];
+      if (median_us < best_us) best_us = median_us, best = i;
+    }
+    report_["algorithms"].push_back({{"index", i},
+                                     {"ok", ok},
+                                     {"median_us", median_us},
+                                     {"workspace_bytes", offered[i].workspaceSize},
+                                     {"waves", offered[i].wavesCount}});
+  }
+  if (best < 0) return 2;
+  algo_ = offered[best].algo;
+  report_["chosen"] = best;
+  report_["chosen_median_us"] = best_us;
+  planned_ = true;
+  return PTXB_OK;
+}
+
+int CublasLtGemm::run(const ptxb_args& args) {
+  if (!planned_) return 3;
+  const cublasStatus_t st = matmul(algo_, args.inputs[0], args.inputs[1], args.outputs[0],
+                                   static_cast<cudaStream_t>(args.stream));
+  return st == CUBLAS_STATUS_SUCCESS ? PTXB_OK : 100 + static_cast<int>(st);
+}
+
+}  // namespace ptxb

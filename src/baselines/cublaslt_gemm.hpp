@@ -1,0 +1,45 @@
+// The GEMM baseline: cuBLASLt, bf16 in / fp32 accumulate / bf16 out, C = A * B^T with the
+// task's row-major layouts. plan() asks the heuristic for up to N algorithms, times each on
+// scratch data of the same shape (median of 10 after 3 warm-ups) and keeps the fastest.
+#pragma once
+
+#include <cublasLt.h>
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "cuda/device.hpp"
+#include "worker/implementation.hpp"
+
+namespace ptxb {
+
+class CublasLtGemm final : public Implementation {
+ public:
+  CublasLtGemm(int heuristic_algos, int64_t workspace_bytes);
+  ~CublasLtGemm() override;
+  CublasLtGemm(const CublasLtGemm&) = delete;
+  CublasLtGemm& operator=(const CublasLtGemm&) = delete;
+
+  std::string name() const override { return "cublaslt"; }
+  int plan(const ptxb_problem& problem, uint64_t* workspace_bytes) override;
+  int run(const ptxb_args& args) override;
+
+  /// What plan() saw: algorithms offered, their times, the one chosen, the library version.
+  nlohmann::json plan_report() const override { return report_; }
+
+ private:
+  void release_descriptors();
+  cublasStatus_t matmul(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b, void* c,
+                        cudaStream_t stream);
+
+  int heuristic_algos_;
+  cublasLtHandle_t handle_ = nullptr;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t layout_a_ = nullptr, layout_b_ = nullptr, layout_c_ = nullptr;
+  DeviceBuffer workspace_;
+  cublasLtMatmulAlgo_t algo_{};
+  bool planned_ = false;
+  nlohmann::json report_;
+};
+
+}  // namespace ptxb

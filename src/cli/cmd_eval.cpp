@@ -1,0 +1,47 @@
+// `ptxbench eval FILE --task ID [--json] [--no-timing] [--strict]`: judge one kernel.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "eval/pipeline.hpp"
+#include "sys/files.hpp"
+
+namespace ptxb::cli {
+
+int run_eval(int argc, char** argv) {
+  CLI::App app{
+      "Judge one kernel: compile, check correctness and evidence, time it against the "
+      "library.",
+      "ptxbench eval"};
+  std::string file, task, json_out;
+  bool as_json = false, no_timing = false, strict = false, self_baseline = false;
+  app.add_option("file", file, "the submission (.cu)")->required();
+  app.add_option("--task", task, "task id, e.g. sm90/gemm/bf16-wgmma-tma")->required();
+  app.add_flag("--json", as_json, "print the full verdict record as JSON");
+  app.add_option("--json-out", json_out, "also write the JSON verdict to this file");
+  app.add_flag("--no-timing", no_timing, "skip the timing stage");
+  app.add_flag("--self-baseline", self_baseline,
+               "time the candidate against itself (timing self-check; speedup should be 1.00)");
+  app.add_flag("--strict", strict, "exit 1 unless the outcome is passed");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
+  }
+
+  EvalConfig config = EvalConfig::from_environment();
+  config.run_timing = !no_timing;
+  config.self_baseline = self_baseline;
+  EvalRequest request{read_file(file), file, task};
+  const Verdict verdict = evaluate(request, config);
+  const std::string json_text = verdict.to_json().dump(2);
+  if (!json_out.empty()) write_file_atomic(json_out, json_text + "\n");
+  if (as_json) {
+    std::cout << json_text << "\n";
+  } else {
+    std::cout << render_text(verdict);
+  }
+  return strict && !is_success(verdict.outcome) ? kExitNotPassed : kExitOk;
+}
+
+}  // namespace ptxb::cli

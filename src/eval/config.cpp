@@ -1,0 +1,75 @@
+#include "eval/config.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "compile/tools.hpp"
+#include "core/error.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb {
+namespace {
+
+std::optional<std::string> env(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return std::string(v);
+}
+
+int env_int(const char* name, int fallback, int min_value) {
+  auto v = env(name);
+  if (!v) return fallback;
+  try {
+    size_t used = 0;
+    const int value = std::stoi(*v, &used);
+    if (used != v->size() || value < min_value) throw std::invalid_argument("range");
+    return value;
+  } catch (const std::exception&) {
+    throw InputError(std::string("environment variable ") + name + "=" + *v +
+                     ": expected an integer >= " + std::to_string(min_value));
+  }
+}
+
+std::filesystem::path self_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::current_path() : exe.parent_path();
+}
+
+}  // namespace
+
+EvalConfig EvalConfig::from_environment() {
+  EvalConfig c;
+  c.tasks_root = default_tasks_root();
+  c.worker = env("PTXBENCH_WORKER").value_or((self_dir() / "ptxbench-worker").string());
+  c.compile.nvcc = default_nvcc();
+  c.compile.cuobjdump = default_cuobjdump();
+  c.compile.cache_dir = default_cache_dir();
+  c.compile.abi_include_dir = std::filesystem::path(PTXB_SOURCE_DIR) / "include";
+  c.compile.deadline = std::chrono::seconds(env_int("PTXBENCH_COMPILE_DEADLINE_S", 180, 1));
+  c.worker_deadline = std::chrono::seconds(env_int("PTXBENCH_WORKER_DEADLINE_S", 300, 1));
+  c.timing_warmup = env_int("PTXBENCH_TIMING_WARMUP", 10, 0);
+  c.timing_samples = env_int("PTXBENCH_TIMING_SAMPLES", 50, 1);
+  c.keep_temp = env_int("PTXBENCH_KEEP_TEMP", 0, 0) != 0;
+  c.device = env_int("PTXBENCH_DEVICE", 0, 0);
+  return c;
+}
+
+nlohmann::json EvalConfig::to_json() const {
+  return {{"tasks_root", tasks_root.string()},
+          {"worker", worker.string()},
+          {"nvcc", compile.nvcc.string()},
+          {"cuobjdump", compile.cuobjdump.string()},
+          {"cache_dir", compile.cache_dir.string()},
+          {"compile_deadline_s", std::chrono::duration<double>(compile.deadline).count()},
+          {"worker_deadline_s", worker_deadline.count()},
+          {"timing_warmup", timing_warmup},
+          {"timing_samples", timing_samples},
+          {"run_timing", run_timing},
+          {"self_baseline", self_baseline},
+          {"device", device}};
+}
+
+}  // namespace ptxb

@@ -1,0 +1,31 @@
+// Settings of an evaluation, read once from PTXBENCH_* environment variables and flags, and
+// recorded with every verdict (docs/cli.md lists them).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "compile/static_stage.hpp"
+
+namespace ptxb {
+
+struct EvalConfig {
+  std::filesystem::path tasks_root;  ///< PTXBENCH_TASKS_DIR, default <source>/tasks
+  std::filesystem::path worker;      ///< PTXBENCH_WORKER, default: beside the ptxbench binary
+  CompileOptions compile;            ///< nvcc, cuobjdump, cache (PTXBENCH_NVCC, ...)
+  std::chrono::seconds worker_deadline{300};  ///< PTXBENCH_WORKER_DEADLINE_S
+  int timing_warmup = 10;                     ///< PTXBENCH_TIMING_WARMUP
+  int timing_samples = 50;                    ///< PTXBENCH_TIMING_SAMPLES
+  bool run_timing = true;                     ///< --no-timing
+  bool self_baseline = false;  ///< --self-baseline: time the candidate against itself
+  bool keep_temp = false;      ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders
+  int device = 0;              ///< PTXBENCH_DEVICE
+
+  std::filesystem::path catalog_dir() const { return tasks_root / "catalog"; }
+  /// Reads the environment once; throws InputError naming a malformed variable.
+  static EvalConfig from_environment();
+  nlohmann::json to_json() const;
+};
+
+}  // namespace ptxb

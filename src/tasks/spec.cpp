@@ -1,0 +1,318 @@
+// Loading and validating one task.toml (schema: docs/tasks.md). Every check that fails throws
+// InputError("<file>: <field path>: <problem>"); a loaded TaskSpec is internally consistent.
+#include "tasks/spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include "core/error.hpp"
+#include "sys/files.hpp"
+#include "tasks/toml_reader.hpp"
+
+namespace ptxb {
+namespace {
+
+using tasks_detail::TableReader;
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+bool is_identifier(const std::string& name) {
+  static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
+  return std::regex_match(name, kIdentifier);
+}
+
+/// A list of distinct identifiers, e.g. dims = ["M", "N", "K"].
+std::vector<std::string> identifier_list(const TableReader& reader, const std::string& key,
+                                         std::vector<std::string> names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string element = key + "[" + std::to_string(i) + "]";
+    if (!is_identifier(names[i]))
+      reader.fail(element, "'" + names[i] + "' is not a name (letters, digits, '_')");
+    if (std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
+      reader.fail(element, "duplicate name '" + names[i] + "'");
+  }
+  return names;
+}
+
+std::string arch_folder(const std::string& arch) {  // "sm_90a" -> "sm90"
+  std::string out;
+  for (char c : arch)
+    if (c != '_') out += c;
+  if (!out.empty() && out.back() == 'a') out.pop_back();
+  return out;
+}
+
+void read_header(const TableReader& root, TaskSpec& task) {
+  task.id = root.string("id");
+  static const std::regex kId("[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)+");
+  if (!std::regex_match(task.id, kId))
+    root.fail("id", "'" + task.id + "' is not a task id like sm90/gemm/bf16-wgmma");
+  task.title = root.string("title");
+  if (task.title.empty()) root.fail("title", "must not be empty");
+  task.arch = root.string("arch");
+  if (!contains(known_archs(), task.arch))
+    root.fail("arch", "'" + task.arch + "' is not one of " + join(known_archs()));
+  const std::string prefix = arch_folder(task.arch) + "/";
+  if (task.id.rfind(prefix, 0) != 0)
+    root.fail("id", "'" + task.id + "' must start with '" + prefix + "' for arch " + task.arch);
+  task.family = root.string("family");
+  if (!contains(known_families(), task.family))
+    root.fail("family", "'" + task.family + "' is not one of " + join(known_families()));
+  const int64_t level = root.integer("level");
+  if (level < 1 || level > 9) root.fail("level", "must be an integer from 1 to 9");
+  task.level = static_cast<int>(level);
+}
+
+void read_dims(const TableReader& root, TaskSpec& task) {
+  task.dims = identifier_list(root, "dims", root.string_list("dims"));
+  if (task.dims.empty()) root.fail("dims", "must name at least one dimension");
+  for (const char* reserved : {"hidden", "timed"})
+    if (contains(task.dims, reserved))
+      root.fail("dims", "'" + std::string(reserved) + "' is reserved for [[shapes]] flags");
+  if (task.family == "gemm")
+    for (const char* dim : {"M", "N", "K"})
+      if (!contains(task.dims, dim))
+        root.fail("dims", std::string("a gemm task must declare M, N and K (missing ") + dim + ")");
+  task.scalars = identifier_list(
+      root, "scalars", root.optional_string_list("scalars").value_or(std::vector<std::string>{}));
+
+  if (!root.has("multiple_of")) return;
+  const TableReader rules = root.table("multiple_of");
+  for (const std::string& dim : rules.keys()) {
+    if (!contains(task.dims, dim)) rules.fail(dim, "'" + dim + "' is not one of dims");
+    const int64_t divisor = rules.integer(dim);
+    if (divisor < 1) rules.fail(dim, "must be a positive integer");
+    task.multiple_of.dims.emplace_back(dim, divisor);
+  }
+}
+
+TensorSpec read_tensor(const TableReader& reader, const TaskSpec& task) {
+  reader.only_keys({"name", "role", "dtype", "shape", "layout"});
+  TensorSpec tensor;
+  tensor.name = reader.string("name");
+  if (!is_identifier(tensor.name)) reader.fail("name", "'" + tensor.name + "' is not a name");
+  const std::string role = reader.string("role");
+  if (role == "in") {
+    tensor.role = TensorRole::kInput;
+  } else if (role == "out") {
+    tensor.role = TensorRole::kOutput;
+  } else {
+    reader.fail("role", "'" + role + "' is not one of in, out");
+  }
+  const std::string dtype = reader.string("dtype");
+  const auto parsed = dtype_from_string(dtype);
+  if (!parsed)
+    reader.fail("dtype", "'" + dtype + "' is not one of bf16, f16, f32, e4m3, e5m2, f64");
+  tensor.dtype = *parsed;
+  tensor.dims = reader.string_list("shape");
+  if (tensor.dims.empty()) reader.fail("shape", "must list at least one dimension");
+  for (size_t i = 0; i < tensor.dims.size(); ++i)
+    if (!contains(task.dims, tensor.dims[i]))
+      reader.fail("shape[" + std::to_string(i) + "]",
+                  "'" + tensor.dims[i] + "' is not declared in dims (" + join(task.dims) + ")");
+  tensor.layout = reader.optional_string("layout").value_or("row_major");
+  if (tensor.layout != "row_major")
+    reader.fail("layout", "'" + tensor.layout + "' is not supported (only row_major)");
+  return tensor;
+}
+
+void read_tensors(const TableReader& root, TaskSpec& task) {
+  std::vector<TableReader> tables = root.table_list("tensors");
+  if (tables.empty()) root.fail("tensors", "must declare at least one tensor");
+  for (const TableReader& table : tables) {
+    TensorSpec tensor = read_tensor(table, task);
+    for (const TensorSpec& seen : task.tensors)
+      if (seen.name == tensor.name) table.fail("name", "duplicate tensor '" + tensor.name + "'");
+    if (contains(task.scalars, tensor.name))
+      table.fail("name", "'" + tensor.name + "' is also a scalar name");
+    task.tensors.push_back(std::move(tensor));
+  }
+  if (task.inputs().empty()) root.fail("tensors", "no tensor has role \"in\"");
+  if (task.outputs().empty()) root.fail("tensors", "no tensor has role \"out\"");
+  for (const std::string& dim : task.dims) {
+    bool used = false;
+    for (const TensorSpec& tensor : task.tensors) used = used || contains(tensor.dims, dim);
+    if (!used) root.fail("dims", "'" + dim + "' is not used by any tensor shape");
+  }
+}
+
+ShapeCase read_shape(const TableReader& reader, const TaskSpec& task) {
+  std::vector<std::string> known = task.dims;
+  known.insert(known.end(), {"hidden", "timed"});
+  reader.only_keys(known);
+  ShapeCase shape;
+  for (const std::string& dim : task.dims) {
+    const int64_t size = reader.integer(dim);
+    if (size < 1) reader.fail(dim, "must be a positive integer, got " + std::to_string(size));
+    if (const auto divisor = task.multiple_of.find(dim); divisor && size % *divisor != 0)
+      reader.fail(dim, std::to_string(size) + " is not a multiple of " + std::to_string(*divisor) +
+                           " (multiple_of." + dim + ")");
+    shape.shape.dims.emplace_back(dim, size);
+  }
+  shape.hidden = reader.optional_boolean("hidden").value_or(false);
+  shape.timed = reader.optional_boolean("timed").value_or(false);
+  return shape;
+}
+
+void read_shapes(const TableReader& root, TaskSpec& task) {
+  std::vector<TableReader> tables = root.table_list("shapes");
+  for (size_t i = 0; i < tables.size(); ++i) {
+    ShapeCase shape = read_shape(tables[i], task);
+    for (size_t j = 0; j < task.shapes.size(); ++j)
+      if (task.shapes[j].shape == shape.shape)
+        tables[i].fail("", "duplicate shape (" + shape.shape.to_string() + ") already in shapes[" +
+                               std::to_string(j) + "]");
+    task.shapes.push_back(std::move(shape));
+  }
+  if (task.visible_shapes().empty()) root.fail("shapes", "needs at least one visible shape");
+  if (task.hidden_shapes().empty())
+    root.fail("shapes", "needs at least one hidden shape (hidden = true)");
+  if (std::none_of(task.shapes.begin(), task.shapes.end(), [](auto& s) { return s.timed; }))
+    root.fail("shapes", "needs at least one timed shape (timed = true)");
+}
+
+void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& task) {
+  std::vector<TableReader> tables = root.table_list("targets");
+  if (tables.empty()) root.fail("targets", "must name at least one target instruction");
+  for (const TableReader& reader : tables) {
+    reader.only_keys({"instruction", "required", "min_flop_share"});
+    TargetSpec target;
+    target.instruction = reader.string("instruction");
+    const InstructionEntry* entry = catalog.find(target.instruction, task.arch);
+    if (entry == nullptr) {
+      std::vector<std::string> known;
+      for (const InstructionEntry* e : catalog.for_arch(task.arch)) known.push_back(e->name);
+      reader.fail("instruction", "'" + target.instruction +
+                                     "' is not in the instruction catalog for " + task.arch +
+                                     " (known: " + join(known) + ")");
+    }
+    for (const TargetSpec& seen : task.targets)
+      if (seen.instruction == target.instruction)
+        reader.fail("instruction", "duplicate target '" + target.instruction + "'");
+    const std::string required = reader.string("required");
+    const auto level = evidence_level_from_string(required);
+    if (!level) reader.fail("required", "'" + required + "' is not one of S0, S1, R1, R2");
+    target.required = *level;
+    if (const auto share = reader.optional_number("min_flop_share")) {
+      if (entry->flop_rule == FlopRule::kNone)
+        reader.fail("min_flop_share",
+                    "only MMA targets (catalog flop_rule other than none) have a "
+                    "FLOP share; '" +
+                        target.instruction + "' has none");
+      if (!(*share > 0 && *share <= 1)) reader.fail("min_flop_share", "must be in (0, 1]");
+      target.min_flop_share = *share;
+    }
+    task.targets.push_back(std::move(target));
+  }
+}
+
+DistributionSpec read_distribution(const TableReader& reader) {
+  reader.only_keys(
+      {"name", "kind", "scale", "atol", "rtol", "max_rel_frobenius", "round_reference"});
+  DistributionSpec dist;
+  dist.name = reader.string("name");
+  if (dist.name.empty()) reader.fail("name", "must not be empty");
+  const std::string kind = reader.string("kind");
+  if (kind == "normal") {
+    dist.kind = DistributionSpec::Kind::kNormal;
+  } else if (kind == "uniform_int") {
+    dist.kind = DistributionSpec::Kind::kUniformInt;
+  } else {
+    reader.fail("kind", "'" + kind + "' is not one of normal, uniform_int");
+  }
+  dist.scale = reader.number("scale");
+  if (!(dist.scale > 0)) reader.fail("scale", "must be positive");
+  if (dist.kind == DistributionSpec::Kind::kUniformInt && dist.scale != std::floor(dist.scale))
+    reader.fail("scale", "must be an integer for kind uniform_int");
+  const auto non_negative = [&](const char* key, std::optional<double> value) {
+    if (value && !(*value >= 0)) reader.fail(key, "must be >= 0");
+    return value.value_or(0.0);
+  };
+  dist.atol = non_negative("atol", reader.number("atol"));
+  dist.rtol = non_negative("rtol", reader.number("rtol"));
+  dist.max_rel_frobenius =
+      non_negative("max_rel_frobenius", reader.optional_number("max_rel_frobenius"));
+  dist.round_reference = reader.optional_boolean("round_reference").value_or(false);
+  return dist;
+}
+
+void read_correctness(const TableReader& root, TaskSpec& task) {
+  const TableReader reader = root.table("correctness");
+  reader.only_keys({"reference", "seeds", "distributions"});
+  CorrectnessSpec& spec = task.correctness;
+  spec.reference = reader.string("reference");
+  if (spec.reference.empty()) reader.fail("reference", "must not be empty");
+  const std::vector<int64_t> seeds = reader.integer_list("seeds");
+  if (seeds.empty()) reader.fail("seeds", "must list at least one seed");
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    const std::string element = "seeds[" + std::to_string(i) + "]";
+    if (seeds[i] < 0) reader.fail(element, "must be >= 0");
+    if (std::find(seeds.begin(), seeds.begin() + i, seeds[i]) != seeds.begin() + i)
+      reader.fail(element, "duplicate seed " + std::to_string(seeds[i]));
+    spec.seeds.push_back(static_cast<uint64_t>(seeds[i]));
+  }
+  std::vector<TableReader> tables = reader.table_list("distributions");
+  if (tables.empty()) reader.fail("distributions", "must list at least one distribution");
+  for (const TableReader& table : tables) {
+    DistributionSpec dist = read_distribution(table);
+    for (const DistributionSpec& seen : spec.distributions)
+      if (seen.name == dist.name) table.fail("name", "duplicate distribution '" + dist.name + "'");
+    spec.distributions.push_back(std::move(dist));
+  }
+}
+
+void read_baseline(const TableReader& root, TaskSpec& task) {
+  const TableReader reader = root.table("baseline");
+  reader.only_keys({"library", "heuristic_algos", "workspace_mib"});
+  task.baseline.library = reader.string("library");
+  if (task.baseline.library != "cublaslt" && task.baseline.library != "cudnn")
+    reader.fail("library", "'" + task.baseline.library + "' is not one of cublaslt, cudnn");
+  const int64_t algos = reader.optional_integer("heuristic_algos").value_or(32);
+  if (algos < 1 || algos > 1024) reader.fail("heuristic_algos", "must be from 1 to 1024");
+  task.baseline.heuristic_algos = static_cast<int>(algos);
+  const int64_t mib = reader.optional_integer("workspace_mib").value_or(32);
+  if (mib < 0 || mib > 4096) reader.fail("workspace_mib", "must be from 0 to 4096");
+  task.baseline.workspace_bytes = mib << 20;
+}
+
+void read_prompt(const TableReader& root, TaskSpec& task) {
+  const std::filesystem::path path = task.dir / "prompt.md";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    root.fail("prompt", "missing " + path.string() + " (the prompt text beside task.toml)");
+  task.prompt = read_file(path);
+  if (task.prompt.find_first_not_of(" \t\r\n") == std::string::npos)
+    root.fail("prompt", path.string() + " is empty");
+}
+
+}  // namespace
+
+TaskSpec load_task(const std::filesystem::path& task_toml, const Catalog& catalog) {
+  const toml::table document = tasks_detail::parse_toml_file(task_toml);
+  const TableReader root(document, task_toml.string(), "");
+  root.only_keys({"id", "title", "arch", "family", "level", "dims", "scalars", "multiple_of",
+                  "tensors", "shapes", "targets", "correctness", "baseline"});
+  TaskSpec task;
+  task.dir = task_toml.parent_path();
+  read_header(root, task);
+  read_dims(root, task);
+  read_tensors(root, task);
+  read_shapes(root, task);
+  read_targets(root, catalog, task);
+  read_correctness(root, task);
+  read_baseline(root, task);
+  read_prompt(root, task);
+  return task;
+}
+
+}  // namespace ptxb

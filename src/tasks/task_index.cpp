@@ -1,0 +1,145 @@
+// The task tree: finding task folders, loading them all or one by id, and the small vocabulary
+// around TaskSpec (evidence levels, roles, FLOP counts).
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb {
+namespace {
+
+constexpr std::array<std::pair<EvidenceLevel, std::string_view>, 4> kLevels{{
+    {EvidenceLevel::kS0, "S0"},
+    {EvidenceLevel::kS1, "S1"},
+    {EvidenceLevel::kR1, "R1"},
+    {EvidenceLevel::kR2, "R2"},
+}};
+
+/// task.toml files under `root`, recursively.
+std::vector<std::filesystem::path> task_files(const std::filesystem::path& root) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(root, ec))
+    throw InputError(root.string() + ": tasks folder does not exist");
+  std::vector<std::filesystem::path> files;
+  for (const auto& item : std::filesystem::recursive_directory_iterator(root))
+    if (item.is_regular_file() && item.path().filename() == "task.toml")
+      files.push_back(item.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// The id a task folder must carry: its path under the root, '/'-separated.
+std::string folder_id(const std::filesystem::path& root, const std::filesystem::path& task_toml) {
+  return task_toml.parent_path().lexically_relative(root).generic_string();
+}
+
+}  // namespace
+
+std::string_view to_string(EvidenceLevel level) {
+  for (const auto& [value, name] : kLevels)
+    if (value == level) return name;
+  PTXB_ASSERT(false, "unknown evidence level");
+  return {};
+}
+
+std::optional<EvidenceLevel> evidence_level_from_string(std::string_view name) {
+  for (const auto& [value, level_name] : kLevels)
+    if (level_name == name) return value;
+  return std::nullopt;
+}
+
+std::string_view to_string(TensorRole role) { return role == TensorRole::kInput ? "in" : "out"; }
+
+std::string_view to_string(DistributionSpec::Kind kind) {
+  return kind == DistributionSpec::Kind::kNormal ? "normal" : "uniform_int";
+}
+
+const std::vector<std::string>& known_families() {
+  static const std::vector<std::string> kFamilies{"gemm", "attention_fwd", "attention_bwd"};
+  return kFamilies;
+}
+
+std::vector<const TensorSpec*> TaskSpec::inputs() const {
+  std::vector<const TensorSpec*> out;
+  for (const TensorSpec& tensor : tensors)
+    if (tensor.role == TensorRole::kInput) out.push_back(&tensor);
+  return out;
+}
+
+std::vector<const TensorSpec*> TaskSpec::outputs() const {
+  std::vector<const TensorSpec*> out;
+  for (const TensorSpec& tensor : tensors)
+    if (tensor.role == TensorRole::kOutput) out.push_back(&tensor);
+  return out;
+}
+
+std::vector<const ShapeCase*> TaskSpec::visible_shapes() const {
+  std::vector<const ShapeCase*> out;
+  for (const ShapeCase& shape : shapes)
+    if (!shape.hidden) out.push_back(&shape);
+  return out;
+}
+
+std::vector<const ShapeCase*> TaskSpec::hidden_shapes() const {
+  std::vector<const ShapeCase*> out;
+  for (const ShapeCase& shape : shapes)
+    if (shape.hidden) out.push_back(&shape);
+  return out;
+}
+
+std::filesystem::path default_tasks_root() {
+  const char* env = std::getenv("PTXBENCH_TASKS_DIR");
+  if (env != nullptr && *env != '\0') return std::filesystem::path(env);
+  return std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+}
+
+std::vector<TaskSpec> load_all_tasks(const std::filesystem::path& tasks_root,
+                                     const Catalog& catalog) {
+  std::vector<TaskSpec> tasks;
+  for (const auto& file : task_files(tasks_root)) {
+    TaskSpec task = load_task(file, catalog);
+    const std::string expected = folder_id(tasks_root, file);
+    if (task.id != expected)
+      throw InputError(file.string() + ": id: '" + task.id + "' must equal its folder, '" +
+                       expected + "'");
+    tasks.push_back(std::move(task));
+  }
+  std::sort(tasks.begin(), tasks.end(),
+            [](const TaskSpec& a, const TaskSpec& b) { return a.id < b.id; });
+  return tasks;
+}
+
+TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catalog,
+                   const std::string& id) {
+  // NOTE: only the requested folder is parsed, so one broken task does not hide the others.
+  std::vector<std::string> known;
+  for (const auto& file : task_files(tasks_root)) {
+    const std::string folder = folder_id(tasks_root, file);
+    if (folder != id) {
+      known.push_back(folder);
+      continue;
+    }
+    TaskSpec task = load_task(file, catalog);
+    if (task.id != id)
+      throw InputError(file.string() + ": id: '" + task.id + "' must equal its folder, '" + id +
+                       "'");
+    return task;
+  }
+  std::string list;
+  for (const std::string& name : known) list += "\n  " + name;
+  throw InputError("unknown task '" + id + "' under " + tasks_root.string() +
+                   (known.empty() ? std::string(" (no tasks found)") : "; known tasks:" + list));
+}
+
+double problem_flops(const TaskSpec& task, const Shape& shape) {
+  if (task.family == "gemm") {
+    return 2.0 * static_cast<double>(shape.at("M")) * static_cast<double>(shape.at("N")) *
+           static_cast<double>(shape.at("K"));
+  }
+  PTXB_ASSERT(false, "problem_flops: no FLOP formula for family '" + task.family + "' yet");
+  return 0;
+}
+
+}  // namespace ptxb

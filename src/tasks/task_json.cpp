@@ -1,0 +1,90 @@
+// JSON views of task specs (see task_json.hpp).
+#include "tasks/task_json.hpp"
+
+namespace ptxb {
+namespace {
+
+nlohmann::json shape_case_json(const ShapeCase& shape) {
+  nlohmann::json out = shape_json(shape.shape);
+  out["hidden"] = shape.hidden;
+  out["timed"] = shape.timed;
+  return out;
+}
+
+nlohmann::json tensors_json(const TaskSpec& task) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TensorSpec& tensor : task.tensors) {
+    out.push_back({{"name", tensor.name},
+                   {"role", to_string(tensor.role)},
+                   {"dtype", to_string(tensor.dtype)},
+                   {"shape", tensor.dims},
+                   {"layout", tensor.layout}});
+  }
+  return out;
+}
+
+nlohmann::json targets_json(const TaskSpec& task) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TargetSpec& target : task.targets) {
+    out.push_back({{"instruction", target.instruction},
+                   {"required", to_string(target.required)},
+                   {"min_flop_share", target.min_flop_share}});
+  }
+  return out;
+}
+
+nlohmann::json correctness_json(const CorrectnessSpec& spec) {
+  nlohmann::json distributions = nlohmann::json::array();
+  for (const DistributionSpec& dist : spec.distributions) {
+    distributions.push_back({{"name", dist.name},
+                             {"kind", to_string(dist.kind)},
+                             {"scale", dist.scale},
+                             {"atol", dist.atol},
+                             {"rtol", dist.rtol},
+                             {"max_rel_frobenius", dist.max_rel_frobenius},
+                             {"round_reference", dist.round_reference}});
+  }
+  return {{"reference", spec.reference}, {"seeds", spec.seeds}, {"distributions", distributions}};
+}
+
+}  // namespace
+
+nlohmann::json shape_json(const Shape& shape) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, size] : shape.dims) out[name] = size;
+  return out;
+}
+
+nlohmann::json task_summary_json(const TaskSpec& task) {
+  nlohmann::json targets = nlohmann::json::array();
+  for (const TargetSpec& target : task.targets) targets.push_back(target.instruction);
+  return {{"id", task.id},
+          {"title", task.title},
+          {"arch", task.arch},
+          {"family", task.family},
+          {"level", task.level},
+          {"targets", targets},
+          {"visible_shapes", task.visible_shapes().size()},
+          {"hidden_shapes", task.hidden_shapes().size()}};
+}
+
+nlohmann::json task_detail_json(const TaskSpec& task, HiddenShapes hidden) {
+  nlohmann::json out = task_summary_json(task);
+  out["dims"] = task.dims;
+  out["scalars"] = task.scalars;
+  out["multiple_of"] = shape_json(task.multiple_of);
+  out["tensors"] = tensors_json(task);
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const ShapeCase& shape : task.shapes)
+    if (!shape.hidden || hidden == HiddenShapes::kInclude) shapes.push_back(shape_case_json(shape));
+  out["shapes"] = shapes;
+  out["targets"] = targets_json(task);
+  out["correctness"] = correctness_json(task.correctness);
+  out["baseline"] = {{"library", task.baseline.library},
+                     {"heuristic_algos", task.baseline.heuristic_algos},
+                     {"workspace_bytes", task.baseline.workspace_bytes}};
+  out["dir"] = task.dir.string();
+  return out;
+}
+
+}  // namespace ptxb

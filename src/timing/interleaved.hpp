@@ -1,0 +1,38 @@
+// Interleaved device timing of several implementations on one stream (docs/timing.md).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ptxb {
+
+/// One thing to time: `call` enqueues the whole operation on the given stream and returns a
+/// status (0 = ok). It is called between a start and an end event on that stream.
+struct TimedCall {
+  std::string name;
+  std::function<int(cudaStream_t)> call;
+};
+
+struct TimingOptions {
+  int warmup = 10;   ///< untimed calls of each implementation before sampling
+  int samples = 50;  ///< timed calls of each implementation
+  bool flush_l2 = true;
+};
+
+struct TimingSamples {
+  std::vector<std::vector<double>> us;  ///< us[impl][sample], microseconds
+  int failed_status = 0;                ///< first non-zero status returned by a call, if any
+  std::string failed_name;
+};
+
+/// Times every call `samples` times, sample by sample: in round i each implementation runs once,
+/// the order alternating between rounds, each call preceded by an L2 flush (a write over a
+/// buffer of twice the L2 size) so that no call finds its inputs in L2. Events bracket only the
+/// call itself. Throws ApiError on CUDA failures (a faulting candidate shows up here).
+TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const TimingOptions& options,
+                               cudaStream_t stream);
+
+}  // namespace ptxb

@@ -1,0 +1,197 @@
+// Output comparison against the fp32 reference, and byte comparison for input-unchanged checks.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/device.hpp"
+#include "verify/gpu_verify.hpp"
+
+namespace ptxb {
+namespace {
+
+struct DeviceStats {
+  unsigned long long mismatches;
+  unsigned long long nan_count;
+  unsigned long long first_index;  // ULLONG_MAX when none
+  unsigned int max_abs_bits;       // non-negative floats order like their bit patterns
+  unsigned int max_rel_bits;
+  double sum_sq_err;
+  double sum_sq_ref;
+};
+
+template <class T>
+__device__ __forceinline__ float to_float(T v);
+template <>
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+template <>
+__device__ __forceinline__ float to_float(__half v) {
+  return __half2float(v);
+}
+template <>
+__device__ __forceinline__ float to_float(float v) {
+  return v;
+}
+
+template <class T>
+__device__ __forceinline__ float round_like(float v);
+template <>
+__device__ __forceinline__ float round_like<__nv_bfloat16>(float v) {
+  return __bfloat162float(__float2bfloat16_rn(v));
+}
+template <>
+__device__ __forceinline__ float round_like<__half>(float v) {
+  return __half2float(__float2half_rn(v));
+}
+template <>
+__device__ __forceinline__ float round_like<float>(float v) {
+  return v;
+}
+
+template <class T>
+__global__ void compare_kernel(const T* __restrict__ out, const float* __restrict__ ref,
+                               int64_t count, CompareTolerance tol, DeviceStats* stats) {
+  unsigned long long mismatches = 0, nans = 0, first = ~0ull;
+  float max_abs = 0.f, max_rel = 0.f;
+  double sq_err = 0, sq_ref = 0;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const float got = to_float(out[i]);
+    const float want = tol.round_reference ? round_like<T>(ref[i]) : ref[i];
+    const bool finite = isfinite(got);
+    const float err = fabsf(got - want);
+    const bool bad = !finite || err > tol.atol + tol.rtol * fabsf(want);
+    if (!finite) ++nans;
+    if (bad) {
+      ++mismatches;
+      first = min(first, static_cast<unsigned long long>(i));
+    }
+    if (finite) {
+      max_abs = fmaxf(max_abs, err);
+      if (want != 0.f) max_rel = fmaxf(max_rel, err / fabsf(want));
+      sq_err += double(err) * err;
+    }
+    sq_ref += double(want) * want;
+  }
+  for (int off = 16; off > 0; off /= 2) {
+    mismatches += __shfl_down_sync(~0u, mismatches, off);
+    nans += __shfl_down_sync(~0u, nans, off);
+    first = min(first, __shfl_down_sync(~0u, first, off));
+    max_abs = fmaxf(max_abs, __shfl_down_sync(~0u, max_abs, off));
+    max_rel = fmaxf(max_rel, __shfl_down_sync(~0u, max_rel, off));
+    sq_err += __shfl_down_sync(~0u, sq_err, off);
+    sq_ref += __shfl_down_sync(~0u, sq_ref, off);
+  }
+  if (threadIdx.x % 32 == 0) {
+    if (mismatches) atomicAdd(&stats->mismatches, mismatches);
+    if (nans) atomicAdd(&stats->nan_count, nans);
+    if (first != ~0ull) atomicMin(&stats->first_index, first);
+    atomicMax(&stats->max_abs_bits, __float_as_uint(max_abs));
+    atomicMax(&stats->max_rel_bits, __float_as_uint(max_rel));
+    atomicAdd(&stats->sum_sq_err, sq_err);
+    atomicAdd(&stats->sum_sq_ref, sq_ref);
+  }
+}
+
+__global__ void count_diff_kernel(const uint8_t* a, const uint8_t* b, int64_t bytes,
+                                  unsigned long long* diff) {
+  unsigned long long local = 0;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < bytes;
+       i += int64_t(gridDim.x) * blockDim.x)
+    local += a[i] != b[i];
+  for (int off = 16; off > 0; off /= 2) local += __shfl_down_sync(~0u, local, off);
+  if (threadIdx.x % 32 == 0 && local) atomicAdd(diff, local);
+}
+
+constexpr int kBlock = 256;
+constexpr int kGrid = 132 * 8;
+
+template <class T>
+double element_at(const void* out, int64_t index) {
+  T value;
+  PTXB_CHECK_CUDA(
+      cudaMemcpy(&value, static_cast<const T*>(out) + index, sizeof(T), cudaMemcpyDeviceToHost));
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return double(__bfloat162float(value));
+  else if constexpr (std::is_same_v<T, __half>)
+    return double(__half2float(value));
+  else
+    return double(value);
+}
+
+template <class T>
+CompareStats compare_typed(const T* out, const float* ref, int64_t count, int64_t cols,
+                           const CompareTolerance& tol, cudaStream_t stream) {
+  DeviceBuffer stats_buf(sizeof(DeviceStats));
+  DeviceStats init{0, 0, ~0ull, 0, 0, 0, 0};
+  PTXB_CHECK_CUDA(
+      cudaMemcpyAsync(stats_buf.data(), &init, sizeof init, cudaMemcpyHostToDevice, stream));
+  compare_kernel<T>
+      <<<kGrid, kBlock, 0, stream>>>(out, ref, count, tol, stats_buf.as<DeviceStats>());
+  PTXB_CHECK_CUDA(cudaGetLastError());
+  DeviceStats s{};
+  PTXB_CHECK_CUDA(cudaMemcpyAsync(&s, stats_buf.data(), sizeof s, cudaMemcpyDeviceToHost, stream));
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
+
+  CompareStats result;
+  result.count = count;
+  result.mismatches = static_cast<int64_t>(s.mismatches);
+  result.nan_count = static_cast<int64_t>(s.nan_count);
+  float max_abs, max_rel;
+  std::memcpy(&max_abs, &s.max_abs_bits, 4);
+  std::memcpy(&max_rel, &s.max_rel_bits, 4);
+  result.max_abs_error = max_abs;
+  result.max_rel_error = max_rel;
+  result.rel_frobenius = s.sum_sq_ref > 0 ? std::sqrt(s.sum_sq_err / s.sum_sq_ref)
+                                          : (s.sum_sq_err > 0 ? INFINITY : 0.0);
+  if (s.first_index != ~0ull) {
+    Mismatch m;
+    m.index = static_cast<int64_t>(s.first_index);
+    m.row = m.index / cols;
+    m.col = m.index % cols;
+    m.got = element_at<T>(out, m.index);
+    float want;
+    PTXB_CHECK_CUDA(cudaMemcpy(&want, ref + m.index, sizeof want, cudaMemcpyDeviceToHost));
+    m.want = want;
+    result.first_mismatch = m;
+  }
+  return result;
+}
+
+}  // namespace
+
+CompareStats compare_with_reference(const void* out, DType dtype, const float* ref, int64_t count,
+                                    int64_t cols, const CompareTolerance& tol,
+                                    cudaStream_t stream) {
+  switch (dtype) {
+    case DType::kBF16:
+      return compare_typed(static_cast<const __nv_bfloat16*>(out), ref, count, cols, tol, stream);
+    case DType::kF16:
+      return compare_typed(static_cast<const __half*>(out), ref, count, cols, tol, stream);
+    case DType::kF32:
+      return compare_typed(static_cast<const float*>(out), ref, count, cols, tol, stream);
+    default:
+      PTXB_ASSERT(false, "compare: unsupported dtype " + std::string(to_string(dtype)));
+  }
+  return {};
+}
+
+int64_t count_differing_bytes(const void* a, const void* b, int64_t bytes, cudaStream_t stream) {
+  DeviceBuffer diff(sizeof(unsigned long long));
+  PTXB_CHECK_CUDA(cudaMemsetAsync(diff.data(), 0, diff.bytes(), stream));
+  count_diff_kernel<<<kGrid, kBlock, 0, stream>>>(static_cast<const uint8_t*>(a),
+                                                  static_cast<const uint8_t*>(b), bytes,
+                                                  diff.as<unsigned long long>());
+  PTXB_CHECK_CUDA(cudaGetLastError());
+  unsigned long long host = 0;
+  PTXB_CHECK_CUDA(cudaMemcpyAsync(&host, diff.data(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
+  return static_cast<int64_t>(host);
+}
+
+}  // namespace ptxb

@@ -1,0 +1,40 @@
+// Device-side verification: input generation, poisoning, the independent fp32 GEMM reference,
+// output comparison and input-unchanged checks. All calls enqueue on `stream`; results that come
+// back to the host synchronize it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "core/dtype.hpp"
+#include "verify/compare_stats.hpp"
+
+namespace ptxb {
+
+/// How generated input values are distributed (mirrors DistributionSpec::Kind).
+enum class ValueKind { kNormal, kUniformInt };
+
+/// Fills `count` elements of `dtype` at `dst` with values drawn from a counter-based generator
+/// keyed by (seed, stream_id, element index): the same arguments always give the same values.
+void fill_random(void* dst, DType dtype, int64_t count, ValueKind kind, double scale, uint64_t seed,
+                 uint64_t stream_id, cudaStream_t stream);
+
+/// Sets every element to NaN (dtypes with a NaN) or to 0xFF bytes (others).
+void poison(void* dst, DType dtype, int64_t count, cudaStream_t stream);
+
+/// ref[m, n] = sum_k a[m, k] * b[n, k] with fp32 accumulation; a, b row-major bf16, ref fp32.
+/// A plain tiled SIMT kernel of our own: it shares no code with cuBLAS or the solutions.
+void reference_gemm_bf16(const void* a, const void* b, float* ref, int64_t M, int64_t N, int64_t K,
+                         cudaStream_t stream);
+
+/// Compares `count` elements of `out` (dtype) with fp32 `ref` laid out with `cols` columns.
+/// Synchronizes `stream` and returns the statistics.
+CompareStats compare_with_reference(const void* out, DType dtype, const float* ref, int64_t count,
+                                    int64_t cols, const CompareTolerance& tol, cudaStream_t stream);
+
+/// Number of bytes that differ between two device buffers (synchronizes `stream`).
+int64_t count_differing_bytes(const void* a, const void* b, int64_t bytes, cudaStream_t stream);
+
+}  // namespace ptxb

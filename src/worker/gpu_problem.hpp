@@ -1,0 +1,51 @@
+// One problem instance on the device: the task's tensors at one shape, their ABI descriptors,
+// input generation, the reference and the output comparison. Generic over task families except
+// for the reference, which is chosen by the task's correctness.reference name.
+#pragma once
+
+#include <ptxbench/abi.h>
+
+#include <vector>
+
+#include "cuda/device.hpp"
+#include "tasks/spec.hpp"
+#include "verify/compare_stats.hpp"
+
+namespace ptxb {
+
+class DeviceProblem {
+ public:
+  /// Allocates inputs, outputs and pristine input copies for `shape` (row-major, contiguous).
+  DeviceProblem(const TaskSpec& task, const Shape& shape);
+  DeviceProblem(const DeviceProblem&) = delete;
+  DeviceProblem& operator=(const DeviceProblem&) = delete;
+
+  const ptxb_problem& problem() const { return problem_; }
+  /// Arguments for one call with this problem's buffers.
+  ptxb_args args(void* workspace, uint64_t workspace_bytes, cudaStream_t stream) const;
+
+  /// Draws every input from `dist` with `seed` (tensor i uses generator stream i) and keeps a
+  /// pristine copy of each for the unchanged check.
+  void generate_inputs(const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
+  void poison_outputs(cudaStream_t stream);
+  /// Bytes by which the inputs differ from their pristine copies (0: unchanged).
+  int64_t modified_input_bytes(cudaStream_t stream) const;
+  /// Computes the fp32 reference of every output into internal buffers.
+  void compute_reference(cudaStream_t stream);
+  /// Compares output `index` with its reference.
+  CompareStats compare_output(size_t index, const CompareTolerance& tol, cudaStream_t stream) const;
+  size_t num_outputs() const { return outputs_.size(); }
+  const std::string& output_name(size_t index) const { return output_names_[index]; }
+
+ private:
+  const TaskSpec& task_;
+  Shape shape_;
+  std::vector<ptxb_tensor_desc> in_desc_, out_desc_;
+  std::vector<DeviceBuffer> inputs_, pristine_, outputs_, references_;
+  std::vector<std::string> output_names_;
+  std::vector<const void*> in_ptrs_;
+  std::vector<void*> out_ptrs_;
+  ptxb_problem problem_{};
+};
+
+}  // namespace ptxb

@@ -1,0 +1,24 @@
+// What the worker times and verifies: a candidate shared object or a library baseline, both
+// behind the submission ABI's two calls so that one code path serves both.
+#pragma once
+
+#include <ptxbench/abi.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ptxb {
+
+class Implementation {
+ public:
+  virtual ~Implementation() = default;
+  virtual std::string name() const = 0;
+  /// Per-shape preparation, outside timing and without data pointers (ABI ptxb_plan).
+  virtual int plan(const ptxb_problem& problem, uint64_t* workspace_bytes) = 0;
+  /// Enqueues one call on args.stream (ABI ptxb_run).
+  virtual int run(const ptxb_args& args) = 0;
+  /// What the last plan() chose and why (library baselines); null for candidates.
+  virtual nlohmann::json plan_report() const { return nullptr; }
+};
+
+}  // namespace ptxb

@@ -1,0 +1,46 @@
+// The parent <-> worker protocol, versioned. The parent writes a job file; the worker answers
+// with JSON lines on file descriptor 3 (never stdout, which belongs to the candidate's prints).
+// Every line is an object with "type"; the first is "hello" carrying "protocol".
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ptxb {
+
+constexpr int kWorkerProtocolVersion = 1;
+constexpr int kWorkerResultFd = 3;
+
+/// Worker exit statuses; anything else (or a signal) means the worker died.
+enum class WorkerExit : int {
+  kOk = 0,              ///< finished; the messages say what happened
+  kHarnessError = 2,    ///< PTXBench failed (bad job, API error outside candidate code)
+  kCandidateFault = 3,  ///< a CUDA error after candidate code ran (illegal address, trap, ...)
+  kNoGpu = 4,           ///< no usable CUDA device
+};
+
+struct WorkerJob {
+  std::filesystem::path task_toml;
+  std::filesystem::path catalog_dir;
+  std::filesystem::path shared_object;
+  bool run_correctness = true;
+  bool run_timing = true;
+  int timing_warmup = 10;
+  int timing_samples = 50;
+  int device = 0;
+  /// "library": the task's baseline (cuBLASLt); "self": the candidate timed against itself, the
+  /// timing self-check (speedup must come out 1.00).
+  std::string baseline = "library";
+};
+
+nlohmann::json to_json(const WorkerJob& job);
+/// Throws InputError naming the field when the job is malformed or its version differs.
+WorkerJob worker_job_from_json(const nlohmann::json& j);
+
+/// Splits the bytes the worker wrote into messages. A trailing partial line (the worker died
+/// mid-write) is dropped and reported through `truncated`.
+std::vector<nlohmann::json> parse_worker_messages(const std::string& bytes, bool* truncated);
+
+}  // namespace ptxb

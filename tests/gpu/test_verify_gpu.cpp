@@ -1,0 +1,120 @@
+// GPU tests of the verification pieces: generator, poison, the fp32 GEMM reference against an
+// fp64 CPU product, and the comparison kernel on planted errors.
+#include <cuda_bf16.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/device.hpp"
+#include "verify/gpu_verify.hpp"
+
+namespace ptxb {
+namespace {
+
+std::vector<float> to_host_bf16(const DeviceBuffer& buf, int64_t count) {
+  std::vector<__nv_bfloat16> raw(static_cast<size_t>(count));
+  PTXB_CHECK_CUDA(cudaMemcpy(raw.data(), buf.data(), raw.size() * 2, cudaMemcpyDeviceToHost));
+  std::vector<float> out(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) out[i] = __bfloat162float(raw[i]);
+  return out;
+}
+
+TEST(GpuInputs, SameSeedSameValuesOtherSeedOtherValues) {
+  Stream s;
+  DeviceBuffer a(4096 * 2), b(4096 * 2), c(4096 * 2);
+  fill_random(a.data(), DType::kBF16, 4096, ValueKind::kNormal, 1.0, 1, 0, s.get());
+  fill_random(b.data(), DType::kBF16, 4096, ValueKind::kNormal, 1.0, 1, 0, s.get());
+  fill_random(c.data(), DType::kBF16, 4096, ValueKind::kNormal, 1.0, 2, 0, s.get());
+  EXPECT_EQ(count_differing_bytes(a.data(), b.data(), 4096 * 2, s.get()), 0);
+  EXPECT_GT(count_differing_bytes(a.data(), c.data(), 4096 * 2, s.get()), 4096);
+  const auto v = to_host_bf16(a, 4096);
+  double mean = 0, sq = 0;
+  for (float x : v) mean += x, sq += double(x) * x;
+  mean /= v.size();
+  EXPECT_NEAR(mean, 0.0, 0.1);
+  EXPECT_NEAR(std::sqrt(sq / v.size()), 1.0, 0.1);
+}
+
+TEST(GpuInputs, SmallIntegersStayInRange) {
+  Stream s;
+  DeviceBuffer a(10000 * 2);
+  fill_random(a.data(), DType::kBF16, 10000, ValueKind::kUniformInt, 2.0, 5, 0, s.get());
+  int seen[5] = {};
+  for (float x : to_host_bf16(a, 10000)) {
+    ASSERT_EQ(x, std::round(x));
+    ASSERT_GE(x, -2.f);
+    ASSERT_LE(x, 2.f);
+    ++seen[static_cast<int>(x) + 2];
+  }
+  for (int n : seen) EXPECT_GT(n, 1500);
+}
+
+TEST(GpuInputs, PoisonIsNaN) {
+  Stream s;
+  DeviceBuffer a(64 * 2);
+  poison(a.data(), DType::kBF16, 64, s.get());
+  for (float x : to_host_bf16(a, 64)) EXPECT_TRUE(std::isnan(x));
+}
+
+// The reference against an fp64 CPU product on shapes that are not multiples of its tile.
+TEST(GpuReference, MatchesFp64OnOddShapes) {
+  const int64_t shapes[][3] = {{1, 1, 8}, {65, 33, 24}, {130, 70, 136}, {7, 200, 1000}};
+  Stream s;
+  for (const auto& sh : shapes) {
+    const int64_t M = sh[0], N = sh[1], K = sh[2];
+    DeviceBuffer a(size_t(M * K * 2)), b(size_t(N * K * 2)), ref(size_t(M * N * 4));
+    fill_random(a.data(), DType::kBF16, M * K, ValueKind::kNormal, 1.0, 3, 0, s.get());
+    fill_random(b.data(), DType::kBF16, N * K, ValueKind::kNormal, 1.0, 3, 1, s.get());
+    reference_gemm_bf16(a.data(), b.data(), ref.as<float>(), M, N, K, s.get());
+    std::vector<float> got(size_t(M * N));
+    PTXB_CHECK_CUDA(cudaMemcpy(got.data(), ref.data(), got.size() * 4, cudaMemcpyDeviceToHost));
+    const auto ha = to_host_bf16(a, M * K), hb = to_host_bf16(b, N * K);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double want = 0, mag = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          want += double(ha[m * K + k]) * hb[n * K + k];
+          mag += std::fabs(double(ha[m * K + k]) * hb[n * K + k]);
+        }
+        // fp32 accumulation: |error| <= K * 2^-24 * sum |a*b| (the classic bound, first order).
+        ASSERT_NEAR(got[m * N + n], want, double(K) * 0x1p-24 * mag + 1e-30)
+            << "M=" << M << " m=" << m << " n=" << n;
+      }
+  }
+}
+
+TEST(GpuCompare, FindsPlantedErrorAndNaN) {
+  Stream s;
+  const int64_t rows = 100, cols = 37, count = rows * cols;
+  DeviceBuffer out(size_t(count * 2)), ref(size_t(count * 4));
+  std::vector<float> host_ref(static_cast<size_t>(count));
+  std::vector<__nv_bfloat16> host_out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    host_ref[i] = 0.25f * float(i % 17) - 2.f;
+    host_out[i] = __float2bfloat16_rn(host_ref[i]);
+  }
+  PTXB_CHECK_CUDA(cudaMemcpy(ref.data(), host_ref.data(), count * 4, cudaMemcpyHostToDevice));
+  PTXB_CHECK_CUDA(cudaMemcpy(out.data(), host_out.data(), count * 2, cudaMemcpyHostToDevice));
+  const CompareTolerance exact{0, 0, 0, true};
+  CompareStats clean = compare_with_reference(out.data(), DType::kBF16, ref.as<float>(), count,
+                                              cols, exact, s.get());
+  EXPECT_TRUE(clean.passed(exact)) << clean.summary();
+
+  host_out[5 * cols + 7] = __float2bfloat16_rn(host_ref[5 * cols + 7] + 1.f);
+  host_out[9 * cols + 1] = __float2bfloat16_rn(NAN);
+  PTXB_CHECK_CUDA(cudaMemcpy(out.data(), host_out.data(), count * 2, cudaMemcpyHostToDevice));
+  CompareStats bad = compare_with_reference(out.data(), DType::kBF16, ref.as<float>(), count, cols,
+                                            exact, s.get());
+  EXPECT_FALSE(bad.passed(exact));
+  EXPECT_EQ(bad.mismatches, 2);
+  EXPECT_EQ(bad.nan_count, 1);
+  ASSERT_TRUE(bad.first_mismatch.has_value());
+  EXPECT_EQ(bad.first_mismatch->row, 5);
+  EXPECT_EQ(bad.first_mismatch->col, 7);
+  EXPECT_NEAR(bad.max_abs_error, 1.0, 1e-2);
+}
+
+}  // namespace
+}  // namespace ptxb

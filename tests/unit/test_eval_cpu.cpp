@@ -1,0 +1,75 @@
+// The whole pipeline on a machine without a GPU: the real compiler, the real worker (which
+// reports that no GPU is there), and the verdicts that follow.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "eval/pipeline.hpp"
+#include "sys/files.hpp"
+
+namespace ptxb {
+namespace {
+
+class EvalCpu : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { cache_ = new TempDir("ptxbench-test-cache"); }
+  static void TearDownTestSuite() { delete cache_; }
+
+  EvalConfig config() const {
+    EvalConfig c = EvalConfig::from_environment();
+    c.worker = std::filesystem::path(PTXB_BINARY_DIR) / "ptxbench-worker";
+    c.compile.cache_dir = cache_->path();
+    c.worker_deadline = std::chrono::seconds(60);
+    return c;
+  }
+  static Verdict eval(const EvalConfig& c, const std::string& file, const std::string& task) {
+    return evaluate({read_file(file), file, task}, c);
+  }
+  static bool has_gpu() { return std::system("nvidia-smi -L > /dev/null 2>&1") == 0; }
+  static TempDir* cache_;
+};
+TempDir* EvalCpu::cache_ = nullptr;
+
+const std::string kRoot = PTXB_SOURCE_DIR;
+
+TEST_F(EvalCpu, ExpertSolutionGetsStaticEvidenceAndNoGpuVerdict) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present: tests/gpu covers this path";
+  const Verdict v = eval(config(), kRoot + "/kernels/reference/sm90_gemm_bf16_wgmma_tma.cu",
+                         "sm90/gemm/bf16-wgmma-tma");
+  EXPECT_EQ(v.outcome, Outcome::kUnavailable) << v.reason;
+  EXPECT_NE(v.reason.find("no GPU"), std::string::npos);
+  const auto j = v.to_json();
+  EXPECT_EQ(validate_verdict_json(j), "");
+  ASSERT_EQ(j["targets"].size(), 3u);
+  for (const auto& t : j["targets"]) {
+    EXPECT_EQ(t["S0"], true) << t.dump();
+    EXPECT_EQ(t["S1"], true) << t.dump();
+    EXPECT_EQ(t["R1"], "unavailable");
+  }
+}
+
+TEST_F(EvalCpu, BrokenSourceIsCompileErrorWithLog) {
+  const Verdict v =
+      eval(config(), kRoot + "/tests/e2e/does_not_compile.cu", "sm90/gemm/bf16-wgmma");
+  EXPECT_EQ(v.outcome, Outcome::kCompileError);
+  EXPECT_NE(v.reason.find("undeclared_variable"), std::string::npos);
+  EXPECT_NE(v.record["compile"]["log"].get<std::string>().find("error"), std::string::npos);
+  EXPECT_FALSE(v.record.contains("correctness"));
+}
+
+TEST_F(EvalCpu, UnknownTaskIsInputError) {
+  EXPECT_THROW(eval(config(), kRoot + "/tests/e2e/trap_kernel.cu", "sm90/gemm/nope"), InputError);
+}
+
+TEST_F(EvalCpu, MissingWorkerIsOurError) {
+  if (has_gpu()) GTEST_SKIP();
+  EvalConfig c = config();
+  c.worker = "/nonexistent/ptxbench-worker";
+  EXPECT_THROW(
+      eval(c, kRoot + "/kernels/reference/sm90_gemm_bf16_wgmma.cu", "sm90/gemm/bf16-wgmma"),
+      ApiError);
+}
+
+}  // namespace
+}  // namespace ptxb

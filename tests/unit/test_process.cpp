@@ -1,0 +1,83 @@
+// Child processes: exit codes, signals, deadlines, output capture and the result pipe.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "sys/files.hpp"
+#include "sys/process.hpp"
+
+namespace ptxb {
+namespace {
+
+ProcessResult sh(const std::string& script,
+                 std::chrono::milliseconds deadline = std::chrono::seconds(10),
+                 const std::filesystem::path& out = {}, bool pipe = false) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.deadline = deadline;
+  spec.stdout_path = out;
+  spec.pass_result_pipe = pipe;
+  return run_process(spec);
+}
+
+TEST(Process, ExitCodes) {
+  EXPECT_TRUE(sh("exit 0").ok());
+  const ProcessResult r = sh("exit 7");
+  EXPECT_EQ(r.exit_code, 7);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.describe(), "exit 7");
+}
+
+TEST(Process, MissingProgramIs127) {
+  ProcessSpec spec;
+  spec.argv = {"/nonexistent/program"};
+  EXPECT_EQ(run_process(spec).exit_code, 127);
+}
+
+TEST(Process, SignalIsReported) {
+  const ProcessResult r = sh("kill -SEGV $$");
+  ASSERT_TRUE(r.term_signal.has_value());
+  EXPECT_EQ(*r.term_signal, SIGSEGV);
+  EXPECT_NE(r.describe().find("signal 11"), std::string::npos);
+}
+
+TEST(Process, DeadlineKillsTheWholeGroup) {
+  TempDir dir;
+  const auto marker = dir.path() / "grandchild-survived";
+  // The grandchild would write the marker after 2 s unless the group is killed.
+  const ProcessResult r =
+      sh("(sleep 2; touch " + marker.string() + ") & sleep 30", std::chrono::milliseconds(300));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_seconds, 5.0);
+  ::sleep(3);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(Process, StdoutGoesToFileAndResultPipeToFd3) {
+  TempDir dir;
+  const auto out = dir.path() / "out.txt";
+  const ProcessResult r = sh("echo printed; echo result >&3", std::chrono::seconds(10), out, true);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(read_file(out), "printed\n");
+  EXPECT_EQ(r.result_bytes, "result\n");
+}
+
+TEST(Process, ReadTextFileCapsSize) {
+  TempDir dir;
+  write_file_atomic(dir.path() / "big.txt", std::string(100, 'x'));
+  const std::string text = read_text_file(dir.path() / "big.txt", 10);
+  EXPECT_EQ(text.substr(0, 10), std::string(10, 'x'));
+  EXPECT_NE(text.find("cut at 10 bytes"), std::string::npos);
+}
+
+TEST(Files, Sha256KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+}  // namespace
+}  // namespace ptxb

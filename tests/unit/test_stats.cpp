@@ -1,0 +1,55 @@
+// Median and confidence-interval logic of the timing statistics.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/error.hpp"
+#include "timing/stats.hpp"
+
+namespace ptxb {
+namespace {
+
+TEST(Stats, MedianOfOddAndEvenCounts) {
+  EXPECT_DOUBLE_EQ(median_ci({3, 1, 2}).median, 2);
+  EXPECT_DOUBLE_EQ(median_ci({4, 1, 3, 2}).median, 2.5);
+  EXPECT_DOUBLE_EQ(median_ci({7}).median, 7);
+}
+
+TEST(Stats, IntervalBracketsMedianAndUsesOrderStatistics) {
+  std::vector<double> v;
+  for (int i = 1; i <= 100; ++i) v.push_back(i);
+  const MedianCI m = median_ci(v);
+  EXPECT_DOUBLE_EQ(m.median, 50.5);
+  // ranks 50 -+ 0.98*sqrt(100) = 40.2 .. 59.8 -> values 41 and 60 (1-based: floor/ceil).
+  EXPECT_DOUBLE_EQ(m.low, 41);
+  EXPECT_DOUBLE_EQ(m.high, 60);
+  EXPECT_EQ(m.count, 100);
+}
+
+TEST(Stats, IntervalCoversTrueMedianAbout95Percent) {
+  std::mt19937 rng(1);
+  std::lognormal_distribution<double> dist(0.0, 0.5);  // true median exp(0) = 1
+  int covered = 0;
+  const int trials = 2000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> v(50);
+    for (double& x : v) x = dist(rng);
+    const MedianCI m = median_ci(v);
+    covered += (m.low <= 1.0 && 1.0 <= m.high);
+  }
+  EXPECT_GT(covered, trials * 0.93);
+  EXPECT_LT(covered, trials * 0.995);
+}
+
+TEST(Stats, EmptySamplesAreOurBug) { EXPECT_THROW(median_ci({}), InternalError); }
+
+TEST(Stats, PairedRatios) {
+  const auto r = paired_ratios({2, 9}, {1, 3});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_DOUBLE_EQ(r[0], 2);
+  EXPECT_DOUBLE_EQ(r[1], 3);
+  EXPECT_THROW(paired_ratios({1}, {1, 2}), InternalError);
+}
+
+}  // namespace
+}  // namespace ptxb
