@@ -1,22 +1,16 @@
 #!/usr/bin/env bash
 # One GPU session: environment, GPU tests, and every acceptance evaluation of the GEMM engine.
-# Usage (on the GPU machine): bench/gpu_session.sh BIN_DIR OUT_DIR [BUILD_SOURCE_DIR]
+# Usage (on the GPU machine): bench/gpu_session.sh BIN_DIR WORK_DIR; everything it writes is
+# also packed into WORK_DIR/session.tar.gz (the device tool returns at most 8 files).
 # BIN_DIR holds ptxbench, ptxbench-worker and ptxbench_gpu_tests built by scripts/build.sh.
-# Writes every verdict as JSON plus logs under OUT_DIR and prints a summary table last.
+# Writes every verdict as JSON plus logs under WORK_DIR and prints a summary table last.
 set -uo pipefail
-bin="$(cd "$1" && pwd)"; out="$2"; mkdir -p "$out"
+bin="$(cd "$1" && pwd)"; out="$2"; mkdir -p "$out"; out="$(cd "$out" && pwd)"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PTXBENCH_HOME="$root" PTXBENCH_TASKS_DIR="$root/tasks"
 export PTXBENCH_CACHE_DIR="$out/cache" PTXBENCH_WORKER_DEADLINE_S="${PTXBENCH_WORKER_DEADLINE_S:-240}"
-# NOTE: binaries built on another machine look for the ABI header under the folder they were
-# built in (third argument); make that path lead here.
-build_src="${3:-}"
-if [ -n "$build_src" ] && [ ! -e "$build_src" ]; then
-  mkdir -p "$(dirname "$build_src")" && ln -s "$root" "$build_src"
-fi
-
 {
   date -u +"date %Y-%m-%dT%H:%M:%SZ"
   echo "commit ${PTXB_COMMIT:-unknown (set PTXB_COMMIT)}"
@@ -49,6 +43,7 @@ tests/e2e/make_edge_bug.sh > "$out/edge_bug.cu" && eval_one edge_bug "$out/edge_
 eval_one trap tests/e2e/trap_kernel.cu sm90/gemm/bf16-wgmma-tma --no-timing
 eval_one after_trap "$wg" sm90/gemm/bf16-wgmma --no-timing
 eval_one broken tests/e2e/does_not_compile.cu sm90/gemm/bf16-wgmma-tma
+eval_one naive tests/e2e/naive_gemm.cu sm90/gemm/bf16-wgmma --no-timing
 
 python3 bench/summarize_verdicts.py "$out" > "$out/timing_table.md"
 # NOTE: the device tool brings back at most 8 files: pack everything but the compile cache.

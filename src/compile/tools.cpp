@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "sys/files.hpp"
+#include "sys/home.hpp"
 #include "sys/process.hpp"
 
 namespace ptxb {
@@ -52,11 +53,8 @@ fs::path default_nvcc() {
 
 fs::path default_cuobjdump() {
   if (auto env = env_or_empty("PTXBENCH_CUOBJDUMP"); !env.empty()) return env;
-#ifdef PTXB_SOURCE_DIR
-  if (fs::path bundled = fs::path(PTXB_SOURCE_DIR) / ".tools" / "bin" / "cuobjdump";
-      is_executable(bundled))
+  if (fs::path bundled = ptxbench_home() / ".tools" / "bin" / "cuobjdump"; is_executable(bundled))
     return bundled;
-#endif
   fs::path nvcc = find_executable(default_nvcc().string());
   if (!nvcc.empty()) {
     // NOTE: follow a symlinked nvcc (e.g. /usr/bin/nvcc -> /usr/local/cuda/bin/nvcc) to its
@@ -79,13 +77,7 @@ fs::path default_cache_dir() {
   return fs::temp_directory_path() / "ptxbench-cache" / "compile";
 }
 
-fs::path default_abi_include_dir() {
-#ifdef PTXB_SOURCE_DIR
-  return fs::path(PTXB_SOURCE_DIR) / "include";
-#else
-  return "include";
-#endif
-}
+fs::path default_abi_include_dir() { return ptxbench_home() / "include"; }
 
 const std::string& nvcc_version(const fs::path& nvcc) {
   static std::mutex mutex;

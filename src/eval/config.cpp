@@ -47,7 +47,7 @@ EvalConfig EvalConfig::from_environment() {
   c.compile.nvcc = default_nvcc();
   c.compile.cuobjdump = default_cuobjdump();
   c.compile.cache_dir = default_cache_dir();
-  c.compile.abi_include_dir = std::filesystem::path(PTXB_SOURCE_DIR) / "include";
+  c.compile.abi_include_dir = default_abi_include_dir();
   c.compile.deadline = std::chrono::seconds(env_int("PTXBENCH_COMPILE_DEADLINE_S", 180, 1));
   c.worker_deadline = std::chrono::seconds(env_int("PTXBENCH_WORKER_DEADLINE_S", 300, 1));
   c.timing_warmup = env_int("PTXBENCH_TIMING_WARMUP", 10, 0);

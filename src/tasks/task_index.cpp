@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "sys/home.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {
@@ -92,7 +93,7 @@ std::vector<const ShapeCase*> TaskSpec::hidden_shapes() const {
 std::filesystem::path default_tasks_root() {
   const char* env = std::getenv("PTXBENCH_TASKS_DIR");
   if (env != nullptr && *env != '\0') return std::filesystem::path(env);
-  return std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+  return ptxbench_home() / "tasks";
 }
 
 std::vector<TaskSpec> load_all_tasks(const std::filesystem::path& tasks_root,
