@@ -13,7 +13,9 @@
 namespace ptxb {
 namespace {
 
+// NOTE: the streams are non-blocking, so plain cudaMemcpy does not wait for them: synchronize.
 std::vector<float> to_host_bf16(const DeviceBuffer& buf, int64_t count) {
+  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<__nv_bfloat16> raw(static_cast<size_t>(count));
   PTXB_CHECK_CUDA(cudaMemcpy(raw.data(), buf.data(), raw.size() * 2, cudaMemcpyDeviceToHost));
   std::vector<float> out(raw.size());
@@ -69,6 +71,7 @@ TEST(GpuReference, MatchesFp64OnOddShapes) {
     fill_random(b.data(), DType::kBF16, N * K, ValueKind::kNormal, 1.0, 3, 1, s.get());
     reference_gemm_bf16(a.data(), b.data(), ref.as<float>(), M, N, K, s.get());
     std::vector<float> got(size_t(M * N));
+    s.synchronize();
     PTXB_CHECK_CUDA(cudaMemcpy(got.data(), ref.data(), got.size() * 4, cudaMemcpyDeviceToHost));
     const auto ha = to_host_bf16(a, M * K), hb = to_host_bf16(b, N * K);
     for (int64_t m = 0; m < M; ++m)
