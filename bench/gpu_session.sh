@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU session: environment, GPU tests, and every acceptance evaluation of the GEMM engine.
 # Usage (on the GPU machine): bench/gpu_session.sh BIN_DIR WORK_DIR; everything it writes is
-# also packed into WORK_DIR/session.tar.gz (the device tool returns at most 8 files).
+# also packed into WORK_DIR.tar.gz (the device tool returns at most 8 files).
 # BIN_DIR holds ptxbench, ptxbench-worker and ptxbench_gpu_tests built by scripts/build.sh.
 # Writes every verdict as JSON plus logs under WORK_DIR and prints a summary table last.
 set -uo pipefail
@@ -47,7 +47,7 @@ eval_one naive tests/e2e/naive_gemm.cu sm90/gemm/bf16-wgmma --no-timing
 
 python3 bench/summarize_verdicts.py "$out" > "$out/timing_table.md"
 # NOTE: the device tool brings back at most 8 files: pack everything but the compile cache.
-tar -C "$out" --exclude=cache -czf "$out/session.tar.gz" .
+tar -C "$out" --exclude=cache -czf "$out.tar.gz" .
 grep -E '^\[  (PASSED|FAILED)' "$out/gpu_tests.log"
 cat "$out/timing_table.md"
 python3 -c "import sys;[print('  '.join(c.ljust(18) for c in l.rstrip('\n').split('\t'))) for l in open(sys.argv[1])]" "$summary"
