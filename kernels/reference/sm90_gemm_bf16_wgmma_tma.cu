@@ -13,6 +13,8 @@
 // - edges: TMA zero-fills out-of-bounds rows and the K tail; the epilogue masks stores.
 // Requirements checked by ptxb_run: K % 8 == 0 (16-byte row pitch for TMA), 16-byte aligned
 // pointers, contiguous row-major tensors.
+// NOTE: a submission is one self-contained file (docs/abi.md), so each expert solution carries
+// its own small PTX wrappers rather than sharing a header with the other.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>

@@ -24,19 +24,6 @@ constexpr const char* kSass = "sass.txt";
 constexpr const char* kLog = "log.txt";
 constexpr const char* kMeta = "meta.json";
 
-json resources_json(const std::vector<PtxasResources>& resources) {
-  json out = json::array();
-  for (const auto& r : resources) {
-    out.push_back({{"function", r.function},
-                   {"registers", r.registers},
-                   {"stack_frame_bytes", r.stack_frame_bytes},
-                   {"spill_store_bytes", r.spill_store_bytes},
-                   {"spill_load_bytes", r.spill_load_bytes},
-                   {"shared_bytes", r.shared_bytes}});
-  }
-  return out;
-}
-
 std::vector<PtxasResources> resources_from_json(const json& in) {
   std::vector<PtxasResources> out;
   for (const auto& r : in) {
@@ -47,12 +34,6 @@ std::vector<PtxasResources> resources_from_json(const json& in) {
                    .spill_load_bytes = r.at("spill_load_bytes").get<int64_t>(),
                    .shared_bytes = r.at("shared_bytes").get<int64_t>()});
   }
-  return out;
-}
-
-json flags_json(const std::vector<QualityFlag>& flags) {
-  json out = json::array();
-  for (const auto& f : flags) out.push_back({{"code", f.code}, {"message", f.message}});
   return out;
 }
 
@@ -113,6 +94,25 @@ void remove_broken_entry(const fs::path& dir) {
 }
 
 }  // namespace
+
+json resources_json(const std::vector<PtxasResources>& resources) {
+  json out = json::array();
+  for (const auto& r : resources) {
+    out.push_back({{"function", r.function},
+                   {"registers", r.registers},
+                   {"stack_frame_bytes", r.stack_frame_bytes},
+                   {"spill_store_bytes", r.spill_store_bytes},
+                   {"spill_load_bytes", r.spill_load_bytes},
+                   {"shared_bytes", r.shared_bytes}});
+  }
+  return out;
+}
+
+json flags_json(const std::vector<QualityFlag>& flags) {
+  json out = json::array();
+  for (const auto& f : flags) out.push_back({{"code", f.code}, {"message", f.message}});
+  return out;
+}
 
 std::string compile_cache_key(std::string_view source, const std::vector<std::string>& flags,
                               std::string_view nvcc_version, std::string_view abi_header) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,10 @@
 #include "compile/static_stage.hpp"
 
 namespace ptxb {
+
+/// JSON forms of ptxas resources and quality flags, shared by meta.json and the verdict record.
+nlohmann::json resources_json(const std::vector<PtxasResources>& resources);
+nlohmann::json flags_json(const std::vector<QualityFlag>& flags);
 
 /// Bumped whenever the entry layout, meta.json or the meaning of a stored field changes.
 inline constexpr int kCompileCacheSchema = 1;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "compile/compile_cache.hpp"
 #include "core/error.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
@@ -35,16 +36,6 @@ std::string first_error_line(const std::string& log) {
 }
 
 json compile_json(const CompileResult& c) {
-  json resources = json::array();
-  for (const auto& r : c.resources)
-    resources.push_back({{"function", r.function},
-                         {"registers", r.registers},
-                         {"stack_frame_bytes", r.stack_frame_bytes},
-                         {"spill_store_bytes", r.spill_store_bytes},
-                         {"spill_load_bytes", r.spill_load_bytes},
-                         {"shared_bytes", r.shared_bytes}});
-  json flags = json::array();
-  for (const auto& f : c.quality_flags) flags.push_back({{"code", f.code}, {"message", f.message}});
   return {{"ok", c.ok},
           {"timed_out", c.timed_out},
           {"cached", c.cached},
@@ -53,8 +44,8 @@ json compile_json(const CompileResult& c) {
           {"artefacts", c.shared_object.parent_path().string()},
           {"log", tail(c.log, 64 * 1024)},
           {"sass_available", c.sass_available},
-          {"resources", resources},
-          {"quality_flags", flags},
+          {"resources", resources_json(c.resources)},
+          {"quality_flags", flags_json(c.quality_flags)},
           {"needed_libraries", c.needed_libraries},
           {"forbidden_imports", c.forbidden_imports}};
 }
