@@ -111,7 +111,7 @@ WorkerOutcome fold_worker(const ProcessResult& proc, json& record) {
   json cases = json::array(), timing = json::array();
   bool done = false, hello = false;
   WorkerOutcome out;
-  std::string first_failure;
+  json first_failure;  // the first failing case message, null while none
   for (const json& m : messages) {
     const std::string type = m["type"];
     if (type == "hello") {
@@ -119,7 +119,7 @@ WorkerOutcome fold_worker(const ProcessResult& proc, json& record) {
     } else if (type == "environment") {
       record["environment"] = m["device"];
     } else if (type == "case") {
-      if (!m["passed"].get<bool>() && first_failure.empty()) first_failure = m.dump();
+      if (!m["passed"].get<bool>() && first_failure.is_null()) first_failure = m;
       cases.push_back(m);
     } else if (type == "timing") {
       timing.push_back(timing_summary(m));
@@ -151,8 +151,8 @@ WorkerOutcome fold_worker(const ProcessResult& proc, json& record) {
   for (const json& c : cases) passed += c["passed"].get<bool>() ? 1 : 0;
   record["correctness"]["passed"] = passed;
   record["correctness"]["total"] = cases.size();
-  if (!first_failure.empty()) {
-    const json f = json::parse(first_failure);
+  if (!first_failure.is_null()) {
+    const json& f = first_failure;
     std::string why = "at " + f["shape"].dump() + (f.value("hidden", false) ? " (hidden)" : "");
     if (f.contains("seed")) why += " seed " + f["seed"].dump() + " " + f.value("distribution", "");
     if (f.value("run_status", 0) != 0) why += ": ptxb_run returned " + f["run_status"].dump();
