@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One GPU session: environment, GPU tests, and every acceptance evaluation of the GEMM engine.
+# One GPU session: environment, GPU tests, every acceptance evaluation of the GEMM engine and of
+# the runtime instruction evidence (adversarial submissions included).
 # Usage (on the GPU machine): bench/gpu_session.sh BIN_DIR WORK_DIR; everything it writes is
 # also packed into WORK_DIR.tar.gz (the device tool returns at most 8 files).
 # BIN_DIR holds ptxbench, ptxbench-worker and ptxbench_gpu_tests built by scripts/build.sh.
@@ -45,9 +46,15 @@ eval_one after_trap "$wg" sm90/gemm/bf16-wgmma --no-timing
 eval_one broken tests/e2e/does_not_compile.cu sm90/gemm/bf16-wgmma-tma
 eval_one naive tests/e2e/naive_gemm.cu sm90/gemm/bf16-wgmma --no-timing
 
+eval_one sm100_expert kernels/reference/sm100_gemm_bf16_tcgen05.cu sm100/gemm/bf16-tcgen05 --no-timing
+# Runtime instruction evidence: hostile and diagnostic submissions with their expected outcomes.
+tests/adversarial/run.sh "$bin" "$out/adversarial" > "$out/adversarial.log" 2>&1
+
 python3 bench/summarize_verdicts.py "$out" > "$out/timing_table.md"
+python3 bench/summarize_evidence.py "$out" "$out/adversarial" > "$out/evidence_table.md"
 # NOTE: the device tool brings back at most 8 files: pack everything but the compile cache.
 tar -C "$out" --exclude=cache -czf "$out.tar.gz" .
 grep -E '^\[  (PASSED|FAILED)' "$out/gpu_tests.log"
-cat "$out/timing_table.md"
+cat "$out/timing_table.md" "$out/evidence_table.md"
+tail -12 "$out/adversarial.log"
 python3 -c "import sys;[print('  '.join(c.ljust(18) for c in l.rstrip('\n').split('\t'))) for l in open(sys.argv[1])]" "$summary"

@@ -54,6 +54,8 @@ EvalConfig EvalConfig::from_environment() {
   c.timing_samples = env_int("PTXBENCH_TIMING_SAMPLES", 50, 1);
   c.keep_temp = env_int("PTXBENCH_KEEP_TEMP", 0, 0) != 0;
   c.device = env_int("PTXBENCH_DEVICE", 0, 0);
+  c.evidence.ncu = default_ncu();
+  c.evidence.deadline = std::chrono::seconds(env_int("PTXBENCH_EVIDENCE_DEADLINE_S", 300, 1));
   return c;
 }
 
@@ -69,7 +71,10 @@ nlohmann::json EvalConfig::to_json() const {
           {"timing_samples", timing_samples},
           {"run_timing", run_timing},
           {"self_baseline", self_baseline},
-          {"device", device}};
+          {"device", device},
+          {"run_evidence", run_evidence},
+          {"ncu", evidence.ncu.string()},
+          {"evidence_deadline_s", evidence.deadline.count()}};
 }
 
 }  // namespace ptxb

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compile/static_stage.hpp"
+#include "instrument/ncu_evidence.hpp"
 
 namespace ptxb {
 
@@ -21,6 +22,8 @@ struct EvalConfig {
   bool self_baseline = false;  ///< --self-baseline: time the candidate against itself
   bool keep_temp = false;      ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders
   int device = 0;              ///< PTXBENCH_DEVICE
+  bool run_evidence = true;    ///< --no-evidence switches the runtime evidence stage off
+  EvidenceOptions evidence;    ///< PTXBENCH_NCU, PTXBENCH_EVIDENCE_DEADLINE_S
 
   std::filesystem::path catalog_dir() const { return tasks_root / "catalog"; }
   /// Reads the environment once; throws InputError naming a malformed variable.

@@ -4,6 +4,8 @@
 
 #include "compile/compile_cache.hpp"
 #include "core/error.hpp"
+#include "eval/runtime_outcome.hpp"
+#include "instrument/ncu_evidence.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "worker/protocol.hpp"
@@ -50,43 +52,6 @@ json compile_json(const CompileResult& c) {
           {"forbidden_imports", c.forbidden_imports}};
 }
 
-// Static evidence per target, and whether each meets its required level. Runtime levels (R1,
-// R2) are not measured yet: a task requiring them gets `unavailable`, never a pass.
-struct TargetCheck {
-  json evidence = json::array();
-  std::string missing;       ///< first target below its level, with why
-  bool unavailable = false;  ///< a required level could not be measured
-};
-
-TargetCheck check_targets(const TaskSpec& task, const Catalog& catalog, const CompileResult& c) {
-  TargetCheck out;
-  const auto evidence = static_evidence(task, catalog, c);
-  for (size_t i = 0; i < task.targets.size(); ++i) {
-    const TargetSpec& t = task.targets[i];
-    const StaticEvidence& e = evidence[i];
-    json row = {{"instruction", t.instruction},
-                {"required", to_string(t.required)},
-                {"S0", e.s0},
-                {"S1", e.s1 ? json(*e.s1) : json("unavailable")},
-                {"R1", "unavailable"},
-                {"R2", "unavailable"},
-                {"functions", e.s1_functions},
-                {"opcodes", e.s1_opcodes}};
-    bool met = e.s0;
-    if (t.required >= EvidenceLevel::kS1) {
-      if (!e.s1) out.unavailable = true;
-      met = met && e.s1.value_or(false);
-    }
-    if (t.required >= EvidenceLevel::kR1) out.unavailable = true;
-    row["met"] = met;
-    if (!met && out.missing.empty())
-      out.missing =
-          t.instruction + (e.s0 ? ": no primary SASS opcode in any kernel" : ": not in the PTX");
-    out.evidence.push_back(std::move(row));
-  }
-  return out;
-}
-
 json timing_summary(const json& m) {
   if (m.contains("error")) return m;
   const double flops = m["flops"].get<double>();
@@ -126,7 +91,8 @@ WorkerOutcome fold_worker(const ProcessResult& proc, json& record) {
     } else if (type == "done") {
       done = true;
     } else if (type == "no_gpu") {
-      out = {Outcome::kUnavailable, "no GPU: static stage only (" + m.value("message", "") + ")"};
+      out = {Outcome::kUnavailable,
+             "no suitable GPU: static stage only (" + m.value("message", "") + ")"};
     } else if (type == "load_error") {
       out = {Outcome::kLoadError, m.value("message", "")};
     } else if (type == "candidate_fault") {
@@ -170,6 +136,43 @@ WorkerOutcome fold_worker(const ProcessResult& proc, json& record) {
       }
     if (f.contains("reason")) why += ": " + f["reason"].get<std::string>();
     return {Outcome::kIncorrect, why};
+  }
+  return out;
+}
+
+// Static evidence per target (S0, S1) and whether each meets its required static level; the
+// runtime levels are filled in by apply_runtime.
+struct TargetCheck {
+  json evidence = json::array();
+  std::string missing;       ///< first target below its static level, with why
+  bool unavailable = false;  ///< a required static level could not be measured
+};
+
+TargetCheck check_targets(const TaskSpec& task, const Catalog& catalog, const CompileResult& c) {
+  TargetCheck out;
+  const auto evidence = static_evidence(task, catalog, c);
+  for (size_t i = 0; i < task.targets.size(); ++i) {
+    const TargetSpec& t = task.targets[i];
+    const StaticEvidence& e = evidence[i];
+    json row = {{"instruction", t.instruction},
+                {"required", to_string(t.required)},
+                {"S0", e.s0},
+                {"S1", e.s1 ? json(*e.s1) : json("unavailable")},
+                {"R1", "unavailable"},
+                {"R2", "unavailable"},
+                {"functions", e.s1_functions},
+                {"opcodes", e.s1_opcodes}};
+    bool met = e.s0;
+    if (t.required >= EvidenceLevel::kS1) {
+      if (!e.s1) out.unavailable = true;
+      met = met && e.s1.value_or(false);
+    }
+    // Runtime levels are met only once apply_runtime has seen them.
+    row["met"] = met && t.required < EvidenceLevel::kR1;
+    if (!met && out.missing.empty())
+      out.missing =
+          t.instruction + (e.s0 ? ": no primary SASS opcode in any kernel" : ": not in the PTX");
+    out.evidence.push_back(std::move(row));
   }
   return out;
 }
@@ -232,15 +235,34 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   if (!compiled.forbidden_imports.empty()) {
     v.outcome = Outcome::kRejectedCheat;
     v.reason = "imports GPU libraries: " + compiled.forbidden_imports.front();
-  } else if (!targets.missing.empty()) {
+    return v;
+  }
+  if (!targets.missing.empty()) {
     v.outcome = Outcome::kInstructionMissing;
     v.reason = targets.missing;
-  } else if (targets.unavailable) {
-    v.outcome = Outcome::kUnavailable;
-    v.reason = "a required evidence level could not be measured";
-  } else {
-    v.reason = "correct on " + r["correctness"]["total"].dump() + " cases; targets evidenced";
+    return v;
   }
+  if (targets.unavailable) {
+    v.outcome = Outcome::kUnavailable;
+    v.reason = "S1 could not be measured (no SASS): " +
+               std::string(compiled.sass_available ? "" : "no disassembler");
+    return v;
+  }
+  EvidenceStage stage;
+  if (config.run_evidence) {
+    stage = run_evidence_stage(task, catalog, job, config.worker, config.evidence, work.path());
+    r["stage_seconds"]["evidence"] = stage.seconds;
+  } else {
+    stage.judgement.unavailable_reason = "the evidence stage was switched off (--no-evidence)";
+    stage.record["unavailable"] = stage.judgement.unavailable_reason;
+  }
+  r["evidence"] = stage.record;
+  const RuntimeOutcome e = apply_runtime(task, stage, r["targets"]);
+  v.outcome = e.outcome;
+  v.reason = e.outcome == Outcome::kPassed
+                 ? "correct on " + r["correctness"]["total"].dump() + " cases; every target at " +
+                       "its required evidence level"
+                 : e.reason;
   return v;
 }
 

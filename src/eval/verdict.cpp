@@ -47,6 +47,40 @@ void render_targets(std::ostringstream& os, const json& targets) {
   }
 }
 
+// "<unnamed>::gemm(const bf16 *, int)" -> "gemm": enough to tell kernels apart in a table.
+std::string short_kernel_name(const std::string& name) {
+  std::string s = name.substr(0, name.find('('));
+  const size_t colons = s.rfind("::");
+  return colons == std::string::npos ? s : s.substr(colons + 2);
+}
+
+void render_evidence(std::ostringstream& os, const json& e) {
+  if (e.contains("unavailable")) {
+    os << "runtime evidence: unavailable (" << e["unavailable"].get<std::string>() << ")\n";
+    return;
+  }
+  if (!e.contains("feedback")) return;
+  os << "runtime evidence (" << e.value("mechanism", "") << "; controls "
+     << (e["controls"]["ok"].get<bool>() ? "ok" : "FAILED") << "; warp-level executions):\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-22s %-26s %-22s %12s %10s %10s\n", "shape", "kernel",
+                "target", "executed", "floor", "FLOP share");
+  os << line;
+  for (const json& f : e["feedback"]) {
+    const std::string share =
+        f["kernel_flop_share"].is_number() ? fmt("%.3f", f["kernel_flop_share"]) : "-";
+    const std::string floor =
+        f["call_flop_share"].is_number() ? fmt("%.2f", f["floor"]) : fmt("%.0f", f["floor"]);
+    std::snprintf(line, sizeof line, "  %-22s %-26s %-22s %12lld %10s %10s\n",
+                  f["shape"].get<std::string>().c_str(),
+                  short_kernel_name(f["kernel"].get<std::string>()).c_str(),
+                  f["target"].get<std::string>().c_str(),
+                  static_cast<long long>(f["executed"].get<int64_t>()), floor.c_str(),
+                  share.c_str());
+    os << line;
+  }
+}
+
 void render_timing(std::ostringstream& os, const json& timing) {
   os << "timing (median of samples, 95% CI; speedup = library time / candidate time):\n";
   for (const json& t : timing) {
@@ -93,6 +127,7 @@ std::string render_text(const Verdict& v) {
     os << "targets:\n";
     render_targets(os, r["targets"]);
   }
+  if (r.contains("evidence")) render_evidence(os, r["evidence"]);
   if (r.contains("correctness") && r["correctness"].contains("total"))
     os << "correctness: " << r["correctness"]["passed"].dump() << "/"
        << r["correctness"]["total"].dump() << " cases passed\n";

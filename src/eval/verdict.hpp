@@ -10,7 +10,7 @@
 
 namespace ptxb {
 
-constexpr int kVerdictSchemaVersion = 1;
+constexpr int kVerdictSchemaVersion = 2;
 
 struct Verdict {
   Outcome outcome = Outcome::kUnavailable;

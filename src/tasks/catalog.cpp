@@ -56,8 +56,8 @@ std::vector<std::string> opcode_list(TableReader& reader, std::string_view key, 
 }
 
 InstructionEntry read_entry(TableReader& reader, const std::string& arch) {
-  reader.only_keys(
-      {"name", "ptx_pattern", "primary_opcodes", "glue_opcodes", "flop_rule", "status", "note"});
+  reader.only_keys({"name", "ptx_pattern", "primary_opcodes", "glue_opcodes", "flop_rule",
+                    "bytes_per_instruction", "status", "note"});
   InstructionEntry entry;
   entry.arch = arch;
   entry.name = reader.string("name");
@@ -75,6 +75,12 @@ InstructionEntry read_entry(TableReader& reader, const std::string& arch) {
   const auto flop_rule = flop_rule_from_string(rule);
   if (!flop_rule) reader.fail("flop_rule", "'" + rule + "' is not one of none, sass_shape_mnk");
   entry.flop_rule = *flop_rule;
+  if (const auto bytes = reader.optional_integer("bytes_per_instruction")) {
+    if (*bytes < 1) reader.fail("bytes_per_instruction", "must be >= 1");
+    if (entry.flop_rule != FlopRule::kNone)
+      reader.fail("bytes_per_instruction", "an MMA entry's floor is its FLOP share, not a count");
+    entry.bytes_per_instruction = *bytes;
+  }
   entry.status = reader.string("status");
   if (std::find(std::begin(kStatuses), std::end(kStatuses), entry.status) == std::end(kStatuses))
     reader.fail("status", "'" + entry.status + "' is not one of verified, 3p, conflict, guess");

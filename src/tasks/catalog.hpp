@@ -25,6 +25,9 @@ struct InstructionEntry {
   std::vector<std::string> primary_opcodes;  ///< SASS opcode prefixes that count (S1, R1, R2)
   std::vector<std::string> glue_opcodes;     ///< emitted for other reasons; prove nothing
   FlopRule flop_rule = FlopRule::kNone;
+  /// Most input bytes one executed (warp-level) instruction can move; sets the R2 count floor of
+  /// non-MMA targets (docs/evidence.md). 0: no floor beyond R1.
+  int64_t bytes_per_instruction = 0;
   std::string status;  ///< provenance tag: "verified", "3p", "conflict"...
   std::string note;    ///< one line on semantics, for prompts and reports
 

@@ -199,7 +199,7 @@ void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& tas
     for (const TargetSpec& seen : task.targets)
       if (seen.instruction == target.instruction)
         reader.fail("instruction", "duplicate target '" + target.instruction + "'");
-    const std::string required = reader.string("required");
+    const std::string required = reader.optional_string("required").value_or("R2");
     const auto level = evidence_level_from_string(required);
     if (!level) reader.fail("required", "'" + required + "' is not one of S0, S1, R1, R2");
     target.required = *level;

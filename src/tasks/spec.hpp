@@ -38,9 +38,9 @@ struct ShapeCase {
 };
 
 struct TargetSpec {
-  std::string instruction;  ///< catalog entry name, "wgmma.mma_async"
-  EvidenceLevel required = EvidenceLevel::kS1;
-  double min_flop_share = 0.9;  ///< R2 floor for MMA targets
+  std::string instruction;                      ///< catalog entry name, "wgmma.mma_async"
+  EvidenceLevel required = EvidenceLevel::kR2;  ///< "required" in task.toml; R2 when omitted
+  double min_flop_share = 0.9;                  ///< R2 floor for MMA targets
 };
 
 /// How inputs are drawn and how closely outputs must match the reference for that draw.

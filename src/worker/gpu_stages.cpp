@@ -12,72 +12,15 @@
 #include "timing/stats.hpp"
 #include "worker/gpu_environment.hpp"
 #include "worker/gpu_problem.hpp"
+#include "worker/gpu_stage_helpers.hpp"
 
 namespace ptxb {
 namespace {
 
 using nlohmann::json;
 
-// Synchronizes after candidate code; any CUDA error now is the candidate's.
-void check_after_candidate(cudaStream_t stream, const std::string& what) {
-  cudaError_t err = cudaStreamSynchronize(stream);
-  if (err == cudaSuccess) err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw CandidateFault(what + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
-}
-
-json shape_json(const Shape& shape) {
-  json j = json::object();
-  for (const auto& [name, size] : shape.dims) j[name] = size;
-  return j;
-}
-
-// JSON has no NaN or Inf: such values are written as the strings "NaN", "Infinity", "-Infinity".
-json number_json(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  return v;
-}
-
-json stats_json(const CompareStats& s) {
-  json j = {{"count", s.count},
-            {"mismatches", s.mismatches},
-            {"nan_count", s.nan_count},
-            {"max_abs_error", number_json(s.max_abs_error)},
-            {"max_rel_error", number_json(s.max_rel_error)},
-            {"rel_frobenius", number_json(s.rel_frobenius)}};
-  if (s.first_mismatch) {
-    const Mismatch& m = *s.first_mismatch;
-    j["first_mismatch"] = {{"index", m.index},
-                           {"row", m.row},
-                           {"col", m.col},
-                           {"got", number_json(m.got)},
-                           {"want", number_json(m.want)}};
-  }
-  return j;
-}
-
-CompareTolerance tolerance_of(const DistributionSpec& d) {
-  return {d.atol, d.rtol, d.max_rel_frobenius, d.round_reference};
-}
-
 json median_json(const MedianCI& m) {
   return {{"median", m.median}, {"low", m.low}, {"high", m.high}, {"count", m.count}};
-}
-
-// Plans `impl` for the problem and returns its workspace, or a status message on failure.
-struct Planned {
-  int status = 0;
-  DeviceBuffer workspace;
-};
-Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream) {
-  Planned out;
-  uint64_t bytes = 0;
-  out.status = impl.plan(p.problem(), &bytes);
-  check_after_candidate(stream, impl.name() + " ptxb_plan");
-  if (out.status == 0 && bytes > PTXB_MAX_WORKSPACE_BYTES) out.status = -1;
-  if (out.status == 0) out.workspace = DeviceBuffer(bytes);
-  return out;
 }
 
 }  // namespace

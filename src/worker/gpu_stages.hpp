@@ -1,5 +1,6 @@
-// The worker's GPU stages: correctness over every shape x seed x distribution, then timing of
-// candidate and baseline interleaved on the timed shapes. Results go out as protocol messages.
+// The worker's GPU stages: correctness over every shape x seed x distribution, timing of
+// candidate and baseline interleaved on the timed shapes, and the evidence run under ncu.
+// Results go out as protocol messages.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -37,5 +38,12 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, const Resu
 /// Sends one "timing" message per timed shape.
 void run_timing(const TaskSpec& task, Implementation& candidate, Implementation& baseline,
                 const WorkerJob& job, const ResultChannel& out, cudaStream_t stream);
+
+/// The evidence stage, meant to run under Nsight Compute with profiling off at start: the positive
+/// and negative control each in a profiler range ("evidence_control" messages), then one call per
+/// timed shape in its own range followed by a marker kernel whose grid size is the nonce of its
+/// "evidence_call" message (which also says whether that call's output was correct).
+void run_evidence(const TaskSpec& task, Implementation& candidate, const ResultChannel& out,
+                  cudaStream_t stream);
 
 }  // namespace ptxb

@@ -33,6 +33,16 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
 
   const ptxb::Catalog catalog = ptxb::load_catalog(job.catalog_dir);
   const ptxb::TaskSpec task = ptxb::load_task(job.task_toml, catalog);
+  // Arch-specific code (sm_90a, sm_100a) runs only on that exact architecture.
+  cudaDeviceProp prop{};
+  PTXB_CHECK_CUDA(cudaGetDeviceProperties(&prop, job.device));
+  const std::string device_arch = "sm_" + std::to_string(prop.major * 10 + prop.minor) + "a";
+  if (device_arch != task.arch) {
+    out.send({{"type", "no_gpu"},
+              {"message", "this task needs an " + task.arch + " GPU; device " +
+                              std::to_string(job.device) + " is " + device_arch.substr(0, 5)}});
+    return exit_code(WorkerExit::kNoGpu);
+  }
   ptxb::Stream stream;
 
   std::unique_ptr<ptxb::SharedObjectImplementation> candidate;
@@ -43,6 +53,11 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
     return exit_code(WorkerExit::kOk);
   }
 
+  if (job.run_evidence) {
+    ptxb::run_evidence(task, *candidate, out, stream.get());
+    out.send({{"type", "done"}});
+    return exit_code(WorkerExit::kOk);
+  }
   bool correct = true;
   if (job.run_correctness) {
     correct = ptxb::run_correctness(task, *candidate, out, stream.get());
@@ -63,17 +78,36 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   return exit_code(WorkerExit::kOk);
 }
 
+// The channel for messages: the job's result_file when it names one, else fd 3. -1 on failure.
+int result_fd(const ptxb::WorkerJob& job) {
+  if (job.result_file.empty())
+    return fcntl(ptxb::kWorkerResultFd, F_GETFD) < 0 ? -1 : ptxb::kWorkerResultFd;
+  return open(job.result_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 || fcntl(ptxb::kWorkerResultFd, F_GETFD) < 0) {
-    std::cerr << "usage: ptxbench-worker JOB.json (with the result pipe on fd 3)\n";
+  if (argc != 2) {
+    std::cerr << "usage: ptxbench-worker JOB.json (messages on fd 3 or the job's result_file)\n";
     return exit_code(WorkerExit::kHarnessError);
   }
-  const ptxb::ResultChannel out(ptxb::kWorkerResultFd);
+  ptxb::WorkerJob job;
+  std::string job_error;
+  try {
+    job = ptxb::worker_job_from_json(json::parse(ptxb::read_file(argv[1])));
+  } catch (const std::exception& e) {
+    job_error = e.what();
+  }
+  const int fd = result_fd(job);
+  if (fd < 0) {
+    std::cerr << "ptxbench-worker: no result channel (fd 3 closed or result_file unwritable)\n";
+    return exit_code(WorkerExit::kHarnessError);
+  }
+  const ptxb::ResultChannel out(fd);
   try {
     out.send({{"type", "hello"}, {"protocol", ptxb::kWorkerProtocolVersion}});
-    const ptxb::WorkerJob job = ptxb::worker_job_from_json(json::parse(ptxb::read_file(argv[1])));
+    if (!job_error.empty()) throw ptxb::InputError(job_error);
     return run_job(job, out);
   } catch (const ptxb::CandidateFault& e) {
     out.send({{"type", "candidate_fault"}, {"message", e.what()}});

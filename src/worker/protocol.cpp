@@ -11,6 +11,8 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"shared_object", job.shared_object.string()},
           {"run_correctness", job.run_correctness},
           {"run_timing", job.run_timing},
+          {"run_evidence", job.run_evidence},
+          {"result_file", job.result_file.string()},
           {"timing_warmup", job.timing_warmup},
           {"timing_samples", job.timing_samples},
           {"device", job.device},
@@ -30,6 +32,8 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.shared_object = field("shared_object").get<std::string>();
   job.run_correctness = field("run_correctness").get<bool>();
   job.run_timing = field("run_timing").get<bool>();
+  job.run_evidence = field("run_evidence").get<bool>();
+  job.result_file = field("result_file").get<std::string>();
   job.timing_warmup = field("timing_warmup").get<int>();
   job.timing_samples = field("timing_samples").get<int>();
   job.device = field("device").get<int>();

@@ -10,7 +10,7 @@
 
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 1;
+constexpr int kWorkerProtocolVersion = 2;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -27,6 +27,11 @@ struct WorkerJob {
   std::filesystem::path shared_object;
   bool run_correctness = true;
   bool run_timing = true;
+  /// The evidence stage (worker/gpu_stages.hpp run_evidence); only under Nsight Compute.
+  bool run_evidence = false;
+  /// Where to write the messages instead of fd 3 (a profiler between parent and worker need not
+  /// pass fd 3 on). Empty: fd 3.
+  std::filesystem::path result_file;
   int timing_warmup = 10;
   int timing_samples = 50;
   int device = 0;

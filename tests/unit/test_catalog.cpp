@@ -47,6 +47,8 @@ TEST(Catalog, HopperEntriesAndPrimaryOpcodes) {
   EXPECT_EQ(entry("wgmma.mma_async", "sm_90a").glue_opcodes,
             (std::vector<std::string>{"WARPGROUP.ARRIVE", "WARPGROUP.DEPBAR"}));
   EXPECT_EQ(entry("cp.async.bulk.tensor", "sm_90a").flop_rule, FlopRule::kNone);
+  EXPECT_EQ(entry("cp.async.bulk.tensor", "sm_90a").bytes_per_instruction, 232448);
+  EXPECT_EQ(entry("setmaxnreg", "sm_90a").bytes_per_instruction, 0);
 }
 
 TEST(Catalog, BlackwellEntries) {
@@ -244,6 +246,14 @@ TEST(Catalog, LoaderNamesFileAndField) {
        entry_head + "ptx_pattern = 'x'\nprimary_opcodes = [\"X\"]\nflop_rule = \"mnk\"\n"
                     "status = \"guess\"\nnote = \"n\"\n",
        "instructions[0].flop_rule: 'mnk'"},
+      {"zero-bytes",
+       entry_head + "ptx_pattern = 'x'\nprimary_opcodes = [\"X\"]\nbytes_per_instruction = 0\n"
+                    "status = \"guess\"\nnote = \"n\"\n",
+       "instructions[0].bytes_per_instruction: must be >= 1"},
+      {"mma-with-bytes",
+       entry_head + "ptx_pattern = 'x'\nprimary_opcodes = [\"X\"]\nflop_rule = \"sass_shape_mnk\"\n"
+                    "bytes_per_instruction = 512\nstatus = \"guess\"\nnote = \"n\"\n",
+       "instructions[0].bytes_per_instruction: an MMA entry"},
       {"unknown-key",
        entry_head + "ptx_pattern = 'x'\nprimary_opcode = [\"X\"]\nstatus = \"guess\"\n"
                     "note = \"n\"\n",

@@ -38,7 +38,7 @@ TEST_F(EvalCpu, ExpertSolutionGetsStaticEvidenceAndNoGpuVerdict) {
   const Verdict v = eval(config(), kRoot + "/kernels/reference/sm90_gemm_bf16_wgmma_tma.cu",
                          "sm90/gemm/bf16-wgmma-tma");
   EXPECT_EQ(v.outcome, Outcome::kUnavailable) << v.reason;
-  EXPECT_NE(v.reason.find("no GPU"), std::string::npos);
+  EXPECT_NE(v.reason.find("no suitable GPU"), std::string::npos);
   const auto j = v.to_json();
   EXPECT_EQ(validate_verdict_json(j), "");
   ASSERT_EQ(j["targets"].size(), 3u);
@@ -46,6 +46,7 @@ TEST_F(EvalCpu, ExpertSolutionGetsStaticEvidenceAndNoGpuVerdict) {
     EXPECT_EQ(t["S0"], true) << t.dump();
     EXPECT_EQ(t["S1"], true) << t.dump();
     EXPECT_EQ(t["R1"], "unavailable");
+    EXPECT_EQ(t["met"], false) << "R2 is required and was not measured";
   }
 }
 

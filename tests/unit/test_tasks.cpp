@@ -83,7 +83,7 @@ TEST(Tasks, GemmTasksHaveTheAgreedContent) {
     ASSERT_FALSE(task.targets.empty());
     EXPECT_EQ(task.targets[0].instruction, "wgmma.mma_async");
     EXPECT_DOUBLE_EQ(task.targets[0].min_flop_share, 0.9);
-    for (const TargetSpec& target : task.targets) EXPECT_EQ(target.required, EvidenceLevel::kS1);
+    for (const TargetSpec& target : task.targets) EXPECT_EQ(target.required, EvidenceLevel::kR2);
 
     EXPECT_EQ(task.correctness.reference, "gemm_fp32");
     EXPECT_EQ(task.correctness.seeds, (std::vector<uint64_t>{1, 2, 3}));
@@ -318,7 +318,7 @@ TEST(Tasks, JsonHidesHiddenShapesUnlessAsked) {
   const nlohmann::json all = task_detail_json(task, HiddenShapes::kInclude);
   EXPECT_EQ(all["shapes"].size(), task.shapes.size());
   EXPECT_EQ(all["correctness"]["distributions"][1]["round_reference"], true);
-  EXPECT_EQ(all["targets"][0]["required"], "S1");
+  EXPECT_EQ(all["targets"][0]["required"], "R2");
 }
 
 }  // namespace

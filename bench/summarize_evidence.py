@@ -1,0 +1,27 @@
+"""Prints a Markdown table of the runtime evidence in every verdict JSON of the given folders:
+per verdict and target the levels, the lowest executed count / FLOP share over the profiled
+calls, and the evidence stage's wall time."""
+import json
+import pathlib
+import sys
+
+print("| verdict | outcome | target | S1 | R1 | R2 | min executed | floor | min FLOP share | "
+      "evidence s | total s |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for folder in sys.argv[1:]:
+    for path in sorted(pathlib.Path(folder).glob("*.json")):
+        try:
+            v = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if "targets" not in v:
+            continue
+        stages = v.get("stage_seconds", {})
+        total = sum(x for x in stages.values() if isinstance(x, (int, float)))
+        ev = stages.get("evidence")
+        for t in v["targets"]:
+            share = t.get("min_flop_share")
+            print(f"| {path.stem} | {v['outcome']} | {t['instruction']} | {t['S1']} | {t['R1']} | "
+                  f"{t['R2']} | {t.get('min_executed', '-')} | {t.get('floor', '-')} | "
+                  f"{'-' if share is None else f'{share:.4f}'} | "
+                  f"{'-' if ev is None else f'{ev:.1f}'} | {total:.1f} |")

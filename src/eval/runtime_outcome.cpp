@@ -1,0 +1,59 @@
+#include "eval/runtime_outcome.hpp"
+
+namespace ptxb {
+
+using nlohmann::json;
+
+RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage, json& rows) {
+  const RuntimeJudgement& j = stage.judgement;
+  if (!stage.candidate_fault.empty())
+    return {Outcome::kCrashed, "CUDA fault under the profiler: " + stage.candidate_fault};
+  if (stage.timed_out) return {Outcome::kTimeout, "the evidence run passed its deadline"};
+  if (!j.call_failure.empty()) return {Outcome::kIncorrect, j.call_failure};
+  RuntimeOutcome missing, low, unmeasured;
+  for (size_t i = 0; i < task.targets.size(); ++i) {
+    const TargetSpec& t = task.targets[i];
+    json& row = rows[i];
+    const auto it = j.targets.find(t.instruction);
+    const TargetRuntime* r = j.available && it != j.targets.end() ? &it->second : nullptr;
+    auto level = [](const std::optional<bool>& v) { return v ? json(*v) : json("unavailable"); };
+    if (r != nullptr) {
+      row["R1"] = level(r->r1);
+      row["R2"] = level(r->r2);
+      row["min_executed"] = r->min_executed;
+      row["floor"] = r->floor;
+      if (r->min_flop_share) row["min_flop_share"] = *r->min_flop_share;
+    }
+    bool met = row["S0"] == true && (t.required < EvidenceLevel::kS1 || row["S1"] == true);
+    const std::string why = r != nullptr && !r->failure.empty() ? r->failure : t.instruction;
+    if (t.required >= EvidenceLevel::kR1) {
+      if (r == nullptr || !r->r1) {
+        if (unmeasured.reason.empty()) unmeasured = {Outcome::kUnavailable, t.instruction};
+        met = false;
+      } else if (!*r->r1) {
+        if (missing.reason.empty()) missing = {Outcome::kInstructionMissing, why};
+        met = false;
+      }
+    }
+    if (met && t.required >= EvidenceLevel::kR2) {
+      if (!r->r2) {
+        if (unmeasured.reason.empty()) unmeasured = {Outcome::kUnavailable, t.instruction};
+        met = false;
+      } else if (!*r->r2) {
+        if (low.reason.empty()) low = {Outcome::kLowInstructionShare, why};
+        met = false;
+      }
+    }
+    row["met"] = met;
+  }
+  if (!missing.reason.empty()) return missing;
+  if (!low.reason.empty()) return low;
+  if (!unmeasured.reason.empty()) {
+    unmeasured.reason = "runtime evidence unavailable for " + unmeasured.reason + ": " +
+                        (j.available ? std::string("could not be measured") : j.unavailable_reason);
+    return unmeasured;
+  }
+  return {};
+}
+
+}  // namespace ptxb

@@ -1,0 +1,66 @@
+// Turns one evidence run (ncu's kernel list + the worker's messages) into runtime evidence per
+// target: splits the kernels into controls and candidate calls, checks the controls, and judges
+// R1/R2 for every call. Pure: no process, no GPU (docs/evidence.md).
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "instrument/ncu_csv.hpp"
+#include "instrument/runtime_evidence.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb {
+
+/// ncu's kernel list cut at the worker's profiler ranges.
+struct SplitKernels {
+  std::optional<ProfiledKernel> positive, negative;  ///< the two control launches
+  std::vector<std::vector<ProfiledKernel>> calls;    ///< per nonce: the call's kernels in order
+  std::string problem;  ///< non-empty when the list does not have that structure
+};
+
+/// Expects: control, control, then per nonce the call's kernels followed by a marker kernel whose
+/// grid is (nonce, 1, 1); nothing after the last marker.
+SplitKernels split_kernels(const std::vector<ProfiledKernel>& kernels,
+                           const std::vector<unsigned>& nonces);
+
+struct ControlCheck {
+  bool ok = false;
+  std::string problem;  ///< why not ok
+  nlohmann::json detail;
+};
+
+/// The positive control must execute every target of the task (MMA targets with exactly
+/// `expected_mma_flops`), the negative control none; else the run measures nothing trustworthy.
+ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
+                            const ProfiledKernel& positive, const ProfiledKernel& negative,
+                            double expected_mma_flops);
+
+/// Runtime levels of one target over every profiled call.
+struct TargetRuntime {
+  std::optional<bool> r1, r2;  ///< nullopt: unavailable
+  std::optional<double> min_flop_share;
+  int64_t min_executed = 0;
+  double floor = 0;
+  std::string failure;  ///< why R1 or R2 failed, naming the call's shape
+};
+
+struct RuntimeJudgement {
+  bool available = false;
+  std::string unavailable_reason;  ///< set when !available
+  /// A profiled call's output was wrong or its plan/run failed: the evidence describes a call
+  /// that did not do the task. Set with the shape.
+  std::string call_failure;
+  std::map<std::string, TargetRuntime> targets;  ///< by instruction name
+  nlohmann::json record;                         ///< the verdict's "evidence" object
+};
+
+/// `messages` are the worker's "evidence_control" and "evidence_call" messages in order.
+RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
+                               const std::vector<ProfiledKernel>& kernels,
+                               const std::vector<nlohmann::json>& messages);
+
+}  // namespace ptxb

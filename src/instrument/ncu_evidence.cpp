@@ -1,0 +1,135 @@
+#include "instrument/ncu_evidence.hpp"
+
+#include <cstdlib>
+
+#include "compile/tools.hpp"
+#include "core/error.hpp"
+#include "sys/files.hpp"
+#include "sys/process.hpp"
+
+namespace ptxb {
+namespace fs = std::filesystem;
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string ncu_version(const fs::path& ncu, const fs::path& work_dir) {
+  ProcessSpec spec;
+  spec.argv = {ncu.string(), "--version"};
+  spec.stdout_path = work_dir / "ncu-version.txt";
+  spec.deadline = 30s;
+  const ProcessResult r = run_process(spec);
+  const std::string text = read_text_file(spec.stdout_path, 4096);
+  const size_t at = text.find("Version");
+  if (!r.ok() || at == std::string::npos) return "unknown";
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+size_t timed_shapes(const TaskSpec& task) {
+  size_t n = 0;
+  for (const ShapeCase& sc : task.shapes) n += sc.timed ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+fs::path default_ncu() {
+  if (const char* env = std::getenv("PTXBENCH_NCU"); env != nullptr && *env != '\0')
+    return find_executable(env);
+  if (fs::path found = find_executable("ncu"); !found.empty()) return found;
+  return find_executable("/usr/local/cuda/bin/ncu");
+}
+
+EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, WorkerJob job,
+                                 const fs::path& worker, const EvidenceOptions& options,
+                                 const fs::path& work_dir) {
+  EvidenceStage out;
+  json& rec = out.record;
+  rec["mechanism"] = "Nsight Compute: " + std::string(kOpcodeMetric) + " per kernel";
+  if (options.ncu.empty()) {
+    out.judgement.unavailable_reason = "Nsight Compute (ncu) not found; set PTXBENCH_NCU";
+    rec["unavailable"] = out.judgement.unavailable_reason;
+    return out;
+  }
+  rec["ncu"] = options.ncu.string();
+  rec["ncu_version"] = ncu_version(options.ncu, work_dir);
+
+  job.run_correctness = false;
+  job.run_timing = false;
+  job.run_evidence = true;
+  job.result_file = work_dir / "evidence-messages.jsonl";
+  write_file_atomic(work_dir / "evidence-job.json", to_json(job).dump(2));
+  const fs::path log = work_dir / "ncu.csv";
+  const size_t launch_cap = 2 + timed_shapes(task) * (options.max_kernels_per_call + 1);
+
+  ProcessSpec spec;
+  spec.argv = {options.ncu.string(),
+               "--clock-control",
+               "none",
+               "--profile-from-start",
+               "off",
+               "--target-processes",
+               "application-only",
+               "--metrics",
+               std::string(kOpcodeMetric) + "," + std::string(kDurationMetric),
+               "--print-metric-instances",
+               "details",
+               "--csv",
+               "--log-file",
+               log.string(),
+               "--launch-count",
+               std::to_string(launch_cap),
+               worker.string(),
+               (work_dir / "evidence-job.json").string()};
+  spec.cwd = work_dir;
+  spec.stdout_path = work_dir / "evidence-stdout.txt";
+  spec.stderr_path = work_dir / "evidence-stderr.txt";
+  spec.deadline = options.deadline;
+  rec["command"] = spec.argv;
+  const ProcessResult proc = run_process(spec);
+  out.seconds = proc.wall_seconds;
+  rec["seconds"] = proc.wall_seconds;
+  rec["end"] = proc.describe();
+  if (proc.timed_out) {
+    out.timed_out = true;
+    out.judgement.unavailable_reason = "the evidence run passed its deadline";
+    return out;
+  }
+
+  bool truncated = false;
+  const auto messages =
+      parse_worker_messages(read_text_file(job.result_file, 64 << 20), &truncated);
+  std::vector<json> evidence_messages;
+  bool done = false;
+  for (const json& m : messages) {
+    const std::string type = m.value("type", "");
+    if (type == "harness_error")
+      throw ApiError("ptxbench-worker failed in the evidence run: " + m.value("message", ""));
+    if (type == "candidate_fault") out.candidate_fault = m.value("message", "");
+    if (type == "evidence_control" || type == "evidence_call") evidence_messages.push_back(m);
+    if (type == "done") done = true;
+  }
+  if (!out.candidate_fault.empty()) return out;
+  if (!done) {
+    out.judgement.unavailable_reason = "the evidence run ended early (" + proc.describe() +
+                                       "); ncu log: " + read_text_file(log, 2048) +
+                                       read_text_file(spec.stderr_path, 2048);
+    rec["unavailable"] = out.judgement.unavailable_reason;
+    return out;
+  }
+  std::vector<ProfiledKernel> kernels;
+  try {
+    kernels = parse_ncu_csv(read_text_file(log, 256 << 20));
+  } catch (const InputError& e) {
+    out.judgement.unavailable_reason = std::string("ncu output unreadable: ") + e.what();
+    rec["unavailable"] = out.judgement.unavailable_reason;
+    return out;
+  }
+  out.judgement = judge_runtime(task, catalog, kernels, evidence_messages);
+  for (auto& [key, value] : out.judgement.record.items()) rec[key] = value;
+  if (!out.judgement.available) rec["unavailable"] = out.judgement.unavailable_reason;
+  return out;
+}
+
+}  // namespace ptxb

@@ -1,0 +1,42 @@
+// The evidence stage's process: ptxbench-worker in evidence mode under Nsight Compute, then the
+// judgement of what ncu counted (docs/evidence.md). Runs in its own process, never the timing one:
+// instrumentation distorts time.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "instrument/evidence_judge.hpp"
+#include "worker/protocol.hpp"
+
+namespace ptxb {
+
+struct EvidenceOptions {
+  std::filesystem::path ncu;           ///< empty: not found, the stage is unavailable
+  std::chrono::seconds deadline{300};  ///< for ncu and the worker together
+  int max_kernels_per_call = 64;       ///< more and the profile is cut: unavailable
+};
+
+/// PTXBENCH_NCU, else `ncu` on PATH, else /usr/local/cuda/bin/ncu; empty when none is executable.
+std::filesystem::path default_ncu();
+
+struct EvidenceStage {
+  RuntimeJudgement judgement;  ///< judgement.available false: see its unavailable_reason
+  /// Set when the candidate faulted under the profiler (CUDA error after its code): "crashed".
+  std::string candidate_fault;
+  bool timed_out = false;  ///< the stage passed its deadline: "timeout"
+  double seconds = 0;
+  nlohmann::json record;  ///< judgement.record plus how the stage ran (command, ncu version, end)
+};
+
+/// Runs `job` (a correctness/timing job for the same candidate; its evidence fields are set here)
+/// under ncu in `work_dir` and judges the result. Never throws for candidate behaviour; throws
+/// ApiError when the worker reports a harness error.
+EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, WorkerJob job,
+                                 const std::filesystem::path& worker,
+                                 const EvidenceOptions& options,
+                                 const std::filesystem::path& work_dir);
+
+}  // namespace ptxb

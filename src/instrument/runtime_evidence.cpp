@@ -1,0 +1,99 @@
+#include "instrument/runtime_evidence.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace ptxb {
+
+namespace {
+constexpr double kWarpsPerWarpgroup = 4;  // HGMMA executions are counted per warp
+}  // namespace
+
+KernelTargetCount count_target(const InstructionEntry& entry, const ProfiledKernel& kernel,
+                               bool* shape_unreadable) {
+  KernelTargetCount out;
+  out.kernel = kernel.name;
+  for (const auto& [opcode, count] : kernel.opcodes) {
+    if (!entry.is_primary(opcode)) continue;
+    out.executed += count;
+    out.opcodes[opcode] += count;
+    if (entry.flop_rule == FlopRule::kSassShapeMnk && count > 0) {
+      const auto flops = mma_flops_per_instruction(opcode);
+      if (!flops) {
+        *shape_unreadable = true;
+        continue;
+      }
+      out.mma_flops += static_cast<double>(count) / kWarpsPerWarpgroup * *flops;
+    }
+  }
+  return out;
+}
+
+int64_t count_floor(const InstructionEntry& entry, double input_bytes) {
+  if (entry.bytes_per_instruction <= 0) return 1;
+  const double minimum = std::ceil(input_bytes / static_cast<double>(entry.bytes_per_instruction));
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(minimum / 2)));
+}
+
+TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec& target,
+                                const std::vector<ProfiledKernel>& call_kernels,
+                                double problem_flops, double input_bytes) {
+  PTXB_ASSERT(entry.name == target.instruction, "catalog entry does not match the target");
+  TargetCallEvidence e;
+  e.instruction = target.instruction;
+  bool shape_unreadable = false;
+  double flops = 0;
+  for (const ProfiledKernel& k : call_kernels) {
+    e.kernels.push_back(count_target(entry, k, &shape_unreadable));
+    e.executed += e.kernels.back().executed;
+    flops += e.kernels.back().mma_flops;
+  }
+  e.r1 = e.executed > 0;
+  if (entry.flop_rule == FlopRule::kSassShapeMnk) {
+    e.floor = target.min_flop_share;
+    e.floor_rule = "FLOP share of the problem's " + std::to_string(problem_flops) + " FLOPs";
+    if (!shape_unreadable && problem_flops > 0) {
+      e.flop_share = flops / problem_flops;
+      e.r2 = *e.flop_share >= e.floor;
+    }
+  } else {
+    e.floor = static_cast<double>(count_floor(entry, input_bytes));
+    e.floor_rule = entry.bytes_per_instruction > 0
+                       ? "half of ceil(input bytes " + std::to_string(int64_t(input_bytes)) +
+                             " / " + std::to_string(entry.bytes_per_instruction) +
+                             " bytes per instruction)"
+                       : "executed at least once (no count floor in the catalog)";
+    e.r2 = static_cast<double>(e.executed) >= e.floor;
+  }
+  return e;
+}
+
+double input_bytes(const TaskSpec& task, const Shape& shape) {
+  double bytes = 0;
+  for (const TensorSpec* t : task.inputs()) {
+    double elements = 1;
+    for (const std::string& dim : t->dims) elements *= static_cast<double>(shape.at(dim));
+    bytes += elements * static_cast<double>(size_bytes(t->dtype));
+  }
+  return bytes;
+}
+
+nlohmann::json to_json(const TargetCallEvidence& e) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelTargetCount& k : e.kernels)
+    kernels.push_back({{"kernel", k.kernel},
+                       {"executed", k.executed},
+                       {"opcodes", k.opcodes},
+                       {"mma_flops", k.mma_flops}});
+  return {{"instruction", e.instruction},
+          {"executed", e.executed},
+          {"flop_share", e.flop_share ? nlohmann::json(*e.flop_share) : nlohmann::json(nullptr)},
+          {"floor", e.floor},
+          {"floor_rule", e.floor_rule},
+          {"R1", e.r1},
+          {"R2", e.r2 ? nlohmann::json(*e.r2) : nlohmann::json("unavailable")},
+          {"kernels", kernels}};
+}
+
+}  // namespace ptxb

@@ -1,0 +1,60 @@
+// Runtime evidence levels R1 and R2 from executed opcode counts (docs/evidence.md). Pure
+// functions over what ncu measured: no process, no GPU, so every rule is unit-tested.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "instrument/ncu_csv.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb {
+
+/// One target's primary opcodes in one kernel.
+struct KernelTargetCount {
+  std::string kernel;
+  int64_t executed = 0;                    ///< warp-level executions of primary opcodes
+  std::map<std::string, int64_t> opcodes;  ///< the primary opcodes that executed
+  double mma_flops = 0;                    ///< FLOPs those executions performed (MMA targets)
+};
+
+/// One target over all kernels of one candidate call.
+struct TargetCallEvidence {
+  std::string instruction;
+  int64_t executed = 0;
+  /// MMA targets: executed MMA FLOPs / the problem's FLOPs. nullopt for other targets, or when a
+  /// primary opcode carries no readable MxNxK shape (then R2 is unavailable).
+  std::optional<double> flop_share;
+  /// The R2 floor: a FLOP share for MMA targets, else a minimum executed count.
+  double floor = 1;
+  std::string floor_rule;                  ///< how the floor was derived, in words
+  bool r1 = false;                         ///< executed > 0
+  std::optional<bool> r2;                  ///< meets the floor; nullopt: could not be measured
+  std::vector<KernelTargetCount> kernels;  ///< every kernel of the call, in launch order
+};
+
+/// Counts `entry`'s primary opcodes in `kernel`; MMA FLOPs from each opcode's SASS shape
+/// (HGMMA.64x256x16 -> 2*64*256*16 per warpgroup instruction = per 4 warp executions).
+/// `shape_unreadable` is set when an executed MMA opcode has no MxNxK shape.
+KernelTargetCount count_target(const InstructionEntry& entry, const ProfiledKernel& kernel,
+                               bool* shape_unreadable);
+
+/// The R2 count floor of a non-MMA target for a problem whose inputs hold `input_bytes`:
+/// max(1, ceil(ceil(input_bytes / bytes_per_instruction) / 2)); 1 without bytes_per_instruction.
+int64_t count_floor(const InstructionEntry& entry, double input_bytes);
+
+/// R1/R2 of one target over the kernels one candidate call launched.
+TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec& target,
+                                const std::vector<ProfiledKernel>& call_kernels,
+                                double problem_flops, double input_bytes);
+
+/// Bytes of every input tensor of `task` at `shape`.
+double input_bytes(const TaskSpec& task, const Shape& shape);
+
+nlohmann::json to_json(const TargetCallEvidence& e);
+
+}  // namespace ptxb

@@ -1,0 +1,36 @@
+// Pieces shared by the worker's GPU stages (correctness, timing, evidence): fault attribution,
+// planning and the JSON forms of shapes and comparison results.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cuda/device.hpp"
+#include "tasks/spec.hpp"
+#include "verify/compare_stats.hpp"
+#include "worker/gpu_problem.hpp"
+#include "worker/implementation.hpp"
+
+namespace ptxb {
+
+/// Synchronizes after candidate code; any CUDA error now is the candidate's: throws CandidateFault.
+void check_after_candidate(cudaStream_t stream, const std::string& what);
+
+/// {"M": 4096, "N": 4096, "K": 4096}
+nlohmann::json shape_json(const Shape& shape);
+/// JSON has no NaN or Inf: such values become the strings "NaN", "Infinity", "-Infinity".
+nlohmann::json number_json(double v);
+nlohmann::json stats_json(const CompareStats& s);
+CompareTolerance tolerance_of(const DistributionSpec& d);
+
+/// The result of ptxb_plan for one problem: status 0 and the workspace it asked for, status -1
+/// when it asked for more than PTXB_MAX_WORKSPACE_BYTES, else the non-zero status it returned.
+struct Planned {
+  int status = 0;
+  DeviceBuffer workspace;
+};
+Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream);
+
+}  // namespace ptxb

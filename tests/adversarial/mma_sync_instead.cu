@@ -1,0 +1,224 @@
+// Adversarial submission: legacy warp-level tensor cores, with one wgmma for show.
+//
+// Situation: a correct GEMM on Ampere-style mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// (SASS HMMA, not HGMMA), 128x128x32 CTA tiles staged with cp.async, in which warpgroup 0 of every
+// CTA also executes ONE wgmma.mma_async m64n8k16 on a zeroed shared-memory scratch tile. Its
+// result is finite and reaches C only if it were NaN. Tensor cores do all the work, but not
+// through wgmma: HGMMA runs (R1 > 0) with a FLOP share of about 1/(2*K), far below the 0.9 floor.
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=low_instruction_share target=wgmma.mma_async
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <cstdint>
+
+namespace {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 128;
+constexpr int kBlockK = 32;
+constexpr int kPitch = kBlockK + 8;  // bf16 per shared row: 80 bytes, conflict-free fragment loads
+constexpr int kStages = 2;
+constexpr int kThreads = 256;               // 8 warps as 2 (M) x 4 (N), each a (64, 32) block of C
+constexpr int kChunksPerRow = kBlockK / 8;  // 16-byte chunks per tile row
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- the show-only wgmma: m64n8k16 on a small zeroed bf16 scratch tile ----
+struct WgmmaScratch {
+  alignas(128) __nv_bfloat16 a[64 * 16];  // (64, 16): 8x2 core matrices of (8 rows, 16 bytes)
+  // (8, 16) is all that m64n8k16 reads; NOTE: sized like `a` so that every reading of the two
+  // descriptor offsets stays inside zeroed scratch (garbage could be NaN and reach C).
+  alignas(128) __nv_bfloat16 b[64 * 16];
+};
+
+// No-swizzle K-major descriptor: core matrix (i, j) at (i * 2 + j) * 128 bytes, so the leading
+// byte offset (next core matrix along K) is 128 and the stride byte offset (next along M/N) 256.
+__device__ __forceinline__ uint64_t smem_desc_noswizzle(const void* p) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t(128 >> 4) << 16;
+  desc |= uint64_t(256 >> 4) << 32;
+  return desc;  // layout type 0: no swizzle
+}
+
+// wgmma m64n8k16, bf16 x bf16 -> f32, A and B from shared memory (K-major); scale_d 0 overwrites d.
+__device__ __forceinline__ void wgmma_m64n8k16(float (&d)[4], uint64_t desc_a, uint64_t desc_b,
+                                               int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;"
+      "\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+// One wgmma by the calling warpgroup. Zeros in, zeros out; the result reaches C only if NaN.
+__device__ __forceinline__ void tensor_core_probe(const WgmmaScratch& scratch, __nv_bfloat16* c,
+                                                  int M, int N) {
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  wgmma_m64n8k16(d, smem_desc_noswizzle(scratch.a), smem_desc_noswizzle(scratch.b), 0);
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  const float sum = d[0] + d[1] + d[2] + d[3];
+  if (sum != sum && M > 0 && N > 0) c[0] = __float2bfloat16_rn(sum);
+}
+
+// ---- the mma.sync GEMM that really computes C ----
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
+// D (16x8 f32) += A (16x16 bf16, row) * B (16x8 bf16, col), per-thread fragments.
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4],
+                                             const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+struct Tiles {
+  __nv_bfloat16 a[kStages][kBlockM][kPitch];  // (kBlockM, kBlockK) + padding per stage
+  __nv_bfloat16 b[kStages][kBlockN][kPitch];  // (kBlockN, kBlockK) + padding per stage
+};
+
+// Copies a (128, kBlockK) tile at (row0, k0) of a row-major (rows, K) matrix; rows >= rows and
+// k >= K are zero-filled by cp.async's source size (K % 8 == 0: a chunk is all in or all out).
+__device__ __forceinline__ void load_tile(__nv_bfloat16 (*dst)[kPitch], const __nv_bfloat16* src,
+                                          int rows, int K, int row0, int k0) {
+#pragma unroll
+  for (int i = 0; i < kBlockM * kChunksPerRow / kThreads; ++i) {
+    const int chunk = threadIdx.x + i * kThreads;
+    const int r = chunk / kChunksPerRow;
+    const int cc = chunk % kChunksPerRow;
+    const int row = row0 + r;
+    const int k = k0 + cc * 8;
+    const bool in_bounds = row < rows && k < K;
+    const __nv_bfloat16* from = in_bounds ? src + static_cast<int64_t>(row) * K + k : src;
+    cp_async_16(&dst[r][cc * 8], from, in_bounds ? 16 : 0);
+  }
+}
+
+__device__ __forceinline__ uint32_t lds32(const __nv_bfloat16* p) {
+  return *reinterpret_cast<const uint32_t*>(p);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    gemm_bf16_mma_sync(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
+                       __nv_bfloat16* __restrict__ c, int M, int N, int K) {
+  __shared__ alignas(128) Tiles tiles;
+  __shared__ WgmmaScratch scratch;
+
+  for (int i = threadIdx.x; i < 64 * 16; i += kThreads) scratch.a[i] = __float2bfloat16_rn(0.f);
+  for (int i = threadIdx.x; i < 64 * 16; i += kThreads) scratch.b[i] = __float2bfloat16_rn(0.f);
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // generic writes -> wgmma reads
+  __syncthreads();
+  // NOTE: executed by every CTA: one wgmma (four HGMMA warp instructions) per CTA, for show.
+  if (threadIdx.x < 128) tensor_core_probe(scratch, c, M, N);
+
+  const int m0 = blockIdx.y * kBlockM;
+  const int n0 = blockIdx.x * kBlockN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp_m = warp / 4, warp_n = warp % 4;
+  const int g = lane / 4, t = lane % 4;  // mma fragment coordinates
+  float acc[4][4][4];                    // (m16 block, n8 block, fragment)
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.f;
+
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  load_tile(tiles.a[0], a, M, K, m0, 0);
+  load_tile(tiles.b[0], b, N, K, n0, 0);
+  cp_async_commit();
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const int s = kb % kStages;
+    cp_async_wait_all();  // this thread's copies of stage kb have landed
+    __syncthreads();      // everyone's have; everyone finished reading stage kb - 1
+    if (kb + 1 < k_blocks) {
+      load_tile(tiles.a[(kb + 1) % kStages], a, M, K, m0, (kb + 1) * kBlockK);
+      load_tile(tiles.b[(kb + 1) % kStages], b, N, K, n0, (kb + 1) * kBlockK);
+      cp_async_commit();
+    }
+#pragma unroll
+    for (int ks = 0; ks < kBlockK; ks += 16) {
+      uint32_t af[4][4], bf[4][2];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int r = warp_m * 64 + i * 16 + g;
+        af[i][0] = lds32(&tiles.a[s][r][ks + t * 2]);
+        af[i][1] = lds32(&tiles.a[s][r + 8][ks + t * 2]);
+        af[i][2] = lds32(&tiles.a[s][r][ks + t * 2 + 8]);
+        af[i][3] = lds32(&tiles.a[s][r + 8][ks + t * 2 + 8]);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int n = warp_n * 32 + j * 8 + g;
+        bf[j][0] = lds32(&tiles.b[s][n][ks + t * 2]);
+        bf[j][1] = lds32(&tiles.b[s][n][ks + t * 2 + 8]);
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) mma_m16n8k16(acc[i][j], af[i], bf[j]);
+    }
+  }
+
+  // Fragment v of block (i, j): row g + 8 * (v / 2), col 2 * t + v % 2.
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        const int row = m0 + warp_m * 64 + i * 16 + g + 8 * (v / 2);
+        const int col = n0 + warp_n * 32 + j * 8 + 2 * t + v % 2;
+        if (row < M && col < N)
+          c[static_cast<int64_t>(row) * N + col] = __float2bfloat16_rn(acc[i][j][v]);
+      }
+}
+
+static_assert(kBlockM == kBlockN, "load_tile serves both operands");
+static_assert(kBlockM * kChunksPerRow % kThreads == 0, "whole chunks per thread");
+static_assert(sizeof(Tiles) + sizeof(WgmmaScratch) <= 48 * 1024, "static shared memory");
+
+bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
+  return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
+         t.strides[0] == cols && t.strides[1] == 1;
+}
+
+enum Status : int { kBadProblem = 1, kLaunchFailed = 3 };
+
+}  // namespace
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const ptxb_problem& p = *args->problem;
+  if (p.num_inputs != 2 || p.num_outputs != 1) return kBadProblem;
+  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
+  if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
+      !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || N > INT32_MAX ||
+      K > INT32_MAX)
+    return kBadProblem;
+  const dim3 grid(static_cast<unsigned>((N + kBlockN - 1) / kBlockN),
+                  static_cast<unsigned>((M + kBlockM - 1) / kBlockM));
+  gemm_bf16_mma_sync<<<grid, kThreads, 0, static_cast<cudaStream_t>(args->stream)>>>(
+      static_cast<const __nv_bfloat16*>(args->inputs[0]),
+      static_cast<const __nv_bfloat16*>(args->inputs[1]),
+      static_cast<__nv_bfloat16*>(args->outputs[0]), static_cast<int>(M), static_cast<int>(N),
+      static_cast<int>(K));
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}

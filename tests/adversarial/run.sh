@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Runs the adversarial submissions through `ptxbench eval` and checks each verdict against the
+# `// ptxbench-expect: task=T outcome=O [target=I]` line at the top of its file. With target=,
+# the verdict's targets[] must also hold a row for instruction I with met == false.
+# A control submission (an expert solution, expected `passed`) runs once first and once last, so
+# that a broken harness or machine shows up as a failed control instead of a row of "expected"
+# failures.
+#
+# Usage: tests/adversarial/run.sh BIN_DIR OUT_DIR [FILES...]
+#   BIN_DIR   folder holding the ptxbench executable (e.g. build/release)
+#   OUT_DIR   receives <name>.json (verdict), <name>.log (eval stdout+stderr), summary.tsv
+#   FILES     submissions to run (default: every tests/adversarial/*.cu)
+# Environment:
+#   PTXB_CONTROL       control submission (default kernels/reference/sm90_gemm_bf16_wgmma_tma.cu)
+#   PTXB_CONTROL_TASK  its task (default sm90/gemm/bf16-wgmma-tma)
+#   PTXB_EVAL_EXTRA    extra arguments for every `ptxbench eval` (word-split), e.g. --no-evidence
+# Exit status: 0 every verdict as expected, 1 any mismatch, 2 bad usage.
+set -uo pipefail
+
+if [[ $# -lt 2 ]]; then
+  echo "usage: $0 BIN_DIR OUT_DIR [FILES...]" >&2
+  exit 2
+fi
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BIN_DIR="$(cd "$1" 2>/dev/null && pwd)" || { echo "no such BIN_DIR: $1" >&2; exit 2; }
+PTXBENCH="$BIN_DIR/ptxbench"
+[[ -x "$PTXBENCH" ]] || { echo "not an executable: $PTXBENCH" >&2; exit 2; }
+mkdir -p "$2" || exit 2
+OUT_DIR="$(cd "$2" && pwd)"
+shift 2
+
+abs_path() {  # a path given relative to the caller's folder, made absolute
+  if [[ "$1" = /* ]]; then echo "$1"; else echo "$PWD/$1"; fi
+}
+
+FILES=()
+if [[ $# -gt 0 ]]; then
+  for f in "$@"; do FILES+=("$(abs_path "$f")"); done
+else
+  for f in "$ROOT"/tests/adversarial/*.cu; do FILES+=("$f"); done
+fi
+CONTROL="$(abs_path "${PTXB_CONTROL:-$ROOT/kernels/reference/sm90_gemm_bf16_wgmma_tma.cu}")"
+CONTROL_TASK="${PTXB_CONTROL_TASK:-sm90/gemm/bf16-wgmma-tma}"
+read -r -a EXTRA <<<"${PTXB_EVAL_EXTRA:-}"
+
+[[ -d "$ROOT/.tools/bin" ]] && export PATH="$ROOT/.tools/bin:$PATH"
+cd "$ROOT" || exit 2
+
+SUMMARY="$OUT_DIR/summary.tsv"
+printf 'name\tfile\ttask\texpected\tgot\tok\treason\n' >"$SUMMARY"
+TOTAL=0
+GOOD=0
+
+# NOTE: fields travel separated by US (0x1f), not tabs: `read` merges runs of IFS whitespace, so an
+# empty field between tabs would shift the others.
+US=$'\x1f'
+
+# Prints "task US outcome US target" from the file's ptxbench-expect line, or nothing.
+read_expectation() {
+  python3 - "$1" <<'EOF'
+import re, sys
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    m = re.match(r"\s*//\s*ptxbench-expect:\s*(.*)$", line)
+    if m:
+        fields = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
+        print("\x1f".join(fields.get(k, "") for k in ("task", "outcome", "target")))
+        break
+EOF
+}
+
+# Prints "got US ok US reason" for a verdict JSON against an expected outcome and target.
+judge_verdict() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import json, sys
+path, want_outcome, want_target = sys.argv[1:4]
+try:
+    with open(path, encoding="utf-8") as f:
+        v = json.load(f)
+except (OSError, ValueError) as e:
+    msg = f"cannot read {path}: {e}".replace("\t", " ").replace("\n", " ")
+    print(f"no-verdict\x1fno\x1f{msg}")
+    sys.exit(0)
+outcome = str(v.get("outcome", "?"))
+reason = str(v.get("reason", "")).replace("\t", " ").replace("\n", " ")
+got = outcome
+ok = outcome == want_outcome
+if want_target:
+    rows = [t for t in v.get("targets", []) if t.get("instruction") == want_target]
+    if not rows:
+        got += f"[{want_target}:absent]"
+        ok = False
+    else:
+        met = rows[0].get("met")
+        got += f"[{want_target}:met={json.dumps(met)}]"
+        ok = ok and met is False
+print(f"{got}\x1f{'yes' if ok else 'no'}\x1f{reason}")
+EOF
+}
+
+# run_case NAME FILE TASK OUTCOME TARGET
+run_case() {
+  local name="$1" file="$2" task="$3" outcome="$4" target="$5"
+  local json="$OUT_DIR/$name.json" log="$OUT_DIR/$name.log"
+  local expected="$outcome${target:+[$target:met=false]}"
+  local got ok reason rc
+  rm -f "$json"
+  if [[ ! -f "$file" ]]; then
+    got="no-file"; ok="no"; reason="no such file: $file"; expected="${expected:-?}"
+  elif [[ -z "$task" || -z "$outcome" ]]; then
+    got="no-expect-line"; ok="no"; reason="missing or incomplete // ptxbench-expect: line"
+    expected="?"
+  else
+    echo "[run] $name ($task)" >&2
+    "$PTXBENCH" eval "$file" --task "$task" --no-timing --json-out "$json" "${EXTRA[@]}" \
+      >"$log" 2>&1
+    rc=$?
+    if [[ $rc -ne 0 ]]; then
+      got="eval-exit-$rc"; ok="no"; reason="ptxbench eval exited $rc (see $log)"
+    else
+      IFS="$US" read -r got ok reason < <(judge_verdict "$json" "$outcome" "$target")
+    fi
+  fi
+  TOTAL=$((TOTAL + 1))
+  [[ "$ok" == "yes" ]] && GOOD=$((GOOD + 1))
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${file#"$ROOT"/}" "$task" "$expected" "$got" \
+    "$ok" "$reason" >>"$SUMMARY"
+}
+
+run_case control-start "$CONTROL" "$CONTROL_TASK" passed ""
+for f in "${FILES[@]}"; do
+  name="$(basename "$f" .cu)"
+  task="" outcome="" target=""
+  IFS="$US" read -r task outcome target < <(read_expectation "$f" 2>/dev/null || true)
+  run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}"
+done
+run_case control-end "$CONTROL" "$CONTROL_TASK" passed ""
+
+python3 - "$SUMMARY" <<'EOF'
+import csv, sys
+with open(sys.argv[1], encoding="utf-8") as f:
+    rows = [[r[0], r[3], r[4], r[5]] for r in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+rows[0] = ["file", "expected", "got", "ok"]
+widths = [max(len(r[i]) for r in rows) for i in range(4)]
+for r in rows:
+    print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
+EOF
+echo "$GOOD/$TOTAL as expected"
+[[ $GOOD -eq $TOTAL ]]

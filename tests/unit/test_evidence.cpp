@@ -1,0 +1,366 @@
+// Runtime evidence: FLOP-share math for every wgmma shape, count floors, the split of ncu's kernel
+// list at the worker's markers, the controls, and the outcome each judgement implies. Fixtures:
+// an evidence run of the TMA expert recorded on the H200 (tests/fixtures/ncu).
+#include <gtest/gtest.h>
+
+#include "eval/runtime_outcome.hpp"
+#include "eval/verdict.hpp"
+#include "instrument/evidence_judge.hpp"
+#include "instrument/ncu_evidence.hpp"
+#include "sys/files.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+const std::filesystem::path kNcu = std::filesystem::path(PTXB_FIXTURE_DIR) / "ncu";
+
+const Catalog& catalog() {
+  static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
+  return loaded;
+}
+const TaskSpec& tma_task() {
+  static const TaskSpec task = find_task(kTasksRoot, catalog(), "sm90/gemm/bf16-wgmma-tma");
+  return task;
+}
+const InstructionEntry& entry(const std::string& name) { return *catalog().find(name, "sm_90a"); }
+
+ProfiledKernel kernel(const std::string& name, std::map<std::string, int64_t> opcodes,
+                      std::array<int64_t, 3> grid = {1, 1, 1}) {
+  ProfiledKernel k;
+  k.name = name;
+  k.grid = grid;
+  k.opcodes = std::move(opcodes);
+  for (const auto& [op, n] : k.opcodes) k.executed_total += n;
+  return k;
+}
+
+Shape mnk(int64_t m, int64_t n, int64_t k) { return Shape{{{"M", m}, {"N", n}, {"K", k}}}; }
+
+std::vector<json> read_messages(const std::filesystem::path& path) {
+  std::vector<json> out;
+  const std::string text = read_file(path);
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const size_t end = text.find('\n', begin);
+    out.push_back(json::parse(text.substr(begin, end - begin)));
+    begin = end + 1;
+  }
+  return out;
+}
+
+// ---- FLOP share ----
+
+TEST(FlopShare, EveryWgmmaShapeCountsTwoMnkPerWarpgroup) {
+  const InstructionEntry& wgmma = entry("wgmma.mma_async");
+  struct Kind {
+    const char* suffix;
+    int k;
+  };
+  for (const Kind kind : {Kind{"F32.BF16", 16}, Kind{"F16.F16", 16}, Kind{"F32.TF32", 8},
+                          Kind{"F32.E4M3.E4M3", 32}, Kind{"S32.S8.S8", 32}}) {
+    for (int n = 8; n <= 256; n += 8) {
+      const std::string op = std::string(kind.k == 32 && kind.suffix[0] == 'S' ? "IGMMA"
+                                         : kind.k == 32                        ? "QGMMA"
+                                                                               : "HGMMA") +
+                             ".64x" + std::to_string(n) + "x" + std::to_string(kind.k) + "." +
+                             kind.suffix;
+      bool unreadable = false;
+      // 3 CTAs x 4 warps each issue 10 wgmma: 120 warp-level executions = 30 instructions.
+      const KernelTargetCount c = count_target(wgmma, kernel("k", {{op, 120}}), &unreadable);
+      EXPECT_FALSE(unreadable) << op;
+      EXPECT_EQ(c.executed, 120) << op;
+      EXPECT_DOUBLE_EQ(c.mma_flops, 30.0 * 2 * 64 * n * kind.k) << op;
+    }
+  }
+}
+
+TEST(FlopShare, ExpertCountsGiveAShareOfExactlyOne) {
+  // 4096^3 with HGMMA.64x256x16: 1048576 warp executions recorded on the H200.
+  const ProfiledKernel k = kernel("gemm", {{"HGMMA.64x256x16.F32.BF16", 1048576}, {"FFMA", 7}});
+  const auto e = judge_target(entry("wgmma.mma_async"), tma_task().targets[0], {k},
+                              problem_flops(tma_task(), mnk(4096, 4096, 4096)), 0);
+  ASSERT_TRUE(e.flop_share.has_value());
+  EXPECT_DOUBLE_EQ(*e.flop_share, 1.0);
+  EXPECT_TRUE(e.r1);
+  EXPECT_EQ(e.r2, true);
+}
+
+TEST(FlopShare, OneWgmmaForShowIsFarBelowTheFloor) {
+  const ProfiledKernel k = kernel("simt", {{"HGMMA.64x8x16.F32.BF16", 4 * 512}, {"FFMA", 1 << 30}});
+  const auto e = judge_target(entry("wgmma.mma_async"), tma_task().targets[0], {k},
+                              problem_flops(tma_task(), mnk(4096, 4096, 4096)), 0);
+  EXPECT_TRUE(e.r1);
+  EXPECT_EQ(e.r2, false);
+  EXPECT_LT(*e.flop_share, 1e-3);
+}
+
+TEST(FlopShare, SumsOverEveryKernelOfTheCall) {
+  const ProfiledKernel zero = kernel("zero_fill", {{"STG.E", 100}});
+  const ProfiledKernel half = kernel("gemm_half", {{"HGMMA.64x128x16.F32.BF16", 4 * 4096}});
+  const auto e = judge_target(entry("wgmma.mma_async"), tma_task().targets[0], {zero, half, half},
+                              2 * (4096 * 2.0 * 64 * 128 * 16), 0);
+  ASSERT_EQ(e.kernels.size(), 3u);
+  EXPECT_EQ(e.kernels[0].executed, 0);
+  EXPECT_DOUBLE_EQ(*e.flop_share, 1.0) << "two kernels doing half the work each";
+}
+
+TEST(FlopShare, AnMmaOpcodeWithoutShapeMakesR2Unavailable) {
+  const ProfiledKernel k = kernel("odd", {{"HGMMA", 4}});
+  const auto e = judge_target(entry("wgmma.mma_async"), tma_task().targets[0], {k}, 1e9, 0);
+  EXPECT_TRUE(e.r1);
+  EXPECT_FALSE(e.r2.has_value());
+  EXPECT_FALSE(e.flop_share.has_value());
+}
+
+// ---- count floors ----
+
+TEST(CountFloor, HalfTheSharedMemoryFillsTheInputsNeed) {
+  const double bytes = input_bytes(tma_task(), mnk(4096, 4096, 4096));
+  EXPECT_DOUBLE_EQ(bytes, 2.0 * 4096 * 4096 * 2);
+  // 64 MiB / 227 KiB = 288.7 -> 289 fills; half of it, rounded up.
+  EXPECT_EQ(count_floor(entry("cp.async.bulk.tensor"), bytes), 145);
+  EXPECT_EQ(count_floor(entry("cp.async"), bytes), 65536);  // 512 bytes per warp instruction
+  EXPECT_EQ(count_floor(entry("setmaxnreg"), bytes), 1);    // no rule: R2 asks what R1 asks
+  EXPECT_EQ(count_floor(entry("cp.async.bulk.tensor"), 16), 1);
+}
+
+TEST(CountFloor, TmaRunOnceForShowFailsR2ButNotR1) {
+  const TargetSpec tma{"cp.async.bulk.tensor", EvidenceLevel::kR2, 0.9};
+  const ProfiledKernel k = kernel("gemm", {{"UTMALDG.2D", 3}, {"LDG.E.128", 1 << 20}});
+  const auto e = judge_target(entry("cp.async.bulk.tensor"), tma, {k}, 0, 64.0 * 1024 * 1024);
+  EXPECT_TRUE(e.r1);
+  EXPECT_EQ(e.r2, false);
+  EXPECT_DOUBLE_EQ(e.floor, 145);
+}
+
+TEST(CountFloor, GlueOpcodesAreNotEvidence) {
+  const TargetSpec tma{"cp.async.bulk.tensor", EvidenceLevel::kR2, 0.9};
+  const ProfiledKernel k = kernel("gemm", {{"ELECT", 4096}, {"UTMACMDFLUSH", 4096}});
+  const auto e = judge_target(entry("cp.async.bulk.tensor"), tma, {k}, 0, 1024);
+  EXPECT_FALSE(e.r1);
+  EXPECT_EQ(e.executed, 0);
+}
+
+// ---- split at markers ----
+
+std::vector<ProfiledKernel> profile(std::vector<ProfiledKernel> middle) {
+  std::vector<ProfiledKernel> out = {kernel("ptxb_evidence_control", {{"EXIT", 8}}),
+                                     kernel("ptxb_evidence_control", {{"EXIT", 8}})};
+  for (auto& k : middle) out.push_back(std::move(k));
+  return out;
+}
+
+TEST(SplitKernels, CutsCallsAtTheirMarkers) {
+  const auto split = split_kernels(
+      profile({kernel("a", {}), kernel("b", {}), kernel("ptxb_evidence_marker", {}, {77, 1, 1}),
+               kernel("c", {}), kernel("ptxb_evidence_marker", {}, {5, 1, 1})}),
+      {77, 5});
+  ASSERT_TRUE(split.problem.empty()) << split.problem;
+  ASSERT_EQ(split.calls.size(), 2u);
+  EXPECT_EQ(split.calls[0].size(), 2u);
+  EXPECT_EQ(split.calls[1][0].name, "c");
+}
+
+TEST(SplitKernels, ACallWithoutKernelsIsAnEmptyCall) {
+  const auto split = split_kernels(profile({kernel("ptxb_evidence_marker", {}, {9, 1, 1})}), {9});
+  ASSERT_TRUE(split.problem.empty());
+  EXPECT_TRUE(split.calls[0].empty());
+}
+
+TEST(SplitKernels, NamesEveryBrokenStructure) {
+  EXPECT_NE(split_kernels({kernel("x", {})}, {}).problem, "");
+  EXPECT_NE(split_kernels(profile({kernel("a", {})}), {3}).problem.find("missing"),
+            std::string::npos);
+  EXPECT_NE(split_kernels(profile({kernel("ptxb_evidence_marker", {}, {4, 1, 1})}), {3})
+                .problem.find("grid"),
+            std::string::npos)
+      << "a marker with another nonce (e.g. forged by the candidate)";
+  EXPECT_NE(split_kernels(
+                profile({kernel("ptxb_evidence_marker", {}, {3, 1, 1}), kernel("late", {})}), {3})
+                .problem.find("after the last"),
+            std::string::npos);
+}
+
+// ---- controls ----
+
+TEST(Controls, PassWhenPositiveExecutesEverythingAndNegativeNothing) {
+  const ProfiledKernel pos = kernel(
+      "ptxb_evidence_control",
+      {{"HGMMA.64x8x16.F32.BF16", 4}, {"UTMALDG.2D", 1}, {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}});
+  const ProfiledKernel neg = kernel("ptxb_evidence_control", {{"EXIT", 8}});
+  const auto ok = check_controls(tma_task(), catalog(), pos, neg, 2.0 * 64 * 8 * 16);
+  EXPECT_TRUE(ok.ok) << ok.problem;
+
+  EXPECT_FALSE(check_controls(tma_task(), catalog(), pos, neg, 2.0 * 64 * 16 * 16).ok)
+      << "FLOP accounting that disagrees with the control's known work";
+  EXPECT_FALSE(check_controls(tma_task(), catalog(), neg, neg, 16384).ok) << "nothing executed";
+  const auto bad = check_controls(tma_task(), catalog(), pos, pos, 16384);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.problem.find("negative"), std::string::npos);
+}
+
+// ---- the recorded expert run, end to end ----
+
+TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
+  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  const auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
+  const RuntimeJudgement j = judge_runtime(tma_task(), catalog(), kernels, messages);
+  ASSERT_TRUE(j.available) << j.unavailable_reason;
+  EXPECT_TRUE(j.call_failure.empty());
+  for (const TargetSpec& t : tma_task().targets) {
+    const TargetRuntime& r = j.targets.at(t.instruction);
+    EXPECT_EQ(r.r1, true) << t.instruction;
+    EXPECT_EQ(r.r2, true) << t.instruction;
+  }
+  EXPECT_GE(*j.targets.at("wgmma.mma_async").min_flop_share, 0.99);
+  EXPECT_EQ(j.record["calls"].size(), 4u);
+  for (const json& row : j.record["feedback"]) {
+    const std::string shape = row["shape"];
+    EXPECT_TRUE(shape.rfind("hidden shape #", 0) == 0 || shape.rfind("M=4096", 0) == 0 ||
+                shape.rfind("M=8192", 0) == 0)
+        << "a hidden shape's size leaked into the feedback: " << shape;
+  }
+}
+
+TEST(JudgeRuntime, VerdictTextShowsTheEvidenceTable) {
+  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  const auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
+  Verdict v;
+  v.record["evidence"] = judge_runtime(tma_task(), catalog(), kernels, messages).record;
+  v.record["evidence"]["mechanism"] = "Nsight Compute";
+  const std::string text = render_text(v);
+  EXPECT_NE(text.find("controls ok"), std::string::npos) << text;
+  EXPECT_NE(text.find("M=4096 N=4096 K=4096   gemm_bf16_tma_ws"), std::string::npos) << text;
+  EXPECT_NE(text.find("1048576"), std::string::npos) << text;
+  EXPECT_NE(text.find("hidden shape #2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("M=4000"), std::string::npos) << "hidden sizes stay out of the table";
+
+  v.record["evidence"] = {{"unavailable", "Nsight Compute (ncu) not found"}};
+  EXPECT_NE(render_text(v).find("runtime evidence: unavailable (Nsight"), std::string::npos);
+}
+
+TEST(JudgeRuntime, WrongOutputUnderTheProfilerIsACallFailure) {
+  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
+  for (json& m : messages)
+    if (m["type"] == "evidence_call" && m["hidden"] == true) m["correct"] = false;
+  const RuntimeJudgement j = judge_runtime(tma_task(), catalog(), kernels, messages);
+  EXPECT_NE(j.call_failure.find("hidden shape #"), std::string::npos) << j.call_failure;
+}
+
+TEST(JudgeRuntime, ANonceMismatchMakesTheRunUnavailable) {
+  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
+  for (json& m : messages)
+    if (m["type"] == "evidence_call") m["nonce"] = 1;
+  const RuntimeJudgement j = judge_runtime(tma_task(), catalog(), kernels, messages);
+  EXPECT_FALSE(j.available);
+  EXPECT_NE(j.unavailable_reason.find("marker"), std::string::npos);
+}
+
+// ---- the stage's own failures ----
+
+TEST(EvidenceStage, WithoutNcuItIsUnavailable) {
+  TempDir work("ptxb-evidence-test");
+  const EvidenceStage s = run_evidence_stage(tma_task(), catalog(), WorkerJob{}, "ptxbench-worker",
+                                             EvidenceOptions{}, work.path());
+  EXPECT_FALSE(s.judgement.available);
+  EXPECT_NE(s.judgement.unavailable_reason.find("ncu"), std::string::npos);
+  EXPECT_EQ(s.record["unavailable"], s.judgement.unavailable_reason);
+}
+
+TEST(EvidenceStage, AProfilerThatFailsMakesItUnavailableNotAVerdict) {
+  TempDir work("ptxb-evidence-test");
+  EvidenceOptions options;
+  options.ncu = "/bin/false";
+  const EvidenceStage s = run_evidence_stage(tma_task(), catalog(), WorkerJob{}, "ptxbench-worker",
+                                             options, work.path());
+  EXPECT_FALSE(s.judgement.available);
+  EXPECT_TRUE(s.candidate_fault.empty());
+  EXPECT_NE(s.judgement.unavailable_reason.find("ended early"), std::string::npos)
+      << s.judgement.unavailable_reason;
+}
+
+// ---- outcomes ----
+
+json static_rows(const TaskSpec& task) {
+  json rows = json::array();
+  for (const TargetSpec& t : task.targets)
+    rows.push_back({{"instruction", t.instruction}, {"S0", true}, {"S1", true}, {"met", false}});
+  return rows;
+}
+
+EvidenceStage stage_with(std::map<std::string, TargetRuntime> targets) {
+  EvidenceStage s;
+  s.judgement.available = true;
+  s.judgement.targets = std::move(targets);
+  return s;
+}
+
+TargetRuntime runtime(std::optional<bool> r1, std::optional<bool> r2) {
+  TargetRuntime t;
+  t.r1 = r1;
+  t.r2 = r2;
+  t.failure = "why";
+  return t;
+}
+
+TEST(RuntimeOutcome, EveryTargetAtR2Passes) {
+  json rows = static_rows(tma_task());
+  std::map<std::string, TargetRuntime> all;
+  for (const TargetSpec& t : tma_task().targets) all[t.instruction] = runtime(true, true);
+  EXPECT_EQ(apply_runtime(tma_task(), stage_with(all), rows).outcome, Outcome::kPassed);
+  for (const json& row : rows) EXPECT_EQ(row["met"], true);
+}
+
+TEST(RuntimeOutcome, NeverExecutedIsMissingAndBelowTheFloorIsLow) {
+  std::map<std::string, TargetRuntime> all;
+  for (const TargetSpec& t : tma_task().targets) all[t.instruction] = runtime(true, true);
+  all["cp.async.bulk.tensor"] = runtime(false, false);
+  json rows = static_rows(tma_task());
+  EXPECT_EQ(apply_runtime(tma_task(), stage_with(all), rows).outcome, Outcome::kInstructionMissing);
+  EXPECT_EQ(rows[1]["met"], false);
+  EXPECT_EQ(rows[1]["R1"], false);
+
+  all["cp.async.bulk.tensor"] = runtime(true, true);
+  all["wgmma.mma_async"] = runtime(true, false);
+  rows = static_rows(tma_task());
+  EXPECT_EQ(apply_runtime(tma_task(), stage_with(all), rows).outcome,
+            Outcome::kLowInstructionShare);
+}
+
+TEST(RuntimeOutcome, UnmeasuredLevelsAreUnavailableNeverPassed) {
+  std::map<std::string, TargetRuntime> all;
+  for (const TargetSpec& t : tma_task().targets) all[t.instruction] = runtime(true, std::nullopt);
+  json rows = static_rows(tma_task());
+  EXPECT_EQ(apply_runtime(tma_task(), stage_with(all), rows).outcome, Outcome::kUnavailable);
+  EXPECT_EQ(rows[0]["R2"], "unavailable");
+
+  EvidenceStage off;
+  off.judgement.unavailable_reason = "controls failed: the negative control executed wgmma";
+  rows = static_rows(tma_task());
+  const RuntimeOutcome o = apply_runtime(tma_task(), off, rows);
+  EXPECT_EQ(o.outcome, Outcome::kUnavailable);
+  EXPECT_NE(o.reason.find("controls failed"), std::string::npos);
+  for (const json& row : rows) EXPECT_EQ(row["met"], false);
+}
+
+TEST(RuntimeOutcome, FaultsAndWrongCallsComeFirst) {
+  json rows = static_rows(tma_task());
+  EvidenceStage s;
+  s.candidate_fault = "cudaErrorIllegalAddress";
+  EXPECT_EQ(apply_runtime(tma_task(), s, rows).outcome, Outcome::kCrashed);
+  s = EvidenceStage{};
+  s.timed_out = true;
+  EXPECT_EQ(apply_runtime(tma_task(), s, rows).outcome, Outcome::kTimeout);
+  s = EvidenceStage{};
+  s.judgement.call_failure =
+      "under the profiler, the call at hidden shape #2 produced a wrong output";
+  EXPECT_EQ(apply_runtime(tma_task(), s, rows).outcome, Outcome::kIncorrect);
+}
+
+}  // namespace
+}  // namespace ptxb
