@@ -244,8 +244,9 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   }
   if (targets.unavailable) {
     v.outcome = Outcome::kUnavailable;
-    v.reason = "S1 could not be measured (no SASS): " +
-               std::string(compiled.sass_available ? "" : "no disassembler");
+    v.reason =
+        "S1 could not be measured: no SASS listing (cuobjdump missing or failed; see "
+        "the compile log)";
     return v;
   }
   EvidenceStage stage;

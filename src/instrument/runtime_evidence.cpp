@@ -52,7 +52,7 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
   e.r1 = e.executed > 0;
   if (entry.flop_rule == FlopRule::kSassShapeMnk) {
     e.floor = target.min_flop_share;
-    e.floor_rule = "FLOP share of the problem's " + std::to_string(problem_flops) + " FLOPs";
+    e.floor_rule = "executed MMA FLOPs / the problem's FLOPs >= the task's min_flop_share";
     if (!shape_unreadable && problem_flops > 0) {
       e.flop_share = flops / problem_flops;
       e.r2 = *e.flop_share >= e.floor;
@@ -60,9 +60,9 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
   } else {
     e.floor = static_cast<double>(count_floor(entry, input_bytes));
     e.floor_rule = entry.bytes_per_instruction > 0
-                       ? "half of ceil(input bytes " + std::to_string(int64_t(input_bytes)) +
-                             " / " + std::to_string(entry.bytes_per_instruction) +
-                             " bytes per instruction)"
+                       ? "half of ceil(input bytes " +
+                             std::to_string(static_cast<int64_t>(input_bytes)) + " / " +
+                             std::to_string(entry.bytes_per_instruction) + " bytes per instruction)"
                        : "executed at least once (no count floor in the catalog)";
     e.r2 = static_cast<double>(e.executed) >= e.floor;
   }

@@ -36,11 +36,11 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   // Arch-specific code (sm_90a, sm_100a) runs only on that exact architecture.
   cudaDeviceProp prop{};
   PTXB_CHECK_CUDA(cudaGetDeviceProperties(&prop, job.device));
-  const std::string device_arch = "sm_" + std::to_string(prop.major * 10 + prop.minor) + "a";
-  if (device_arch != task.arch) {
+  const std::string device_sm = "sm_" + std::to_string(prop.major * 10 + prop.minor);
+  if (device_sm + "a" != task.arch) {
     out.send({{"type", "no_gpu"},
               {"message", "this task needs an " + task.arch + " GPU; device " +
-                              std::to_string(job.device) + " is " + device_arch.substr(0, 5)}});
+                              std::to_string(job.device) + " is " + device_sm}});
     return exit_code(WorkerExit::kNoGpu);
   }
   ptxb::Stream stream;
