@@ -42,7 +42,18 @@ int open_output(const std::filesystem::path& path) {
     ::dup2(result_fd, 3);  // dup2 clears FD_CLOEXEC on the new descriptor
   }
   if (spec.cwd && ::chdir(spec.cwd->c_str()) != 0) ::_exit(126);
+  if (spec.env) {
+    ::clearenv();
+    for (const auto& kv : *spec.env) ::putenv(const_cast<char*>(kv.c_str()));
+  }
   for (const auto& kv : spec.extra_env) ::putenv(const_cast<char*>(kv.c_str()));
+  if (spec.sandbox) {
+    try {
+      apply_sandbox(*spec.sandbox);
+    } catch (...) {
+      ::_exit(125);
+    }
+  }
   ::execvp(argv[0], argv);
   ::_exit(127);
 }
@@ -107,6 +118,13 @@ ProcessResult run_process(const ProcessSpec& spec) {
         ssize_t got = ::read(read_fd, buf, sizeof buf);
         if (got > 0) {
           result.result_bytes.append(buf, static_cast<size_t>(got));
+          if (result.result_bytes.size() > spec.max_result_bytes) {
+            result.result_overflow = true;
+            result.result_bytes.resize(spec.max_result_bytes);
+            ::kill(-pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            reaped = true;
+          }
         } else if (got == 0 || (got < 0 && errno != EINTR)) {
           ::close(read_fd);
           read_fd = -1;
@@ -124,7 +142,11 @@ ProcessResult run_process(const ProcessSpec& spec) {
     char buf[65536];
     ssize_t got;
     ::fcntl(read_fd, F_SETFL, O_NONBLOCK);
-    while ((got = ::read(read_fd, buf, sizeof buf)) > 0) result.result_bytes.append(buf, got);
+    while (!result.result_overflow && (got = ::read(read_fd, buf, sizeof buf)) > 0) {
+      result.result_bytes.append(buf, static_cast<size_t>(got));
+      result.result_overflow = result.result_bytes.size() > spec.max_result_bytes;
+    }
+    if (result.result_overflow) result.result_bytes.resize(spec.max_result_bytes);
     ::close(read_fd);
   }
   ::kill(-pid, SIGKILL);  // anything the child left behind in its group

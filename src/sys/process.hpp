@@ -8,12 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "sys/sandbox.hpp"
+
 namespace ptxb {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;               ///< argv[0] is the program (PATH is searched)
-  std::optional<std::filesystem::path> cwd;    ///< working directory of the child
-  std::vector<std::string> extra_env;          ///< "NAME=value" added to the inherited environment
+  std::vector<std::string> argv;             ///< argv[0] is the program (PATH is searched)
+  std::optional<std::filesystem::path> cwd;  ///< working directory of the child
+  std::vector<std::string> extra_env;        ///< "NAME=value" added to the inherited environment
+  /// When set, the child's whole environment (extra_env still added): a scrubbed environment.
+  std::optional<std::vector<std::string>> env;
+  /// Applied in the child before exec. NOTE: allocates between fork and exec, so only for
+  /// single-threaded callers (tests, tools); the worker sandboxes itself instead.
+  std::optional<SandboxPolicy> sandbox;
+  /// The result pipe is read up to this many bytes; beyond it the child is killed and
+  /// ProcessResult::result_overflow is set.
+  size_t max_result_bytes = 64u << 20;
   std::filesystem::path stdout_path;           ///< where the child's stdout goes (empty: /dev/null)
   std::filesystem::path stderr_path;           ///< where stderr goes (empty: same file as stdout)
   std::chrono::milliseconds deadline{60'000};  ///< wall-clock limit; the group is killed after it
@@ -26,7 +36,8 @@ struct ProcessResult {
   std::optional<int> term_signal;
   bool timed_out = false;
   double wall_seconds = 0;
-  std::string result_bytes;  ///< everything the child wrote to fd 3 (pass_result_pipe only)
+  std::string result_bytes;      ///< everything the child wrote to fd 3 (pass_result_pipe only)
+  bool result_overflow = false;  ///< it wrote more than max_result_bytes there and was killed
 
   bool ok() const { return !timed_out && exit_code == 0; }
   /// "exit 1", "signal 11 (Segmentation fault)", "timeout after 10.0 s".
