@@ -54,6 +54,9 @@ EvalConfig EvalConfig::from_environment() {
   c.timing_samples = env_int("PTXBENCH_TIMING_SAMPLES", 50, 1);
   c.keep_temp = env_int("PTXBENCH_KEEP_TEMP", 0, 0) != 0;
   c.device = env_int("PTXBENCH_DEVICE", 0, 0);
+  c.sandbox = env_int("PTXBENCH_SANDBOX", 1, 0) != 0;
+  c.sandbox_uid = static_cast<uint32_t>(env_int("PTXBENCH_SANDBOX_UID", 61000 + c.device, 1));
+  c.call_deadline_s = env_int("PTXBENCH_CALL_DEADLINE_S", 20, 1);
   c.evidence.ncu = default_ncu();
   c.evidence.deadline = std::chrono::seconds(env_int("PTXBENCH_EVIDENCE_DEADLINE_S", 300, 1));
   return c;
@@ -73,6 +76,9 @@ nlohmann::json EvalConfig::to_json() const {
           {"self_baseline", self_baseline},
           {"device", device},
           {"run_evidence", run_evidence},
+          {"sandbox", sandbox},
+          {"sandbox_uid", sandbox_uid},
+          {"call_deadline_s", call_deadline_s},
           {"ncu", evidence.ncu.string()},
           {"evidence_deadline_s", evidence.deadline.count()}};
 }

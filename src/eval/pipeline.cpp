@@ -5,6 +5,8 @@
 #include "compile/compile_cache.hpp"
 #include "core/error.hpp"
 #include "eval/runtime_outcome.hpp"
+#include "eval/worker_fold.hpp"
+#include "eval/worker_launch.hpp"
 #include "instrument/ncu_evidence.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
@@ -50,94 +52,6 @@ json compile_json(const CompileResult& c) {
           {"quality_flags", flags_json(c.quality_flags)},
           {"needed_libraries", c.needed_libraries},
           {"forbidden_imports", c.forbidden_imports}};
-}
-
-json timing_summary(const json& m) {
-  if (m.contains("error")) return m;
-  const double flops = m["flops"].get<double>();
-  const double cand_us = m["candidate"]["median"].get<double>();
-  const double base_us = m["baseline"]["median"].get<double>();
-  json s = m;
-  s["candidate_tflops"] = flops / (cand_us * 1e-6) / 1e12;
-  s["baseline_tflops"] = flops / (base_us * 1e-6) / 1e12;
-  s["fraction_of_library"] = base_us / cand_us;
-  return s;
-}
-
-struct WorkerOutcome {
-  Outcome outcome = Outcome::kPassed;
-  std::string reason;
-};
-
-// Folds the worker's messages and its end into an outcome; fills the record.
-WorkerOutcome fold_worker(const ProcessResult& proc, json& record) {
-  bool truncated = false;
-  const auto messages = parse_worker_messages(proc.result_bytes, &truncated);
-  json cases = json::array(), timing = json::array();
-  bool done = false, hello = false;
-  WorkerOutcome out;
-  json first_failure;  // the first failing case message, null while none
-  for (const json& m : messages) {
-    const std::string type = m["type"];
-    if (type == "hello") {
-      hello = m.value("protocol", 0) == kWorkerProtocolVersion;
-    } else if (type == "environment") {
-      record["environment"] = m["device"];
-    } else if (type == "case") {
-      if (!m["passed"].get<bool>() && first_failure.is_null()) first_failure = m;
-      cases.push_back(m);
-    } else if (type == "timing") {
-      timing.push_back(timing_summary(m));
-    } else if (type == "done") {
-      done = true;
-    } else if (type == "no_gpu") {
-      out = {Outcome::kUnavailable,
-             "no suitable GPU: static stage only (" + m.value("message", "") + ")"};
-    } else if (type == "load_error") {
-      out = {Outcome::kLoadError, m.value("message", "")};
-    } else if (type == "candidate_fault") {
-      out = {Outcome::kCrashed, "CUDA fault after candidate code: " + m.value("message", "")};
-    } else if (type == "harness_error") {
-      throw ApiError("ptxbench-worker failed: " + m.value("message", ""));
-    }
-  }
-  record["correctness"] = {{"cases", cases}};
-  record["timing"] = timing;
-  record["worker"]["end"] = proc.describe();
-  record["worker"]["messages"] = messages.size();
-  record["worker"]["truncated_output"] = truncated;
-
-  if (out.outcome != Outcome::kPassed) return out;
-  if (proc.timed_out) return {Outcome::kTimeout, "worker " + proc.describe()};
-  if (!hello) throw ApiError("ptxbench-worker did not start: " + proc.describe());
-  if (!done)
-    return {Outcome::kCrashed, "worker ended before finishing (" + proc.describe() + ") after " +
-                                   std::to_string(cases.size()) + " correctness cases"};
-  int passed = 0;
-  for (const json& c : cases) passed += c["passed"].get<bool>() ? 1 : 0;
-  record["correctness"]["passed"] = passed;
-  record["correctness"]["total"] = cases.size();
-  if (!first_failure.is_null()) {
-    const json& f = first_failure;
-    std::string why = "at " + f["shape"].dump() + (f.value("hidden", false) ? " (hidden)" : "");
-    if (f.contains("seed")) why += " seed " + f["seed"].dump() + " " + f.value("distribution", "");
-    if (f.value("run_status", 0) != 0) why += ": ptxb_run returned " + f["run_status"].dump();
-    if (f.value("modified_input_bytes", 0) != 0)
-      why += ": inputs modified (" + f["modified_input_bytes"].dump() + " bytes)";
-    for (const json& o : f.value("outputs", json::array()))
-      if (!o["passed"].get<bool>()) {
-        why += ": " + o["name"].get<std::string>() + " " +
-               std::to_string(o["mismatches"].get<int64_t>()) + " mismatches";
-        if (o.contains("first_mismatch"))
-          why += ", first at row " + o["first_mismatch"]["row"].dump() + " col " +
-                 o["first_mismatch"]["col"].dump() + " got " + o["first_mismatch"]["got"].dump() +
-                 " want " + o["first_mismatch"]["want"].dump();
-        break;
-      }
-    if (f.contains("reason")) why += ": " + f["reason"].get<std::string>();
-    return {Outcome::kIncorrect, why};
-  }
-  return out;
 }
 
 // Static evidence per target (S0, S1) and whether each meets its required static level; the
@@ -204,31 +118,25 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
 
   TempDir work("ptxbench-worker");
   if (config.keep_temp) work.keep();
-  WorkerJob job;
-  job.task_toml = task.dir / "task.toml";
-  job.catalog_dir = config.catalog_dir();
-  job.shared_object = compiled.shared_object;
-  job.run_timing = config.run_timing;
-  job.baseline = config.self_baseline ? "self" : "library";
-  job.timing_warmup = config.timing_warmup;
-  job.timing_samples = config.timing_samples;
-  job.device = config.device;
+  const WorkerJob job = prepare_worker_job(task, config, compiled, work.path());
   write_file_atomic(work.path() / "job.json", to_json(job).dump(2));
 
   ProcessSpec spec;
   spec.argv = {config.worker.string(), (work.path() / "job.json").string()};
   spec.cwd = work.path();
+  spec.env = scrubbed_environment(work.path());
   spec.stdout_path = work.path() / "stdout.txt";
   spec.stderr_path = work.path() / "stderr.txt";
   spec.deadline = config.worker_deadline;
   spec.pass_result_pipe = true;
   const auto t0 = Clock::now();
   const ProcessResult proc = run_process(spec);
+  clean_up_after_worker(config);
   r["stage_seconds"]["worker"] = seconds_since(t0);
   r["worker"]["stdout_tail"] = tail(read_text_file(spec.stdout_path, 1 << 20), 4096);
   r["worker"]["stderr_tail"] = tail(read_text_file(spec.stderr_path, 1 << 20), 4096);
 
-  const WorkerOutcome w = fold_worker(proc, r);
+  const WorkerOutcome w = fold_worker(proc, job.message_key, r);
   v.outcome = w.outcome;
   v.reason = w.reason;
   if (v.outcome != Outcome::kPassed) return v;
@@ -251,7 +159,11 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   }
   EvidenceStage stage;
   if (config.run_evidence) {
-    stage = run_evidence_stage(task, catalog, job, config.worker, config.evidence, work.path());
+    WorkerJob evidence_job = job;
+    evidence_job.sandbox = worker_sandbox(config, work.path(), /*under_profiler=*/true);
+    stage = run_evidence_stage(task, catalog, evidence_job, config.worker, config.evidence,
+                               work.path(), scrubbed_environment(work.path()));
+    clean_up_after_worker(config);
     r["stage_seconds"]["evidence"] = stage.seconds;
   } else {
     stage.judgement.unavailable_reason = "the evidence stage was switched off (--no-evidence)";

@@ -6,6 +6,7 @@ using nlohmann::json;
 
 RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage, json& rows) {
   const RuntimeJudgement& j = stage.judgement;
+  if (!stage.cheat.empty()) return {Outcome::kRejectedCheat, "under the profiler: " + stage.cheat};
   if (!stage.candidate_fault.empty())
     return {Outcome::kCrashed, "CUDA fault under the profiler: " + stage.candidate_fault};
   if (stage.timed_out) return {Outcome::kTimeout, "the evidence run passed its deadline"};

@@ -43,7 +43,8 @@ fs::path default_ncu() {
 
 EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, WorkerJob job,
                                  const fs::path& worker, const EvidenceOptions& options,
-                                 const fs::path& work_dir) {
+                                 const fs::path& work_dir,
+                                 std::optional<std::vector<std::string>> env) {
   EvidenceStage out;
   json& rec = out.record;
   rec["mechanism"] = "Nsight Compute: " + std::string(kOpcodeMetric) + " per kernel";
@@ -83,6 +84,7 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
                worker.string(),
                (work_dir / "evidence-job.json").string()};
   spec.cwd = work_dir;
+  spec.env = std::move(env);
   spec.stdout_path = work_dir / "evidence-stdout.txt";
   spec.stderr_path = work_dir / "evidence-stderr.txt";
   spec.deadline = options.deadline;
@@ -98,8 +100,12 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
   }
 
   bool truncated = false;
-  const auto messages =
-      parse_worker_messages(read_text_file(job.result_file, 64 << 20), &truncated);
+  auto messages = parse_worker_messages(read_text_file(job.result_file, 64 << 20), &truncated);
+  if (const auto forged = first_forged_message(messages, job.message_key)) {
+    out.cheat = "line " + std::to_string(*forged + 1) +
+                " of the evidence run's messages was not written by the worker (forged)";
+    return out;
+  }
   std::vector<json> evidence_messages;
   bool done = false;
   for (const json& m : messages) {
@@ -107,10 +113,14 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     if (type == "harness_error")
       throw ApiError("ptxbench-worker failed in the evidence run: " + m.value("message", ""));
     if (type == "candidate_fault") out.candidate_fault = m.value("message", "");
+    if (type == "candidate_violation" && out.cheat.empty())
+      out.cheat = m.value("finding", "") + " (during " + m.value("during", "") + ")";
+    if (type == "candidate_timeout") out.timed_out = true;
+    if (type == "sandbox") rec["sandbox"] = m["report"];
     if (type == "evidence_control" || type == "evidence_call") evidence_messages.push_back(m);
     if (type == "done") done = true;
   }
-  if (!out.candidate_fault.empty()) return out;
+  if (!out.cheat.empty() || !out.candidate_fault.empty() || out.timed_out) return out;
   if (!done) {
     out.judgement.unavailable_reason = "the evidence run ended early (" + proc.describe() +
                                        "); ncu log: " + read_text_file(log, 2048) +

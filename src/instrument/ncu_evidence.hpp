@@ -6,7 +6,9 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "instrument/evidence_judge.hpp"
 #include "worker/protocol.hpp"
@@ -26,17 +28,20 @@ struct EvidenceStage {
   RuntimeJudgement judgement;  ///< judgement.available false: see its unavailable_reason
   /// Set when the candidate faulted under the profiler (CUDA error after its code): "crashed".
   std::string candidate_fault;
+  /// Set when the run showed cheating: a forged message, an ABI violation: "rejected_cheat".
+  std::string cheat;
   bool timed_out = false;  ///< the stage passed its deadline: "timeout"
   double seconds = 0;
   nlohmann::json record;  ///< judgement.record plus how the stage ran (command, ncu version, end)
 };
 
 /// Runs `job` (a correctness/timing job for the same candidate; its evidence fields are set here)
-/// under ncu in `work_dir` and judges the result. Never throws for candidate behaviour; throws
-/// ApiError when the worker reports a harness error.
+/// under ncu in `work_dir`, with environment `env` (nullopt: inherited), and judges the result.
+/// Never throws for candidate behaviour; throws ApiError when the worker reports a harness error.
 EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, WorkerJob job,
                                  const std::filesystem::path& worker,
                                  const EvidenceOptions& options,
-                                 const std::filesystem::path& work_dir);
+                                 const std::filesystem::path& work_dir,
+                                 std::optional<std::vector<std::string>> env = std::nullopt);
 
 }  // namespace ptxb

@@ -53,6 +53,7 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
 
   std::vector<Event> starts(calls.size()), ends(calls.size());
   for (int s = 0; s < options.samples; ++s) {
+    if (options.before_sample) options.before_sample(s);
     for (size_t j = 0; j < calls.size(); ++j) {
       const size_t i = (s % 2 == 0) ? j : calls.size() - 1 - j;  // alternate the order
       if (options.flush_l2) flusher.flush(stream);

@@ -20,6 +20,9 @@ struct TimingOptions {
   int warmup = 10;   ///< untimed calls of each implementation before sampling
   int samples = 50;  ///< timed calls of each implementation
   bool flush_l2 = true;
+  /// Enqueued before each sample round (sample = 0..samples-1) on the stream, outside the
+  /// timed events: e.g. fresh input values. Not called for warm-up rounds.
+  std::function<void(int sample)> before_sample;
 };
 
 struct TimingSamples {

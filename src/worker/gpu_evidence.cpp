@@ -57,8 +57,9 @@ void run_controls(const ResultChannel& out, cudaStream_t stream) {
 
 }  // namespace
 
-void run_evidence(const TaskSpec& task, Implementation& candidate, const ResultChannel& out,
-                  cudaStream_t stream) {
+void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext& ctx) {
+  const ResultChannel& out = ctx.out;
+  const cudaStream_t stream = ctx.stream;
   run_controls(out, stream);
   std::vector<const ShapeCase*> shapes;
   for (const ShapeCase& sc : task.shapes)
@@ -69,7 +70,7 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, const ResultC
     const ShapeCase& sc = *shapes[i];
     DeviceProblem problem(task, sc.shape);
     problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
-    Planned planned = plan_for(candidate, problem, stream);
+    Planned planned = plan_candidate(candidate, problem, ctx, sc.shape);
     json msg = {{"type", "evidence_call"},
                 {"shape", shape_json(sc.shape)},
                 {"hidden", sc.hidden},
@@ -83,6 +84,9 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, const ResultC
     PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
     int status = 0;
     cudaError_t marker = cudaSuccess;
+    const std::string what = "ptxb_run under the profiler at " + sc.shape.to_string();
+    // Profiling replays each kernel several times: a longer deadline than a plain call's.
+    CandidateScope scope(ctx, what, std::max(std::chrono::seconds(60), 3 * ctx.call_deadline));
     const cudaError_t err = profiled([&] {
       status =
           candidate.run(problem.args(planned.workspace.data(), planned.workspace.bytes(), stream));
@@ -90,12 +94,12 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, const ResultC
       marker = launch_evidence_marker(nonces[i], stream);
     });
     if (err != cudaSuccess)
-      throw CandidateFault("ptxb_run under the profiler at " + sc.shape.to_string() + ": " +
-                           cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
-    check_after_candidate(stream, "ptxb_run under the profiler at " + sc.shape.to_string());
+      throw CandidateFault(what + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+    scope.close();
     PTXB_CHECK_CUDA(marker);
     msg["run_status"] = status;
-    bool correct = status == 0 && problem.modified_input_bytes(stream) == 0;
+    bool correct = status == 0 && problem.modified_input_bytes(stream) == 0 &&
+                   problem.modified_guard_bytes(stream) == 0;
     if (status == 0) {
       problem.compute_reference(stream);
       for (size_t o = 0; o < problem.num_outputs(); ++o)

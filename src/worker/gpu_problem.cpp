@@ -31,21 +31,37 @@ size_t bytes_of(const ptxb_tensor_desc& d) {
   return static_cast<size_t>(elements(d) * size_bytes(static_cast<DType>(d.dtype)));
 }
 
+constexpr int kGuardByte = 0xA5;
+
+char* inner(const DeviceBuffer& guarded) {
+  return static_cast<char*>(guarded.data()) + DeviceProblem::kGuardBytes;
+}
+
+DeviceBuffer guarded_buffer(size_t bytes) {
+  DeviceBuffer b(bytes + 2 * DeviceProblem::kGuardBytes);
+  PTXB_CHECK_CUDA(cudaMemset(b.data(), kGuardByte, b.bytes()));
+  return b;
+}
+
 }  // namespace
 
 DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
     : task_(task), shape_(shape) {
+  guard_pattern_ = DeviceBuffer(kGuardBytes);
+  PTXB_CHECK_CUDA(cudaMemset(guard_pattern_.data(), kGuardByte, kGuardBytes));
   for (const TensorSpec* t : task.inputs()) {
     in_desc_.push_back(describe(*t, shape));
-    inputs_.emplace_back(bytes_of(in_desc_.back()));
-    pristine_.emplace_back(bytes_of(in_desc_.back()));
-    in_ptrs_.push_back(inputs_.back().data());
+    in_bytes_.push_back(bytes_of(in_desc_.back()));
+    guarded_inputs_.push_back(guarded_buffer(in_bytes_.back()));
+    pristine_.emplace_back(in_bytes_.back());
+    in_ptrs_.push_back(inner(guarded_inputs_.back()));
   }
   for (const TensorSpec* t : task.outputs()) {
     out_desc_.push_back(describe(*t, shape));
-    outputs_.emplace_back(bytes_of(out_desc_.back()));
+    out_bytes_.push_back(bytes_of(out_desc_.back()));
+    guarded_outputs_.push_back(guarded_buffer(out_bytes_.back()));
     references_.emplace_back(static_cast<size_t>(elements(out_desc_.back())) * sizeof(float));
-    out_ptrs_.push_back(outputs_.back().data());
+    out_ptrs_.push_back(inner(guarded_outputs_.back()));
     output_names_.push_back(t->name);
   }
   problem_.abi_version = PTXB_ABI_VERSION;
@@ -55,6 +71,9 @@ DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
   problem_.inputs = in_desc_.data();
   problem_.outputs = out_desc_.data();
   problem_.scalars = nullptr;
+  // NOTE: the guard memsets ran on the legacy stream, which the worker's non-blocking streams
+  // do not wait for.
+  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
 ptxb_args DeviceProblem::args(void* workspace, uint64_t workspace_bytes,
@@ -73,31 +92,43 @@ void DeviceProblem::generate_inputs(const DistributionSpec& dist, uint64_t seed,
                                     cudaStream_t stream) {
   const ValueKind kind =
       dist.kind == DistributionSpec::Kind::kNormal ? ValueKind::kNormal : ValueKind::kUniformInt;
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    fill_random(inputs_[i].data(), static_cast<DType>(in_desc_[i].dtype), elements(in_desc_[i]),
-                kind, dist.scale, seed, i, stream);
-    PTXB_CHECK_CUDA(cudaMemcpyAsync(pristine_[i].data(), inputs_[i].data(), inputs_[i].bytes(),
+  for (size_t i = 0; i < in_ptrs_.size(); ++i) {
+    fill_random(inner(guarded_inputs_[i]), static_cast<DType>(in_desc_[i].dtype),
+                elements(in_desc_[i]), kind, dist.scale, seed, i, stream);
+    PTXB_CHECK_CUDA(cudaMemcpyAsync(pristine_[i].data(), inner(guarded_inputs_[i]), in_bytes_[i],
                                     cudaMemcpyDeviceToDevice, stream));
   }
 }
 
 void DeviceProblem::poison_outputs(cudaStream_t stream) {
-  for (size_t i = 0; i < outputs_.size(); ++i)
-    poison(outputs_[i].data(), static_cast<DType>(out_desc_[i].dtype), elements(out_desc_[i]),
-           stream);
+  for (size_t i = 0; i < out_ptrs_.size(); ++i)
+    poison(out_ptrs_[i], static_cast<DType>(out_desc_[i].dtype), elements(out_desc_[i]), stream);
 }
 
 int64_t DeviceProblem::modified_input_bytes(cudaStream_t stream) const {
   int64_t total = 0;
-  for (size_t i = 0; i < inputs_.size(); ++i)
-    total += count_differing_bytes(inputs_[i].data(), pristine_[i].data(),
-                                   static_cast<int64_t>(inputs_[i].bytes()), stream);
+  for (size_t i = 0; i < in_ptrs_.size(); ++i)
+    total += count_differing_bytes(inner(guarded_inputs_[i]), pristine_[i].data(),
+                                   static_cast<int64_t>(in_bytes_[i]), stream);
+  return total;
+}
+
+int64_t DeviceProblem::modified_guard_bytes(cudaStream_t stream) const {
+  int64_t total = 0;
+  auto check = [&](const DeviceBuffer& guarded, size_t bytes) {
+    const char* base = static_cast<const char*>(guarded.data());
+    for (const char* guard : {base, base + kGuardBytes + bytes})
+      total += count_differing_bytes(guard, guard_pattern_.data(),
+                                     static_cast<int64_t>(kGuardBytes), stream);
+  };
+  for (size_t i = 0; i < guarded_inputs_.size(); ++i) check(guarded_inputs_[i], in_bytes_[i]);
+  for (size_t i = 0; i < guarded_outputs_.size(); ++i) check(guarded_outputs_[i], out_bytes_[i]);
   return total;
 }
 
 void DeviceProblem::compute_reference(cudaStream_t stream) {
   if (task_.correctness.reference == "gemm_fp32") {
-    PTXB_ASSERT(inputs_.size() == 2 && outputs_.size() == 1, "gemm_fp32 needs A, B -> C");
+    PTXB_ASSERT(pristine_.size() == 2 && references_.size() == 1, "gemm_fp32 needs A, B -> C");
     reference_gemm_bf16(pristine_[0].data(), pristine_[1].data(), references_[0].as<float>(),
                         shape_.at("M"), shape_.at("N"), shape_.at("K"), stream);
     return;
@@ -109,7 +140,7 @@ CompareStats DeviceProblem::compare_output(size_t index, const CompareTolerance&
                                            cudaStream_t stream) const {
   const ptxb_tensor_desc& d = out_desc_[index];
   const int64_t cols = d.rank > 0 ? d.shape[d.rank - 1] : 1;
-  return compare_with_reference(outputs_[index].data(), static_cast<DType>(d.dtype),
+  return compare_with_reference(out_ptrs_[index], static_cast<DType>(d.dtype),
                                 references_[index].as<float>(), elements(d), cols, tol, stream);
 }
 

@@ -30,18 +30,27 @@ class DeviceProblem {
   void poison_outputs(cudaStream_t stream);
   /// Bytes by which the inputs differ from their pristine copies (0: unchanged).
   int64_t modified_input_bytes(cudaStream_t stream) const;
+  /// Bytes changed in the guard regions before and after every input and output buffer (0: no
+  /// write outside the buffers the candidate was given, within kGuardBytes of them).
+  int64_t modified_guard_bytes(cudaStream_t stream) const;
+  static constexpr size_t kGuardBytes = 4096;  ///< per side; keeps 256-byte alignment
   /// Computes the fp32 reference of every output into internal buffers.
   void compute_reference(cudaStream_t stream);
   /// Compares output `index` with its reference.
   CompareStats compare_output(size_t index, const CompareTolerance& tol, cudaStream_t stream) const;
-  size_t num_outputs() const { return outputs_.size(); }
+  size_t num_outputs() const { return out_ptrs_.size(); }
   const std::string& output_name(size_t index) const { return output_names_[index]; }
 
  private:
   const TaskSpec& task_;
   Shape shape_;
   std::vector<ptxb_tensor_desc> in_desc_, out_desc_;
-  std::vector<DeviceBuffer> inputs_, pristine_, outputs_, references_;
+  /// Each input and output lives at kGuardBytes into its allocation, between two guard regions
+  /// filled with kGuardByte.
+  std::vector<DeviceBuffer> guarded_inputs_, guarded_outputs_;
+  std::vector<DeviceBuffer> pristine_, references_;
+  DeviceBuffer guard_pattern_;  ///< kGuardBytes of kGuardByte
+  std::vector<size_t> in_bytes_, out_bytes_;
   std::vector<std::string> output_names_;
   std::vector<const void*> in_ptrs_;
   std::vector<void*> out_ptrs_;

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "worker/gpu_stages.hpp"
+#include "worker/result_channel.hpp"
 
 namespace ptxb {
 
@@ -54,6 +54,20 @@ Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stre
   uint64_t bytes = 0;
   out.status = impl.plan(p.problem(), &bytes);
   check_after_candidate(stream, impl.name() + " ptxb_plan");
+  if (out.status == 0 && bytes > PTXB_MAX_WORKSPACE_BYTES) out.status = -1;
+  if (out.status == 0) out.workspace = DeviceBuffer(bytes);
+  return out;
+}
+
+Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageContext& ctx,
+                       const Shape& shape) {
+  Planned out;
+  uint64_t bytes = 0;
+  {
+    CandidateScope scope(ctx, "ptxb_plan at " + shape.to_string());
+    out.status = candidate.plan(p.problem(), &bytes);
+    scope.close();
+  }
   if (out.status == 0 && bytes > PTXB_MAX_WORKSPACE_BYTES) out.status = -1;
   if (out.status == 0) out.workspace = DeviceBuffer(bytes);
   return out;

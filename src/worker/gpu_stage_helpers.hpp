@@ -10,6 +10,7 @@
 #include "cuda/device.hpp"
 #include "tasks/spec.hpp"
 #include "verify/compare_stats.hpp"
+#include "worker/gpu_candidate_scope.hpp"
 #include "worker/gpu_problem.hpp"
 #include "worker/implementation.hpp"
 
@@ -32,5 +33,8 @@ struct Planned {
   DeviceBuffer workspace;
 };
 Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream);
+/// plan_for for candidate code: under a CandidateScope (watchdog, monitor, violations).
+Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageContext& ctx,
+                       const Shape& shape);
 
 }  // namespace ptxb

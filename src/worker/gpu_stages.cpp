@@ -25,34 +25,23 @@ json median_json(const MedianCI& m) {
 
 }  // namespace
 
-void ResultChannel::send(const json& message) const {
-  const std::string line = message.dump() + "\n";
-  size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw_api("POSIX", "write(result fd)", errno, "", "", __FILE__, __LINE__);
-    done += static_cast<size_t>(n);
-  }
-}
-
-bool run_correctness(const TaskSpec& task, Implementation& candidate, const ResultChannel& out,
-                     cudaStream_t stream) {
+bool run_correctness(const TaskSpec& task, Implementation& candidate, StageContext& ctx) {
+  const cudaStream_t stream = ctx.stream;
   bool all_passed = true;
   for (size_t si = 0; si < task.shapes.size(); ++si) {
     const ShapeCase& sc = task.shapes[si];
     DeviceProblem problem(task, sc.shape);
-    Planned planned = plan_for(candidate, problem, stream);
+    Planned planned = plan_candidate(candidate, problem, ctx, sc.shape);
     if (planned.status != 0) {
-      out.send({{"type", "case"},
-                {"shape_index", si},
-                {"shape", shape_json(sc.shape)},
-                {"hidden", sc.hidden},
-                {"passed", false},
-                {"plan_status", planned.status},
-                {"reason", planned.status == -1 ? "ptxb_plan asked for more workspace than "
-                                                  "PTXB_MAX_WORKSPACE_BYTES"
-                                                : "ptxb_plan returned non-zero"}});
+      ctx.out.send({{"type", "case"},
+                    {"shape_index", si},
+                    {"shape", shape_json(sc.shape)},
+                    {"hidden", sc.hidden},
+                    {"passed", false},
+                    {"plan_status", planned.status},
+                    {"reason", planned.status == -1 ? "ptxb_plan asked for more workspace than "
+                                                      "PTXB_MAX_WORKSPACE_BYTES"
+                                                    : "ptxb_plan returned non-zero"}});
       all_passed = false;
       continue;
     }
@@ -60,16 +49,23 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, const Resu
       for (const DistributionSpec& dist : task.correctness.distributions) {
         problem.generate_inputs(dist, seed, stream);
         problem.poison_outputs(stream);
-        const int status = candidate.run(
-            problem.args(planned.workspace.data(), planned.workspace.bytes(), stream));
-        check_after_candidate(stream, "ptxb_run at " + sc.shape.to_string());
+        PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
+        int status = 0;
+        {
+          CandidateScope scope(ctx, "ptxb_run at " + sc.shape.to_string());
+          status = candidate.run(
+              problem.args(planned.workspace.data(), planned.workspace.bytes(), stream));
+          scope.close();
+        }
         json msg = {{"type", "case"},      {"shape_index", si}, {"shape", shape_json(sc.shape)},
                     {"hidden", sc.hidden}, {"seed", seed},      {"distribution", dist.name},
                     {"run_status", status}};
         bool passed = status == 0;
         const int64_t modified = problem.modified_input_bytes(stream);
+        const int64_t guards = problem.modified_guard_bytes(stream);
         msg["modified_input_bytes"] = modified;
-        if (modified != 0) passed = false;
+        msg["modified_guard_bytes"] = guards;
+        if (modified != 0 || guards != 0) passed = false;
         if (status == 0) {
           problem.compute_reference(stream);
           json outputs = json::array();
@@ -85,7 +81,7 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, const Resu
         }
         msg["passed"] = passed;
         all_passed = all_passed && passed;
-        out.send(msg);
+        ctx.out.send(msg);
       }
     }
   }
@@ -93,44 +89,65 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, const Resu
 }
 
 void run_timing(const TaskSpec& task, Implementation& candidate, Implementation& baseline,
-                const WorkerJob& job, const ResultChannel& out, cudaStream_t stream) {
-  const int device = job.device;
+                const WorkerJob& job, StageContext& ctx) {
+  const cudaStream_t stream = ctx.stream;
+  const DistributionSpec& dist = task.correctness.distributions.front();
   for (size_t si = 0; si < task.shapes.size(); ++si) {
     const ShapeCase& sc = task.shapes[si];
     if (!sc.timed) continue;
-    DeviceProblem problem(task, sc.shape);
-    problem.generate_inputs(task.correctness.distributions.front(), task.correctness.seeds.front(),
-                            stream);
-    Planned cand_plan = plan_for(candidate, problem, stream);
-    Planned base_plan = plan_for(baseline, problem, stream);
+    // Separate buffers, the same values: the candidate's output survives the baseline's call.
+    DeviceProblem cand_problem(task, sc.shape), base_problem(task, sc.shape);
+    cand_problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
+    base_problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
+    Planned cand_plan = plan_candidate(candidate, cand_problem, ctx, sc.shape);
+    Planned base_plan = plan_for(baseline, base_problem, stream);
     if (cand_plan.status != 0 || base_plan.status != 0) {
-      out.send({{"type", "timing"},
-                {"shape_index", si},
-                {"shape", shape_json(sc.shape)},
-                {"error", "plan failed"},
-                {"candidate_plan_status", cand_plan.status},
-                {"baseline_plan_status", base_plan.status}});
+      ctx.out.send({{"type", "timing"},
+                    {"shape_index", si},
+                    {"shape", shape_json(sc.shape)},
+                    {"error", "plan failed"},
+                    {"candidate_plan_status", cand_plan.status},
+                    {"baseline_plan_status", base_plan.status}});
       continue;
     }
     const ptxb_args cand_args =
-        problem.args(cand_plan.workspace.data(), cand_plan.workspace.bytes(), stream);
+        cand_problem.args(cand_plan.workspace.data(), cand_plan.workspace.bytes(), stream);
     const ptxb_args base_args =
-        problem.args(base_plan.workspace.data(), base_plan.workspace.bytes(), stream);
-    std::vector<TimedCall> calls = {
-        {"candidate", [&](cudaStream_t) { return candidate.run(cand_args); }},
-        {"baseline", [&](cudaStream_t) { return baseline.run(base_args); }}};
+        base_problem.args(base_plan.workspace.data(), base_plan.workspace.bytes(), stream);
     TimingOptions options;
     options.warmup = job.timing_warmup;
     options.samples = job.timing_samples;
+    // Fresh input values before every sample round (outside the timed events): a cached or
+    // replayed output cannot be right, and no call finds its inputs already seen.
+    options.before_sample = [&](int sample) {
+      const uint64_t seed = 0x7157'0000ull + static_cast<uint64_t>(sample);
+      cand_problem.generate_inputs(dist, seed, stream);
+      base_problem.generate_inputs(dist, seed, stream);
+      cand_problem.poison_outputs(stream);
+    };
+    // The watchdog covers the whole timing of the shape; the monitor only the candidate's calls.
+    const auto limit = std::max(std::chrono::seconds(60), 3 * ctx.call_deadline);
+    CandidateScope scope(ctx, "timing at " + sc.shape.to_string(), limit);
+    scope.disarm();
+    std::vector<TimedCall> calls = {
+        {"candidate",
+         [&](cudaStream_t) {
+           scope.arm();
+           const int status = candidate.run(cand_args);
+           scope.disarm();
+           return status;
+         }},
+        {"baseline", [&](cudaStream_t) { return baseline.run(base_args); }}};
 
-    const json clocks_before = clock_snapshot(device);
+    const json clocks_before = clock_snapshot(job.device);
     TimingSamples samples;
     try {
       samples = time_interleaved(calls, options, stream);
     } catch (const ApiError& e) {
       throw CandidateFault(std::string("during timing: ") + e.what());
     }
-    const json clocks_after = clock_snapshot(device);
+    const json clocks_after = clock_snapshot(job.device);
+    scope.close();
 
     json msg = {{"type", "timing"},
                 {"shape_index", si},
@@ -142,16 +159,23 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
                 {"samples", options.samples}};
     if (samples.failed_status != 0) {
       msg["error"] = samples.failed_name + " returned " + std::to_string(samples.failed_status);
-      out.send(msg);
+      ctx.out.send(msg);
       continue;
     }
+    // The last sample round's candidate output, on that round's fresh inputs.
+    cand_problem.compute_reference(stream);
+    const CompareStats check = cand_problem.compare_output(0, tolerance_of(dist), stream);
+    msg["verified"] = check.passed(tolerance_of(dist)) &&
+                      cand_problem.modified_input_bytes(stream) == 0 &&
+                      cand_problem.modified_guard_bytes(stream) == 0;
+    msg["verification"] = stats_json(check);
     msg["candidate_us"] = samples.us[0];
     msg["baseline_us"] = samples.us[1];
     msg["candidate"] = median_json(median_ci(samples.us[0]));
     msg["baseline"] = median_json(median_ci(samples.us[1]));
     msg["speedup"] = median_json(median_ci(paired_ratios(samples.us[1], samples.us[0])));
     msg["baseline_plan"] = baseline.plan_report();
-    out.send(msg);
+    ctx.out.send(msg);
   }
 }
 

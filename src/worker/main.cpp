@@ -2,6 +2,7 @@
 // Results go to fd 3 as protocol messages (worker/protocol.hpp); stdout and stderr belong to
 // the candidate and are never parsed.
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -11,9 +12,13 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
 #include "sys/files.hpp"
+#include "sys/sandbox.hpp"
+#include "worker/gpu_candidate_scope.hpp"
 #include "worker/gpu_environment.hpp"
+#include "worker/gpu_monitor.hpp"
 #include "worker/gpu_shared_object.hpp"
 #include "worker/gpu_stages.hpp"
+#include "worker/gpu_watchdog.hpp"
 
 namespace {
 
@@ -22,6 +27,10 @@ using ptxb::WorkerExit;
 
 int exit_code(WorkerExit e) { return static_cast<int>(e); }
 
+// Set once candidate code may have run: from then on a failing CUDA call of PTXBench's own (out
+// of memory after the candidate grabbed it all, a context it broke) is the candidate's doing.
+bool candidate_code_ran = false;
+
 int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices <= job.device) {
@@ -29,6 +38,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
     return exit_code(WorkerExit::kNoGpu);
   }
   PTXB_CHECK_CUDA(cudaSetDevice(job.device));
+  PTXB_CHECK_CUDA(cudaFree(nullptr));  // the context exists before any candidate code
   out.send({{"type", "environment"}, {"device", ptxb::device_environment(job.device)}});
 
   const ptxb::Catalog catalog = ptxb::load_catalog(job.catalog_dir);
@@ -45,34 +55,61 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   }
   ptxb::Stream stream;
 
+  // Everything PTXBench needs from the system is opened before the sandbox closes it off.
+  std::unique_ptr<ptxb::Implementation> library_baseline;
+  if (job.run_timing && job.baseline == "library") {
+    PTXB_ASSERT(task.baseline.library == "cublaslt", "no baseline " + task.baseline.library);
+    library_baseline = std::make_unique<ptxb::CublasLtGemm>(task.baseline.heuristic_algos,
+                                                            task.baseline.workspace_bytes);
+  }
+  std::unique_ptr<ptxb::CandidateMonitor> monitor;
+  std::string monitor_problem = "not used in the evidence run (ncu holds the profiling interface)";
+  if (!job.run_evidence) monitor = ptxb::CandidateMonitor::create(&monitor_problem);
+  out.send({{"type", "monitor"},
+            {"available", monitor != nullptr},
+            {"reason", monitor ? "" : monitor_problem}});
+  ptxb::CallWatchdog watchdog(out);
+  out.send({{"type", "sandbox"},
+            {"report", job.sandbox ? ptxb::apply_sandbox(*job.sandbox) : json("off")}});
+
+  ptxb::StageContext ctx{out, watchdog};
+  ctx.monitor = monitor.get();
+  if (job.candidate_functions)
+    ctx.candidate_functions.emplace(job.candidate_functions->begin(),
+                                    job.candidate_functions->end());
+  ctx.call_deadline = std::chrono::seconds(job.call_deadline_s);
+  ctx.candidate_library = std::filesystem::weakly_canonical(job.shared_object).string();
+  ctx.stream = stream.get();
+  if (monitor) ctx.stream_id = monitor->stream_id(stream.get());
+
   std::unique_ptr<ptxb::SharedObjectImplementation> candidate;
   try {
+    // Loading runs the candidate's static constructors: candidate code, watched like a call.
+    ptxb::CandidateScope scope(ctx, "loading the shared object");
+    candidate_code_ran = true;
     candidate = std::make_unique<ptxb::SharedObjectImplementation>(job.shared_object);
+    scope.close();
   } catch (const ptxb::InputError& e) {
     out.send({{"type", "load_error"}, {"message", e.what()}});
     return exit_code(WorkerExit::kOk);
   }
 
   if (job.run_evidence) {
-    ptxb::run_evidence(task, *candidate, out, stream.get());
+    ptxb::run_evidence(task, *candidate, ctx);
     out.send({{"type", "done"}});
     return exit_code(WorkerExit::kOk);
   }
   bool correct = true;
   if (job.run_correctness) {
-    correct = ptxb::run_correctness(task, *candidate, out, stream.get());
+    correct = ptxb::run_correctness(task, *candidate, ctx);
     out.send({{"type", "correctness_done"}, {"passed", correct}});
   }
   if (job.run_timing && correct) {
-    std::unique_ptr<ptxb::Implementation> baseline;
-    if (job.baseline == "self") {
-      baseline = std::make_unique<ptxb::SharedObjectImplementation>(job.shared_object);
-    } else {
-      PTXB_ASSERT(task.baseline.library == "cublaslt", "no baseline " + task.baseline.library);
-      baseline = std::make_unique<ptxb::CublasLtGemm>(task.baseline.heuristic_algos,
-                                                      task.baseline.workspace_bytes);
-    }
-    ptxb::run_timing(task, *candidate, *baseline, job, out, stream.get());
+    std::unique_ptr<ptxb::Implementation> self_baseline;
+    if (job.baseline == "self")
+      self_baseline = std::make_unique<ptxb::SharedObjectImplementation>(job.shared_object);
+    ptxb::run_timing(task, *candidate, self_baseline ? *self_baseline : *library_baseline, job,
+                     ctx);
   }
   out.send({{"type", "done"}});
   return exit_code(WorkerExit::kOk);
@@ -96,6 +133,8 @@ int main(int argc, char** argv) {
   std::string job_error;
   try {
     job = ptxb::worker_job_from_json(json::parse(ptxb::read_file(argv[1])));
+    // The job holds the message key: gone from the file system before candidate code runs.
+    if (!job.message_key.empty()) ::unlink(argv[1]);
   } catch (const std::exception& e) {
     job_error = e.what();
   }
@@ -104,13 +143,22 @@ int main(int argc, char** argv) {
     std::cerr << "ptxbench-worker: no result channel (fd 3 closed or result_file unwritable)\n";
     return exit_code(WorkerExit::kHarnessError);
   }
-  const ptxb::ResultChannel out(fd);
+  const ptxb::ResultChannel out(fd, job.message_key);
   try {
     out.send({{"type", "hello"}, {"protocol", ptxb::kWorkerProtocolVersion}});
     if (!job_error.empty()) throw ptxb::InputError(job_error);
     return run_job(job, out);
   } catch (const ptxb::CandidateFault& e) {
     out.send({{"type", "candidate_fault"}, {"message", e.what()}});
+    return exit_code(WorkerExit::kCandidateFault);
+  } catch (const ptxb::ApiError& e) {
+    if (!candidate_code_ran) {
+      out.send({{"type", "harness_error"}, {"message", e.what()}});
+      return exit_code(WorkerExit::kHarnessError);
+    }
+    out.send({{"type", "candidate_fault"},
+              {"message", std::string("a CUDA call of PTXBench failed after candidate code ran: ") +
+                              e.what()}});
     return exit_code(WorkerExit::kCandidateFault);
   } catch (const std::exception& e) {
     out.send({{"type", "harness_error"}, {"message", e.what()}});

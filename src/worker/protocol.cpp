@@ -1,6 +1,7 @@
 #include "worker/protocol.hpp"
 
 #include "core/error.hpp"
+#include "sys/hmac.hpp"
 
 namespace ptxb {
 
@@ -13,6 +14,11 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"run_timing", job.run_timing},
           {"run_evidence", job.run_evidence},
           {"result_file", job.result_file.string()},
+          {"message_key", job.message_key},
+          {"sandbox", job.sandbox ? to_json(*job.sandbox) : nlohmann::json(nullptr)},
+          {"call_deadline_s", job.call_deadline_s},
+          {"candidate_functions", job.candidate_functions ? nlohmann::json(*job.candidate_functions)
+                                                          : nlohmann::json(nullptr)},
           {"timing_warmup", job.timing_warmup},
           {"timing_samples", job.timing_samples},
           {"device", job.device},
@@ -34,6 +40,12 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.run_timing = field("run_timing").get<bool>();
   job.run_evidence = field("run_evidence").get<bool>();
   job.result_file = field("result_file").get<std::string>();
+  job.message_key = field("message_key").get<std::string>();
+  if (!field("sandbox").is_null()) job.sandbox = sandbox_policy_from_json(field("sandbox"));
+  job.call_deadline_s = field("call_deadline_s").get<int>();
+  if (job.call_deadline_s < 1) throw InputError("worker job: call_deadline_s: must be >= 1");
+  if (!field("candidate_functions").is_null())
+    job.candidate_functions = field("candidate_functions").get<std::vector<std::string>>();
   job.timing_warmup = field("timing_warmup").get<int>();
   job.timing_samples = field("timing_samples").get<int>();
   job.device = field("device").get<int>();
@@ -42,6 +54,53 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
     throw InputError("worker job: baseline: expected \"library\" or \"self\"");
   if (job.timing_samples < 1) throw InputError("worker job: timing_samples: must be >= 1");
   return job;
+}
+
+std::string signed_message_line(nlohmann::json message, uint64_t seq, const std::string& key) {
+  message["seq"] = seq;
+  message.erase("mac");
+  if (!key.empty()) message["mac"] = hmac_sha256_hex(key, message.dump());
+  return message.dump() + "\n";
+}
+
+std::optional<size_t> first_forged_message(const std::vector<nlohmann::json>& messages,
+                                           const std::string& key) {
+  if (key.empty()) return std::nullopt;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    nlohmann::json body = messages[i];
+    const auto mac = body.find("mac");
+    if (mac == body.end() || !mac->is_string() || body.value("seq", uint64_t{0}) != i) return i;
+    const std::string claimed = *mac;
+    body.erase("mac");
+    if (hmac_sha256_hex(key, body.dump()) != claimed) return i;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const SandboxPolicy& p) {
+  nlohmann::json writable = nlohmann::json::array();
+  for (const auto& w : p.writable) writable.push_back(w.string());
+  return {{"run_as_uid", p.run_as_uid ? nlohmann::json(*p.run_as_uid) : nlohmann::json(nullptr)},
+          {"cpu_seconds", p.cpu_seconds},
+          {"file_size_bytes", p.file_size_bytes},
+          {"open_files", p.open_files},
+          {"processes", p.processes},
+          {"address_space_bytes", p.address_space_bytes},
+          {"writable", writable},
+          {"isolate_network", p.isolate_network}};
+}
+
+SandboxPolicy sandbox_policy_from_json(const nlohmann::json& j) {
+  SandboxPolicy p;
+  if (!j.at("run_as_uid").is_null()) p.run_as_uid = j.at("run_as_uid").get<uint32_t>();
+  p.cpu_seconds = j.at("cpu_seconds").get<uint64_t>();
+  p.file_size_bytes = j.at("file_size_bytes").get<uint64_t>();
+  p.open_files = j.at("open_files").get<uint64_t>();
+  p.processes = j.at("processes").get<uint64_t>();
+  p.address_space_bytes = j.at("address_space_bytes").get<uint64_t>();
+  for (const auto& w : j.at("writable")) p.writable.emplace_back(w.get<std::string>());
+  p.isolate_network = j.at("isolate_network").get<bool>();
+  return p;
 }
 
 std::vector<nlohmann::json> parse_worker_messages(const std::string& bytes, bool* truncated) {

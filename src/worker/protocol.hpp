@@ -5,12 +5,15 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "sys/sandbox.hpp"
+
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 2;
+constexpr int kWorkerProtocolVersion = 3;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -32,6 +35,18 @@ struct WorkerJob {
   /// Where to write the messages instead of fd 3 (a profiler between parent and worker need not
   /// pass fd 3 on). Empty: fd 3.
   std::filesystem::path result_file;
+  /// Per-job key (hex) that signs every message; the worker deletes the job file after reading
+  /// it. Empty: messages are not signed.
+  std::string message_key;
+  /// Applied by the worker to itself before it loads the candidate; null: no sandbox.
+  std::optional<SandboxPolicy> sandbox;
+  /// A candidate call (plan or run, and the wait for its work) that takes longer ends the worker
+  /// with a "candidate_timeout" message.
+  int call_deadline_s = 20;
+  /// Mangled names of the functions in the candidate's cubin (static stage): a kernel launched
+  /// during candidate code that is not among them is someone else's (a library's). nullopt when
+  /// the static stage had no SASS listing; an empty list means the candidate defines no kernel.
+  std::optional<std::vector<std::string>> candidate_functions;
   int timing_warmup = 10;
   int timing_samples = 50;
   int device = 0;
@@ -43,6 +58,18 @@ struct WorkerJob {
 nlohmann::json to_json(const WorkerJob& job);
 /// Throws InputError naming the field when the job is malformed or its version differs.
 WorkerJob worker_job_from_json(const nlohmann::json& j);
+
+/// The line the worker writes for `message` as its `seq`-th message: the message plus "seq" and,
+/// under a non-empty `key`, "mac" = HMAC-SHA256(key, the line without "mac"), newline-terminated.
+std::string signed_message_line(nlohmann::json message, uint64_t seq, const std::string& key);
+
+/// Index of the first message whose "seq" is out of order or whose "mac" does not verify under
+/// `key`: a line the worker did not write. nullopt when all are genuine (or `key` is empty).
+std::optional<size_t> first_forged_message(const std::vector<nlohmann::json>& messages,
+                                           const std::string& key);
+
+nlohmann::json to_json(const SandboxPolicy& policy);
+SandboxPolicy sandbox_policy_from_json(const nlohmann::json& j);
 
 /// Splits the bytes the worker wrote into messages. A trailing partial line (the worker died
 /// mid-write) is dropped and reported through `truncated`.

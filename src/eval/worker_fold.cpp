@@ -1,0 +1,139 @@
+#include "eval/worker_fold.hpp"
+
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "worker/protocol.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+json timing_summary(const json& m) {
+  if (m.contains("error")) return m;
+  const double flops = m["flops"].get<double>();
+  const double cand_us = m["candidate"]["median"].get<double>();
+  const double base_us = m["baseline"]["median"].get<double>();
+  json s = m;
+  s["candidate_tflops"] = flops / (cand_us * 1e-6) / 1e12;
+  s["baseline_tflops"] = flops / (base_us * 1e-6) / 1e12;
+  s["fraction_of_library"] = base_us / cand_us;
+  return s;
+}
+
+// The one-line reason for the first failing correctness case.
+std::string case_failure(const json& f) {
+  std::string why = "at " + f["shape"].dump() + (f.value("hidden", false) ? " (hidden)" : "");
+  if (f.contains("seed")) why += " seed " + f["seed"].dump() + " " + f.value("distribution", "");
+  if (f.value("run_status", 0) != 0) why += ": ptxb_run returned " + f["run_status"].dump();
+  if (f.value("modified_input_bytes", 0) != 0)
+    why += ": inputs modified (" + f["modified_input_bytes"].dump() + " bytes)";
+  if (f.value("modified_guard_bytes", 0) != 0)
+    why +=
+        ": wrote " + f["modified_guard_bytes"].dump() + " bytes outside the buffers it was given";
+  for (const json& o : f.value("outputs", json::array()))
+    if (!o["passed"].get<bool>()) {
+      why += ": " + o["name"].get<std::string>() + " " +
+             std::to_string(o["mismatches"].get<int64_t>()) + " mismatches";
+      if (o.contains("first_mismatch"))
+        why += ", first at row " + o["first_mismatch"]["row"].dump() + " col " +
+               o["first_mismatch"]["col"].dump() + " got " + o["first_mismatch"]["got"].dump() +
+               " want " + o["first_mismatch"]["want"].dump();
+      break;
+    }
+  if (f.contains("reason")) why += ": " + f["reason"].get<std::string>();
+  return why;
+}
+
+}  // namespace
+
+WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_key, json& record) {
+  bool truncated = false;
+  std::vector<json> messages = parse_worker_messages(proc.result_bytes, &truncated);
+  WorkerOutcome cheat;  // set by the first sign of cheating; decides over everything else
+  if (const auto forged = first_forged_message(messages, message_key)) {
+    cheat = {Outcome::kRejectedCheat,
+             "line " + std::to_string(*forged + 1) +
+                 " on the result channel was not written by the worker (forged protocol message)"};
+    messages.resize(*forged);  // only the genuine prefix counts
+  }
+  if (proc.result_overflow && cheat.reason.empty())
+    cheat = {Outcome::kRejectedCheat, "flooded the result channel (more than the worker writes)"};
+
+  json cases = json::array(), timing = json::array(), violations = json::array();
+  json audit = json::array();
+  bool done = false, hello = false;
+  WorkerOutcome out;
+  json first_failure;  // the first failing case message, null while none
+  for (const json& m : messages) {
+    const std::string type = m["type"];
+    if (type == "hello") {
+      hello = m.value("protocol", 0) == kWorkerProtocolVersion;
+    } else if (type == "environment") {
+      record["environment"] = m["device"];
+    } else if (type == "sandbox") {
+      record["isolation"]["sandbox"] = m["report"];
+    } else if (type == "monitor") {
+      record["isolation"]["monitor"] = {{"available", m["available"]}, {"reason", m["reason"]}};
+    } else if (type == "candidate_violation") {
+      violations.push_back(m);
+      if (cheat.reason.empty())
+        cheat = {Outcome::kRejectedCheat,
+                 m.value("finding", "") + " (during " + m.value("during", "") + ")"};
+    } else if (type == "case") {
+      if (!m["passed"].get<bool>() && first_failure.is_null()) first_failure = m;
+      cases.push_back(m);
+    } else if (type == "timing") {
+      timing.push_back(timing_summary(m));
+      if (m.contains("verified") && !m["verified"].get<bool>() && cheat.reason.empty())
+        cheat = {Outcome::kRejectedCheat,
+                 "the output of a timed call on fresh inputs was wrong at " + m["shape"].dump() +
+                     " (correct in the correctness stage: a cached or replayed output)"};
+      if (m.contains("speedup")) {
+        const double speedup = m["speedup"]["median"].get<double>();
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "speedup %.2fx over the library at %s (above %.2fx)",
+                      speedup, m["shape"].dump().c_str(), kAuditSpeedup);
+        if (speedup > kAuditSpeedup) audit.push_back(buf);
+      }
+    } else if (type == "done") {
+      done = true;
+    } else if (type == "no_gpu") {
+      out = {Outcome::kUnavailable,
+             "no suitable GPU: static stage only (" + m.value("message", "") + ")"};
+    } else if (type == "load_error") {
+      out = {Outcome::kLoadError, m.value("message", "")};
+    } else if (type == "candidate_fault") {
+      out = {Outcome::kCrashed, "CUDA fault after candidate code: " + m.value("message", "")};
+    } else if (type == "candidate_timeout") {
+      out = {Outcome::kTimeout,
+             m.value("what", "") + " did not finish within " + m["seconds"].dump() + " s"};
+    } else if (type == "harness_error") {
+      throw ApiError("ptxbench-worker failed: " + m.value("message", ""));
+    }
+  }
+  record["correctness"] = {{"cases", cases}};
+  record["timing"] = timing;
+  record["violations"] = violations;
+  record["audit"] = audit;
+  record["worker"]["end"] = proc.describe();
+  record["worker"]["messages"] = messages.size();
+  record["worker"]["truncated_output"] = truncated;
+
+  if (!cheat.reason.empty()) return cheat;
+  if (out.outcome != Outcome::kPassed) return out;
+  if (proc.timed_out) return {Outcome::kTimeout, "worker " + proc.describe()};
+  if (!hello) throw ApiError("ptxbench-worker did not start: " + proc.describe());
+  if (!done)
+    return {Outcome::kCrashed, "worker ended before finishing (" + proc.describe() + ") after " +
+                                   std::to_string(cases.size()) + " correctness cases"};
+  int passed = 0;
+  for (const json& c : cases) passed += c["passed"].get<bool>() ? 1 : 0;
+  record["correctness"]["passed"] = passed;
+  record["correctness"]["total"] = cases.size();
+  if (!first_failure.is_null()) return {Outcome::kIncorrect, case_failure(first_failure)};
+  return out;
+}
+
+}  // namespace ptxb

@@ -1,0 +1,70 @@
+#include "eval/worker_launch.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "sys/hmac.hpp"
+
+namespace ptxb {
+namespace fs = std::filesystem;
+
+WorkerJob prepare_worker_job(const TaskSpec& task, const EvalConfig& config,
+                             const CompileResult& compiled, const fs::path& work_dir) {
+  // The worker reads the shared object after it dropped its privileges: a private copy in a
+  // folder it owns, never the compile cache.
+  const fs::path so = work_dir / "cand.so";
+  fs::copy_file(compiled.shared_object, so, fs::copy_options::overwrite_existing);
+  fs::permissions(so, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+  if (config.sandbox && ::geteuid() == 0 &&
+      ::chown(work_dir.c_str(), config.sandbox_uid, config.sandbox_uid) != 0)
+    throw_api("POSIX", "chown(worker folder)", errno, "", "", __FILE__, __LINE__);
+
+  WorkerJob job;
+  job.task_toml = task.dir / "task.toml";
+  job.catalog_dir = config.catalog_dir();
+  job.shared_object = so;
+  job.run_timing = config.run_timing;
+  job.baseline = config.self_baseline ? "self" : "library";
+  job.timing_warmup = config.timing_warmup;
+  job.timing_samples = config.timing_samples;
+  job.device = config.device;
+  job.message_key = random_hex(32);
+  job.sandbox = worker_sandbox(config, work_dir, /*under_profiler=*/false);
+  job.call_deadline_s = config.call_deadline_s;
+  if (compiled.sass_available) {
+    job.candidate_functions.emplace();
+    for (const SassFunction& f : compiled.sass_functions)
+      job.candidate_functions->push_back(f.name);
+  }
+  return job;
+}
+
+std::optional<SandboxPolicy> worker_sandbox(const EvalConfig& config, const fs::path& work_dir,
+                                            bool under_profiler) {
+  if (!config.sandbox) return std::nullopt;
+  SandboxPolicy p;
+  p.run_as_uid = config.sandbox_uid;
+  p.cpu_seconds = static_cast<uint64_t>(config.worker_deadline.count()) + 60;
+  p.file_size_bytes = 64ull << 20;
+  p.open_files = 1024;
+  p.processes = 256;  // threads count too: CUDA, CUPTI and the watchdog start a few
+  p.writable = {work_dir};
+  p.isolate_network = !under_profiler;
+  return p;
+}
+
+std::vector<std::string> scrubbed_environment(const fs::path& work_dir) {
+  std::vector<std::string> env = {"HOME=" + work_dir.string(), "TMPDIR=" + work_dir.string(),
+                                  "LANG=C"};
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"})
+    if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
+  return env;
+}
+
+void clean_up_after_worker(const EvalConfig& config) {
+  if (config.sandbox) kill_all_processes_of(config.sandbox_uid);
+}
+
+}  // namespace ptxb

@@ -1,0 +1,34 @@
+// How the parent starts a worker: its job (with a fresh message key and the sandbox policy), its
+// folder (owned by the sandbox user, holding a private copy of the shared object), and a
+// scrubbed environment (docs/threat-model.md).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compile/static_stage.hpp"
+#include "eval/config.hpp"
+#include "tasks/spec.hpp"
+#include "worker/protocol.hpp"
+
+namespace ptxb {
+
+/// The job for `compiled` in `work_dir`; prepares the folder (copy of the .so, ownership).
+WorkerJob prepare_worker_job(const TaskSpec& task, const EvalConfig& config,
+                             const CompileResult& compiled, const std::filesystem::path& work_dir);
+
+/// The sandbox policy of a worker in `work_dir`; `under_profiler` keeps the network (ncu talks to
+/// its injection library through sockets). std::nullopt when the sandbox is switched off.
+std::optional<SandboxPolicy> worker_sandbox(const EvalConfig& config,
+                                            const std::filesystem::path& work_dir,
+                                            bool under_profiler);
+
+/// PATH, LD_LIBRARY_PATH and CUDA_VISIBLE_DEVICES from the parent; HOME and TMPDIR set to
+/// `work_dir`; nothing else (no PTXBENCH_* settings, no credentials).
+std::vector<std::string> scrubbed_environment(const std::filesystem::path& work_dir);
+
+/// Kills what a sandboxed worker may have left running (processes of the sandbox user).
+void clean_up_after_worker(const EvalConfig& config);
+
+}  // namespace ptxb

@@ -1,0 +1,68 @@
+// Brackets every stretch of candidate code in the worker: the watchdog runs, the CUPTI monitor is
+// armed, the host state is snapshotted; at the end the stream is drained (a CUDA error there is
+// the candidate's) and everything the candidate did that the ABI forbids is reported as
+// "candidate_violation" messages (docs/threat-model.md).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sys/host_state.hpp"
+#include "worker/gpu_monitor.hpp"
+#include "worker/gpu_watchdog.hpp"
+#include "worker/result_channel.hpp"
+
+namespace ptxb {
+
+/// What every stage needs to run candidate code under watch.
+struct StageContext {
+  const ResultChannel& out;
+  CallWatchdog& watchdog;
+  CandidateMonitor* monitor = nullptr;  ///< nullptr: CUPTI unavailable (e.g. under ncu)
+  /// Mangled names in the candidate's cubin; nullopt: unknown (no SASS listing).
+  std::optional<std::set<std::string>> candidate_functions;
+  std::string candidate_library;  ///< the candidate's own shared object: loading it is no finding
+  std::chrono::seconds call_deadline{20};
+  cudaStream_t stream = nullptr;
+  uint32_t stream_id = 0;  ///< the monitor's id of `stream`
+};
+
+/// The ABI violations in a monitor report: forbidden API calls, kernels on another stream, from
+/// another host thread, or not defined by the candidate. Pure, for tests.
+std::vector<std::string> monitor_violations(
+    const MonitorReport& report, uint32_t stream_id,
+    const std::optional<std::set<std::string>>& candidate_functions);
+
+class CandidateScope {
+ public:
+  /// Starts watching; `what` names the stretch in messages ("ptxb_run at M=... (case 3)").
+  /// `limit` overrides the context's per-call deadline.
+  CandidateScope(StageContext& ctx, std::string what,
+                 std::chrono::seconds limit = std::chrono::seconds(0));
+  /// Without close(): stops the watchdog and disarms, reporting nothing (an exception is on its
+  /// way).
+  ~CandidateScope();
+  CandidateScope(const CandidateScope&) = delete;
+  CandidateScope& operator=(const CandidateScope&) = delete;
+
+  /// Arms / disarms the monitor only (timing brackets each candidate call, not the baseline's).
+  void arm();
+  void disarm();
+  /// Drains the stream (throws CandidateFault on a CUDA error), stops watching, and sends one
+  /// "candidate_violation" message per finding. Returns the findings.
+  std::vector<std::string> close();
+
+ private:
+  StageContext& ctx_;
+  std::string what_;
+  HostState before_;
+  bool open_ = true;
+};
+
+}  // namespace ptxb

@@ -1,0 +1,59 @@
+// Hostile submission: a kernel that never ends.
+//
+// Attack: ptxb_run launches, on args->stream, a one-CTA kernel that spins on a device flag that
+// nothing ever sets (a volatile load each iteration, so the loop cannot be optimized away), and
+// returns PTXB_OK. The harness's synchronization on args->stream then waits forever; the kernel
+// never touches C.
+// Caught by: the per-call watchdog (about 10 s), which ends the call: outcome timeout (and the
+// worker's process group is killed, which also tears down the hung context).
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=timeout
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace {
+
+// ==== Problem checks (same text in every hostile file) ====
+struct GemmDims {
+  int M = 0, N = 0, K = 0;
+};
+
+bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
+  return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
+         t.strides[0] == cols && t.strides[1] == 1;
+}
+
+// The GEMM's dimensions, or nullopt when the problem is not C = A * B^T in row-major bf16 with
+// K % 8 == 0 and every dimension in int range.
+std::optional<GemmDims> gemm_dims(const ptxb_problem& p) {
+  if (p.num_inputs != 2 || p.num_outputs != 1) return std::nullopt;
+  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
+  if (M <= 0 || N <= 0 || K <= 0 || K % 8 != 0 || M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
+    return std::nullopt;
+  if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
+      !is_row_major_2d(p.outputs[0], M, N))
+    return std::nullopt;
+  return GemmDims{static_cast<int>(M), static_cast<int>(N), static_cast<int>(K)};
+}
+
+enum Status : int { kBadProblem = 1, kLaunchFailed = 3, kAttackFailed = 7 };
+// ==== end of the problem checks ====
+
+__device__ int g_release = 0;  // never set by anyone
+
+__global__ void spin_forever(__nv_bfloat16* c) {
+  while (*static_cast<volatile int*>(&g_release) == 0) __nanosleep(1000);
+  c[threadIdx.x] = __float2bfloat16_rn(0.f);  // unreachable; keeps the loop's exit meaningful
+}
+
+}  // namespace
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  if (!gemm_dims(*args->problem)) return kBadProblem;
+  spin_forever<<<1, 32, 0, static_cast<cudaStream_t>(args->stream)>>>(
+      static_cast<__nv_bfloat16*>(args->outputs[0]));
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
