@@ -47,14 +47,23 @@ eval_one broken tests/e2e/does_not_compile.cu sm90/gemm/bf16-wgmma-tma
 eval_one naive tests/e2e/naive_gemm.cu sm90/gemm/bf16-wgmma --no-timing
 
 eval_one sm100_expert kernels/reference/sm100_gemm_bf16_tcgen05.cu sm100/gemm/bf16-tcgen05 --no-timing
-# Runtime instruction evidence: hostile and diagnostic submissions with their expected outcomes.
+# Hostile and diagnostic submissions with their expected outcomes (evidence and isolation).
 tests/adversarial/run.sh "$bin" "$out/adversarial" > "$out/adversarial.log" 2>&1
+# A batch where every other candidate hangs or crashes, against a clean batch.
+bench/isolation_batch.sh "$bin" "$out/batch" > "$out/batch.log" 2>&1
+# compute-sanitizer over the quick correctness cases of the expert (memcheck, initcheck, racecheck,
+# synccheck), each tool at most PTXBENCH_SANITIZE_DEADLINE_S.
+PTXBENCH_SANITIZE_DEADLINE_S="${PTXBENCH_SANITIZE_DEADLINE_S:-60}" "$bin/ptxbench" eval "$tma" \
+  --task sm90/gemm/bf16-wgmma-tma --no-timing --no-evidence --sanitize \
+  --json-out "$out/expert_tma_sanitize.json" > "$out/expert_tma_sanitize.txt" 2>&1
 
 python3 bench/summarize_verdicts.py "$out" > "$out/timing_table.md"
 python3 bench/summarize_evidence.py "$out" "$out/adversarial" > "$out/evidence_table.md"
 # NOTE: the device tool brings back at most 8 files: pack everything but the compile cache.
 tar -C "$out" --exclude=cache -czf "$out.tar.gz" .
 grep -E '^\[  (PASSED|FAILED)' "$out/gpu_tests.log"
-cat "$out/timing_table.md" "$out/evidence_table.md"
-tail -12 "$out/adversarial.log"
+cat "$out/timing_table.md"
+tail -34 "$out/adversarial.log"
+grep -E 'sanitizer|outcome|reason' "$out/expert_tma_sanitize.txt"
+tail -14 "$out/batch.log"
 python3 -c "import sys;[print('  '.join(c.ljust(18) for c in l.rstrip('\n').split('\t'))) for l in open(sys.argv[1])]" "$summary"

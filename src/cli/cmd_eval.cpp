@@ -16,12 +16,15 @@ int run_eval(int argc, char** argv) {
       "ptxbench eval"};
   std::string file, task, json_out;
   bool as_json = false, no_timing = false, no_evidence = false, strict = false;
-  bool self_baseline = false;
+  bool self_baseline = false, sanitize = false;
   app.add_option("file", file, "the submission (.cu)")->required();
   app.add_option("--task", task, "task id, e.g. sm90/gemm/bf16-wgmma-tma")->required();
   app.add_flag("--json", as_json, "print the full verdict record as JSON");
   app.add_option("--json-out", json_out, "also write the JSON verdict to this file");
   app.add_flag("--no-timing", no_timing, "skip the timing stage");
+  app.add_flag("--sanitize", sanitize,
+               "also run the quick correctness cases under compute-sanitizer (memcheck, "
+               "initcheck, racecheck, synccheck)");
   app.add_flag("--no-evidence", no_evidence,
                "skip the runtime instruction evidence (ncu); R1/R2 become unavailable");
   app.add_flag("--self-baseline", self_baseline,
@@ -37,6 +40,7 @@ int run_eval(int argc, char** argv) {
   config.run_timing = !no_timing;
   config.self_baseline = self_baseline;
   config.run_evidence = !no_evidence;
+  config.sanitize = sanitize;
   EvalRequest request{read_file(file), file, task};
   const Verdict verdict = evaluate(request, config);
   const std::string json_text = verdict.to_json().dump(2);

@@ -57,6 +57,7 @@ EvalConfig EvalConfig::from_environment() {
   c.sandbox = env_int("PTXBENCH_SANDBOX", 1, 0) != 0;
   c.sandbox_uid = static_cast<uint32_t>(env_int("PTXBENCH_SANDBOX_UID", 61000 + c.device, 1));
   c.call_deadline_s = env_int("PTXBENCH_CALL_DEADLINE_S", 20, 1);
+  c.sanitize_deadline_s = env_int("PTXBENCH_SANITIZE_DEADLINE_S", 900, 1);
   c.evidence.ncu = default_ncu();
   c.evidence.deadline = std::chrono::seconds(env_int("PTXBENCH_EVIDENCE_DEADLINE_S", 300, 1));
   return c;
@@ -76,6 +77,7 @@ nlohmann::json EvalConfig::to_json() const {
           {"self_baseline", self_baseline},
           {"device", device},
           {"run_evidence", run_evidence},
+          {"sanitize", sanitize},
           {"sandbox", sandbox},
           {"sandbox_uid", sandbox_uid},
           {"call_deadline_s", call_deadline_s},

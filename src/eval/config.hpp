@@ -19,14 +19,16 @@ struct EvalConfig {
   int timing_warmup = 10;                     ///< PTXBENCH_TIMING_WARMUP
   int timing_samples = 50;                    ///< PTXBENCH_TIMING_SAMPLES
   bool run_timing = true;                     ///< --no-timing
-  bool self_baseline = false;    ///< --self-baseline: time the candidate against itself
-  bool keep_temp = false;        ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders
-  int device = 0;                ///< PTXBENCH_DEVICE
-  bool run_evidence = true;      ///< --no-evidence switches the runtime evidence stage off
-  bool sandbox = true;           ///< PTXBENCH_SANDBOX=0 runs workers unsandboxed (debugging only)
-  uint32_t sandbox_uid = 61000;  ///< PTXBENCH_SANDBOX_UID; default 61000 + device index
-  int call_deadline_s = 20;      ///< PTXBENCH_CALL_DEADLINE_S: one candidate call's limit
-  EvidenceOptions evidence;      ///< PTXBENCH_NCU, PTXBENCH_EVIDENCE_DEADLINE_S
+  bool self_baseline = false;     ///< --self-baseline: time the candidate against itself
+  bool keep_temp = false;         ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders
+  int device = 0;                 ///< PTXBENCH_DEVICE
+  bool run_evidence = true;       ///< --no-evidence switches the runtime evidence stage off
+  bool sanitize = false;          ///< --sanitize: quick correctness under compute-sanitizer tools
+  int sanitize_deadline_s = 900;  ///< PTXBENCH_SANITIZE_DEADLINE_S: per compute-sanitizer tool
+  bool sandbox = true;            ///< PTXBENCH_SANDBOX=0 runs workers unsandboxed (debugging only)
+  uint32_t sandbox_uid = 61000;   ///< PTXBENCH_SANDBOX_UID; default 61000 + device index
+  int call_deadline_s = 20;       ///< PTXBENCH_CALL_DEADLINE_S: one candidate call's limit
+  EvidenceOptions evidence;       ///< PTXBENCH_NCU, PTXBENCH_EVIDENCE_DEADLINE_S
 
   std::filesystem::path catalog_dir() const { return tasks_root / "catalog"; }
   /// Reads the environment once; throws InputError naming a malformed variable.

@@ -5,6 +5,7 @@
 #include "compile/compile_cache.hpp"
 #include "core/error.hpp"
 #include "eval/runtime_outcome.hpp"
+#include "eval/sanitize.hpp"
 #include "eval/worker_fold.hpp"
 #include "eval/worker_launch.hpp"
 #include "instrument/ncu_evidence.hpp"
@@ -149,6 +150,16 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
     v.outcome = Outcome::kInstructionMissing;
     v.reason = targets.missing;
     return v;
+  }
+  if (config.sanitize) {
+    const SanitizeResult s = run_sanitizers(job, config, work.path());
+    r["sanitizer"] = s.record;
+    for (const std::string& a : s.audit) r["audit"].push_back(a);
+    if (!s.failure.empty()) {
+      v.outcome = Outcome::kIncorrect;
+      v.reason = s.failure;
+      return v;
+    }
   }
   if (targets.unavailable) {
     v.outcome = Outcome::kUnavailable;

@@ -132,6 +132,29 @@ std::string render_text(const Verdict& v) {
     os << "correctness: " << r["correctness"]["passed"].dump() << "/"
        << r["correctness"]["total"].dump() << " cases passed\n";
   if (r.contains("timing") && !r["timing"].empty()) render_timing(os, r["timing"]);
+  for (const json& v : r.value("violations", json::array()))
+    os << "violation: " << v.value("finding", "") << " (during " << v.value("during", "") << ")\n";
+  for (const json& a : r.value("audit", json::array()))
+    os << "audit:   " << a.get<std::string>() << "\n";
+  for (const json& s : r.value("sanitizer", json::array()))
+    if (s.contains("tool"))
+      os << "sanitizer " << s["tool"].get<std::string>() << ": " << s["errors"].dump()
+         << " errors\n";
+  if (r.contains("isolation") && r["isolation"].contains("sandbox")) {
+    const json& s = r["isolation"]["sandbox"];
+    os << "isolation: ";
+    if (s.is_object())
+      os << "user " << s.value("user", "?") << "; Landlock "
+         << (s.contains("landlock") ? s["landlock"].value("status", "?") : "?") << "; network "
+         << s.value("network", "?");
+    else
+      os << s.dump();
+    os << "; CUPTI monitor "
+       << (r["isolation"].contains("monitor") && r["isolation"]["monitor"]["available"] == true
+               ? "on"
+               : "unavailable")
+       << "\n";
+  }
   if (r.contains("environment")) {
     const json& e = r["environment"];
     os << "device:  " << e.value("gpu", "?") << ", driver " << e.value("driver", "?")

@@ -17,7 +17,10 @@ namespace ptxb {
 
 /// Sends one "case" message per shape x seed x distribution; returns true when every case passed.
 /// Throws CandidateFault when a candidate call leaves a CUDA error behind.
-bool run_correctness(const TaskSpec& task, Implementation& candidate, StageContext& ctx);
+/// With `quick`, only the smallest visible and the smallest hidden shape, the first seed and the
+/// first distribution.
+bool run_correctness(const TaskSpec& task, Implementation& candidate, StageContext& ctx,
+                     bool quick = false);
 
 /// Sends one "timing" message per timed shape. Every sample round runs on freshly generated
 /// inputs, and the candidate's output of the last timed round is checked ("verified").

@@ -101,7 +101,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   }
   bool correct = true;
   if (job.run_correctness) {
-    correct = ptxb::run_correctness(task, *candidate, ctx);
+    correct = ptxb::run_correctness(task, *candidate, ctx, job.quick_correctness);
     out.send({{"type", "correctness_done"}, {"passed", correct}});
   }
   if (job.run_timing && correct) {

@@ -30,6 +30,9 @@ struct WorkerJob {
   std::filesystem::path shared_object;
   bool run_correctness = true;
   bool run_timing = true;
+  /// Correctness on the smallest visible and the smallest hidden shape, first seed and first
+  /// distribution only (runs under compute-sanitizer, which is slow).
+  bool quick_correctness = false;
   /// The evidence stage (worker/gpu_stages.hpp run_evidence); only under Nsight Compute.
   bool run_evidence = false;
   /// Where to write the messages instead of fd 3 (a profiler between parent and worker need not

@@ -1,0 +1,105 @@
+#include "eval/sanitize.hpp"
+
+#include <cstdlib>
+
+#include "compile/tools.hpp"
+#include "eval/worker_launch.hpp"
+#include "sys/files.hpp"
+#include "sys/hmac.hpp"
+#include "sys/process.hpp"
+
+namespace ptxb {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kFirstFindings = 5;
+
+bool failing_tool(const std::string& tool) { return tool == "memcheck" || tool == "initcheck"; }
+
+}  // namespace
+
+SanitizerFindings parse_sanitizer_log(const std::string& log) {
+  SanitizerFindings out;
+  const std::string prefix = "========= ";
+  size_t begin = 0;
+  while (begin < log.size()) {
+    size_t end = log.find('\n', begin);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(begin, end - begin);
+    begin = end + 1;
+    if (line.rfind(prefix, 0) != 0) continue;
+    const std::string text = line.substr(prefix.size());
+    if (text.rfind("ERROR SUMMARY: ", 0) == 0) {
+      out.errors = std::atoi(text.c_str() + 15);
+      continue;
+    }
+    // A finding starts at column 0 after the prefix; details are indented.
+    if (!text.empty() && text[0] != ' ' && out.first.size() < kFirstFindings &&
+        text.rfind("COMPUTE-SANITIZER", 0) != 0 && text.rfind("Target application", 0) != 0)
+      out.first.push_back(text);
+  }
+  return out;
+}
+
+fs::path default_compute_sanitizer() {
+  if (const char* env = std::getenv("PTXBENCH_COMPUTE_SANITIZER"); env != nullptr && *env)
+    return find_executable(env);
+  if (fs::path found = find_executable("compute-sanitizer"); !found.empty()) return found;
+  return find_executable("/usr/local/cuda/bin/compute-sanitizer");
+}
+
+SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config, const fs::path& work_dir) {
+  SanitizeResult out;
+  const fs::path tool_path = default_compute_sanitizer();
+  if (tool_path.empty()) {
+    out.record.push_back({{"unavailable", "compute-sanitizer not found"}});
+    return out;
+  }
+  job.run_correctness = true;
+  job.quick_correctness = true;
+  job.run_timing = false;
+  job.run_evidence = false;
+  job.call_deadline_s = 600;  // instrumented kernels run tens of times slower
+  job.sandbox = worker_sandbox(config, work_dir, /*under_profiler=*/true);
+  for (const std::string tool : {"memcheck", "initcheck", "racecheck", "synccheck"}) {
+    job.message_key = random_hex(32);
+    job.result_file = work_dir / ("sanitizer-" + tool + "-messages.jsonl");
+    const fs::path job_file = work_dir / ("sanitizer-" + tool + "-job.json");
+    write_file_atomic(job_file, to_json(job).dump(2));
+    const fs::path log = work_dir / ("sanitizer-" + tool + ".txt");
+    ProcessSpec spec;
+    spec.argv = {tool_path.string(),
+                 "--tool",
+                 tool,
+                 "--print-limit",
+                 "20",
+                 "--log-file",
+                 log.string(),
+                 "--target-processes",
+                 "application-only",
+                 config.worker.string(),
+                 job_file.string()};
+    spec.cwd = work_dir;
+    spec.env = scrubbed_environment(work_dir);
+    spec.stdout_path = work_dir / ("sanitizer-" + tool + "-stdout.txt");
+    spec.deadline = std::chrono::seconds(config.sanitize_deadline_s);
+    const ProcessResult proc = run_process(spec);
+    clean_up_after_worker(config);
+    const SanitizerFindings f = parse_sanitizer_log(read_text_file(log, 4 << 20));
+    out.record.push_back({{"tool", tool},
+                          {"errors", f.errors},
+                          {"first", f.first},
+                          {"seconds", proc.wall_seconds},
+                          {"end", proc.describe()}});
+    if (f.errors > 0) {
+      const std::string what = "compute-sanitizer " + tool + ": " + std::to_string(f.errors) +
+                               " errors" + (f.first.empty() ? "" : " (" + f.first[0] + ")");
+      if (failing_tool(tool) && out.failure.empty()) out.failure = what;
+      if (!failing_tool(tool)) out.audit.push_back(what);
+    }
+  }
+  return out;
+}
+
+}  // namespace ptxb
