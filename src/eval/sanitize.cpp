@@ -34,6 +34,12 @@ SanitizerFindings parse_sanitizer_log(const std::string& log) {
       out.errors = std::atoi(text.c_str() + 15);
       continue;
     }
+    // racecheck: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+    if (text.rfind("RACECHECK SUMMARY: ", 0) == 0) {
+      const size_t open = text.find('(');
+      out.errors = open == std::string::npos ? -1 : std::atoi(text.c_str() + open + 1);
+      continue;
+    }
     // A finding starts at column 0 after the prefix; details are indented.
     if (!text.empty() && text[0] != ' ' && out.first.size() < kFirstFindings &&
         text.rfind("COMPUTE-SANITIZER", 0) != 0 && text.rfind("Target application", 0) != 0)
@@ -86,10 +92,24 @@ SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config, const fs:
     spec.deadline = std::chrono::seconds(config.sanitize_deadline_s);
     const ProcessResult proc = run_process(spec);
     clean_up_after_worker(config);
-    const SanitizerFindings f = parse_sanitizer_log(read_text_file(log, 4 << 20));
+    SanitizerFindings f = parse_sanitizer_log(read_text_file(log, 4 << 20));
+    // The worker's own account: a run that judged no case proves nothing.
+    bool truncated = false;
+    const auto messages =
+        parse_worker_messages(read_text_file(job.result_file, 16 << 20), &truncated);
+    int cases = 0;
+    bool done = false;
+    if (!first_forged_message(messages, job.message_key))
+      for (const auto& m : messages) {
+        cases += m.value("type", "") == "case" ? 1 : 0;
+        done = done || m.value("type", "") == "done";
+      }
+    if (!done || cases == 0) f.errors = -1;
     out.record.push_back({{"tool", tool},
                           {"errors", f.errors},
                           {"first", f.first},
+                          {"cases", cases},
+                          {"worker_finished", done},
                           {"seconds", proc.wall_seconds},
                           {"end", proc.describe()}});
     if (f.errors > 0) {

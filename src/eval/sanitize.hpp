@@ -15,7 +15,9 @@ namespace ptxb {
 
 /// compute-sanitizer's findings in one tool's log.
 struct SanitizerFindings {
-  int errors = -1;                 ///< from "ERROR SUMMARY: N errors"; -1 when absent
+  /// From "ERROR SUMMARY: N errors" (racecheck: "RACECHECK SUMMARY: ... (N errors, ...)");
+  /// -1 when absent, or when the worker under the tool judged no case.
+  int errors = -1;
   std::vector<std::string> first;  ///< the first few finding lines, "========= " prefix removed
 };
 

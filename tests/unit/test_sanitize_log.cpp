@@ -29,6 +29,15 @@ TEST(SanitizerLog, CleanAndMissingSummaries) {
                 .errors,
             0);
   EXPECT_EQ(parse_sanitizer_log("").errors, -1) << "no summary: the run did not finish";
+  // racecheck's own summary line (recorded on the H200 with the TMA expert).
+  EXPECT_EQ(parse_sanitizer_log("========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 "
+                                "warnings)\n")
+                .errors,
+            0);
+  EXPECT_EQ(parse_sanitizer_log("========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 "
+                                "warnings)\n")
+                .errors,
+            2);
 }
 
 }  // namespace
