@@ -50,6 +50,9 @@ std::optional<SandboxPolicy> worker_sandbox(const EvalConfig& config, const fs::
   p.file_size_bytes = 64ull << 20;
   p.open_files = 1024;
   p.processes = 256;  // threads count too: CUDA, CUPTI and the watchdog start a few
+  // CUDA works under 32 GiB of address space on the H200 (bench/results/...-isolation); 64 GiB
+  // leaves room for the libraries and the profilers' injections, and is half the host's memory.
+  p.address_space_bytes = 64ull << 30;
   p.writable = {work_dir};
   p.isolate_network = !under_profiler;
   return p;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -212,6 +213,14 @@ std::vector<std::string> host_state_changes(const HostState& before, const HostS
                       (name ? name : "unknown") + ")");
   }
   return changes;
+}
+
+int64_t peak_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;  // kB
+  return 0;
 }
 
 }  // namespace ptxb

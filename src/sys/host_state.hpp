@@ -32,6 +32,10 @@ HostState capture_host_state();
 /// nothing changed. Threads and children that ended are not findings.
 std::vector<std::string> host_state_changes(const HostState& before, const HostState& after);
 
+/// The process's peak resident memory so far (VmHWM of /proc/self/status), in bytes; 0 when it
+/// cannot be read. It never goes down, so growth across a call is memory that call touched.
+int64_t peak_resident_bytes();
+
 /// The shared-object paths in a /proc/self/maps text: the path field of each mapping whose file
 /// name contains ".so" followed by the end or a '.', without a " (deleted)" suffix.
 std::set<std::string> parse_mapped_libraries(std::string_view maps_text);

@@ -27,7 +27,10 @@ std::vector<std::string> monitor_violations(
 }
 
 CandidateScope::CandidateScope(StageContext& ctx, std::string what, std::chrono::seconds limit)
-    : ctx_(ctx), what_(std::move(what)), before_(capture_host_state()) {
+    : ctx_(ctx),
+      what_(std::move(what)),
+      before_(capture_host_state()),
+      peak_before_(peak_resident_bytes()) {
   ctx_.watchdog.begin(what_, limit.count() > 0 ? limit : ctx_.call_deadline);
   arm();
 }
@@ -61,6 +64,10 @@ std::vector<std::string> CandidateScope::close() {
   after.mapped_libraries.erase(ctx_.candidate_library);
   before_.mapped_libraries.erase(ctx_.candidate_library);
   std::vector<std::string> findings = host_state_changes(before_, after);
+  const int64_t grown = peak_resident_bytes() - peak_before_;
+  if (grown > kHostMemoryAllowance)
+    findings.push_back("touched " + std::to_string(grown >> 20) +
+                       " MiB of host memory (peak resident size)");
   if (ctx_.monitor != nullptr) {
     const MonitorReport report = ctx_.monitor->collect();
     for (std::string& f : monitor_violations(report, ctx_.stream_id, ctx_.candidate_functions))

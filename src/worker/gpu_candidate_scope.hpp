@@ -20,6 +20,9 @@
 
 namespace ptxb {
 
+/// Host memory candidate code may touch before it counts as a grab (a GEMM needs almost none).
+inline constexpr int64_t kHostMemoryAllowance = 4ll << 30;
+
 /// What every stage needs to run candidate code under watch.
 struct StageContext {
   const ResultChannel& out;
@@ -62,6 +65,7 @@ class CandidateScope {
   StageContext& ctx_;
   std::string what_;
   HostState before_;
+  int64_t peak_before_ = 0;
   bool open_ = true;
 };
 

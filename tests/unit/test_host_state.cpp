@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "sys/host_state.hpp"
 
 namespace ptxb {
@@ -140,6 +142,14 @@ TEST(HostState, IgnoringASignalIsAChange) {
   ::signal(SIGTERM, old);
   EXPECT_EQ(after.signal_dispositions[SIGTERM - 1], "ignore");
   EXPECT_TRUE(mentions(host_state_changes(before, after), "signal 15 (Terminated)"));
+}
+
+TEST(HostState, PeakResidentMemoryGrowsWithTouchedMemory) {
+  const int64_t before = peak_resident_bytes();
+  ASSERT_GT(before, 0);
+  std::vector<char> block(size_t(256) << 20);
+  for (size_t i = 0; i < block.size(); i += 4096) block[i] = 1;  // touch every page
+  EXPECT_GE(peak_resident_bytes() - before, int64_t(200) << 20);
 }
 
 TEST(HostState, ParseMappedLibraries) {
