@@ -83,6 +83,14 @@ void read_dims(const TableReader& root, TaskSpec& task) {
     for (const char* dim : {"M", "N", "K"})
       if (!contains(task.dims, dim))
         root.fail("dims", std::string("a gemm task must declare M, N and K (missing ") + dim + ")");
+  const bool attention = task.family.rfind("attention", 0) == 0;
+  if (attention)
+    for (const char* dim : {"B", "H", "S", "D"})
+      if (!contains(task.dims, dim))
+        root.fail("dims", std::string("an attention task must declare B, H, S and D (missing ") +
+                              dim + "; HKV is optional, for grouped-query attention)");
+  task.causal = root.optional_boolean("causal").value_or(false);
+  if (task.causal && !attention) root.fail("causal", "only attention tasks have a causal mask");
   task.scalars = identifier_list(
       root, "scalars", root.optional_string_list("scalars").value_or(std::vector<std::string>{}));
 
@@ -300,8 +308,8 @@ void read_prompt(const TableReader& root, TaskSpec& task) {
 TaskSpec load_task(const std::filesystem::path& task_toml, const Catalog& catalog) {
   const toml::table document = tasks_detail::parse_toml_file(task_toml);
   const TableReader root(document, task_toml.string(), "");
-  root.only_keys({"id", "title", "arch", "family", "level", "dims", "scalars", "multiple_of",
-                  "tensors", "shapes", "targets", "correctness", "baseline"});
+  root.only_keys({"id", "title", "arch", "family", "level", "causal", "dims", "scalars",
+                  "multiple_of", "tensors", "shapes", "targets", "correctness", "baseline"});
   TaskSpec task;
   task.dir = task_toml.parent_path();
   read_header(root, task);

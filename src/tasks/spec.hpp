@@ -74,6 +74,7 @@ struct TaskSpec {
   std::string arch;    ///< "sm_90a" | "sm_100a"
   std::string family;  ///< "gemm" | "attention_fwd" | "attention_bwd"
   int level = 1;
+  bool causal = false;            ///< attention: key j is masked for query i when j > i
   std::vector<std::string> dims;  ///< dimension names in order: {"M", "N", "K"}
   std::vector<TensorSpec> tensors;
   std::vector<std::string> scalars;

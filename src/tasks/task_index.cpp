@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "reference/attention_fp64.hpp"
 #include "sys/home.hpp"
 #include "tasks/spec.hpp"
 
@@ -138,6 +139,16 @@ double problem_flops(const TaskSpec& task, const Shape& shape) {
   if (task.family == "gemm") {
     return 2.0 * static_cast<double>(shape.at("M")) * static_cast<double>(shape.at("N")) *
            static_cast<double>(shape.at("K"));
+  }
+  if (task.family == "attention_fwd" || task.family == "attention_bwd") {
+    AttentionShape s;
+    s.batch = shape.at("B");
+    s.heads = shape.at("H");
+    s.kv_heads = shape.find("HKV").value_or(s.heads);
+    s.seq = shape.at("S");
+    s.head_dim = shape.at("D");
+    s.causal = task.causal;
+    return attention_flops(s, task.family == "attention_bwd");
   }
   PTXB_ASSERT(false, "problem_flops: no FLOP formula for family '" + task.family + "' yet");
   return 0;

@@ -214,6 +214,7 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"bad-arch", "arch:", "'sm_90'"}, BrokenCase{"bad-family", "family:", "'conv'"},
         BrokenCase{"id-arch-mismatch", "id:", "must start with 'sm90/'"},
         BrokenCase{"bad-level-name", "targets[0].required:", "'S3'"},
+        BrokenCase{"causal-gemm", "causal:", "only attention tasks"},
         BrokenCase{"flop-share-range", "targets[0].min_flop_share:", "(0, 1]"},
         BrokenCase{"flop-share-non-mma", "targets[1].min_flop_share:", "only MMA targets"},
         BrokenCase{"duplicate-target", "targets[1].instruction:", "duplicate target"},

@@ -1,0 +1,130 @@
+// The fp64 CPU attention reference against closed-form cases (uniform scores, one-hot keys),
+// grouped-query heads against duplicated heads, and its backward pass against central finite
+// differences of L = sum(O * dO).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/error.hpp"
+#include "reference/attention_fp64.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb {
+namespace {
+
+std::vector<double> random_values(int64_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> dist(0.0, 1.0);
+  std::vector<double> out(static_cast<size_t>(n));
+  for (double& x : out) x = dist(gen);
+  return out;
+}
+
+TEST(AttentionFp64, UniformScoresAverageTheVisibleValues) {
+  for (const bool causal : {false, true}) {
+    AttentionShape s{1, 2, 2, 6, 3, causal, 0.5};
+    const std::vector<double> q(static_cast<size_t>(s.q_elements()), 0.0);  // all scores 0
+    const auto k = random_values(s.kv_elements(), 1), v = random_values(s.kv_elements(), 2);
+    const AttentionForward f = attention_forward_fp64(s, q, k, v);
+    for (int64_t h = 0; h < s.heads; ++h)
+      for (int64_t i = 0; i < s.seq; ++i) {
+        const int64_t visible = causal ? i + 1 : s.seq;
+        EXPECT_NEAR(f.lse[h * s.seq + i], std::log(double(visible)), 1e-12);
+        for (int64_t d = 0; d < s.head_dim; ++d) {
+          double mean = 0;
+          for (int64_t j = 0; j < visible; ++j) mean += v[(h * s.seq + j) * s.head_dim + d];
+          EXPECT_NEAR(f.out[(h * s.seq + i) * s.head_dim + d], mean / visible, 1e-12);
+        }
+      }
+  }
+}
+
+TEST(AttentionFp64, OneHotKeysSelectOneValue) {
+  // Q_i = e_i, K_j = 50 e_j: query i scores 50 on key i and 0 elsewhere.
+  AttentionShape s{1, 1, 1, 4, 4, false, 1.0};
+  std::vector<double> q(16, 0.0), k(16, 0.0);
+  for (int i = 0; i < 4; ++i) q[i * 4 + i] = 1, k[i * 4 + i] = 50;
+  const auto v = random_values(16, 3);
+  const AttentionForward f = attention_forward_fp64(s, q, k, v);
+  for (int i = 0; i < 16; ++i) EXPECT_NEAR(f.out[i], v[i], 1e-18 + 1e-15 * std::fabs(v[i]));
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(f.lse[i], 50 + std::log1p(3 * std::exp(-50.0)), 1e-12);
+}
+
+TEST(AttentionFp64, GroupedQueryHeadsEqualDuplicatedKvHeads) {
+  AttentionShape gqa{2, 4, 2, 5, 3, true, 0.7};
+  AttentionShape mha = gqa;
+  mha.kv_heads = 4;
+  const auto q = random_values(gqa.q_elements(), 4), k = random_values(gqa.kv_elements(), 5),
+             v = random_values(gqa.kv_elements(), 6);
+  std::vector<double> k4, v4;  // kv head h/2 copied to heads h
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t h = 0; h < 4; ++h)
+      for (int64_t e = 0; e < 5 * 3; ++e) {
+        k4.push_back(k[(b * 2 + h / 2) * 15 + e]);
+        v4.push_back(v[(b * 2 + h / 2) * 15 + e]);
+      }
+  const AttentionForward a = attention_forward_fp64(gqa, q, k, v);
+  const AttentionForward b = attention_forward_fp64(mha, q, k4, v4);
+  for (size_t i = 0; i < a.out.size(); ++i) EXPECT_DOUBLE_EQ(a.out[i], b.out[i]);
+}
+
+double loss(const AttentionShape& s, const std::vector<double>& q, const std::vector<double>& k,
+            const std::vector<double>& v, const std::vector<double>& dout) {
+  const AttentionForward f = attention_forward_fp64(s, q, k, v);
+  double l = 0;
+  for (size_t i = 0; i < dout.size(); ++i) l += f.out[i] * dout[i];
+  return l;
+}
+
+TEST(AttentionFp64, BackwardMatchesFiniteDifferences) {
+  for (const bool causal : {false, true}) {
+    AttentionShape s{1, 2, 1, 5, 3, causal, 0.6};
+    auto q = random_values(s.q_elements(), 7), k = random_values(s.kv_elements(), 8),
+         v = random_values(s.kv_elements(), 9);
+    const auto dout = random_values(s.q_elements(), 10);
+    const AttentionGradients g = attention_backward_fp64(s, q, k, v, dout);
+    const double eps = 1e-6;
+    auto check = [&](std::vector<double>& x, const std::vector<double>& grad, const char* name) {
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double keep = x[i];
+        x[i] = keep + eps;
+        const double up = loss(s, q, k, v, dout);
+        x[i] = keep - eps;
+        const double down = loss(s, q, k, v, dout);
+        x[i] = keep;
+        EXPECT_NEAR(grad[i], (up - down) / (2 * eps), 1e-7) << name << "[" << i << "]";
+      }
+    };
+    check(q, g.dq, "dQ");
+    check(k, g.dk, "dK");  // K and V feed both query heads: the sums over heads are checked too
+    check(v, g.dv, "dV");
+  }
+}
+
+TEST(AttentionFp64, FlopsFollowTheConvention) {
+  AttentionShape s{4, 16, 16, 4096, 128, false, 1.0};
+  EXPECT_DOUBLE_EQ(attention_flops(s, false), 4.0 * 4 * 16 * 4096.0 * 4096 * 128);
+  EXPECT_DOUBLE_EQ(attention_flops(s, true), 2.5 * attention_flops(s, false));
+  s.causal = true;
+  EXPECT_DOUBLE_EQ(attention_flops(s, false), 2.0 * 4 * 16 * 4096.0 * 4096 * 128);
+}
+
+TEST(AttentionFp64, TaskFlopsUseTheCausalFlagAndTheDims) {
+  TaskSpec task;
+  task.family = "attention_bwd";
+  task.causal = true;
+  const Shape shape{{{"B", 4}, {"H", 16}, {"HKV", 4}, {"S", 4096}, {"D", 128}}};
+  EXPECT_DOUBLE_EQ(problem_flops(task, shape), 2.5 * 2.0 * 4 * 16 * 4096.0 * 4096 * 128);
+}
+
+TEST(AttentionFp64, BadShapesAreInputErrors) {
+  AttentionShape s{1, 3, 2, 4, 2, false, 1.0};
+  const std::vector<double> q(24), kv(16);
+  EXPECT_THROW(attention_forward_fp64(s, q, kv, kv), InputError) << "2 does not divide 3";
+  s.kv_heads = 1;
+  EXPECT_THROW(attention_forward_fp64(s, q, kv, kv), InputError) << "kv buffers too large";
+}
+
+}  // namespace
+}  // namespace ptxb
