@@ -29,6 +29,26 @@ void poison(void* dst, DType dtype, int64_t count, cudaStream_t stream);
 void reference_gemm_bf16(const void* a, const void* b, float* ref, int64_t M, int64_t N, int64_t K,
                          cudaStream_t stream);
 
+/// Sizes of an attention problem for the reference kernels (src/reference/attention_fp64.hpp
+/// states the definitions and layouts).
+struct AttentionDims {
+  int64_t batch = 1, heads = 1, kv_heads = 1, seq = 1, head_dim = 1;
+  bool causal = false;
+  float scale = 1.f;
+};
+
+/// fp32 out [B,H,S,D] and lse [B,H,S] from bf16 q [B,H,S,D], k and v [B,HKV,S,D]. Plain SIMT
+/// kernels of our own. Throws InputError for head_dim > 256 or seq > 32768.
+void reference_attention_forward(const void* q, const void* k, const void* v, float* out,
+                                 float* lse, const AttentionDims& dims, cudaStream_t stream);
+
+/// fp32 dq [B,H,S,D], dk and dv [B,HKV,S,D] from bf16 q, k, v, dout and the fp32 forward
+/// reference's out and lse; `delta` is fp32 scratch of [B,H,S].
+void reference_attention_backward(const void* q, const void* k, const void* v, const void* dout,
+                                  const float* out, const float* lse, float* delta, float* dq,
+                                  float* dk, float* dv, const AttentionDims& dims,
+                                  cudaStream_t stream);
+
 /// Compares `count` elements of `out` (dtype) with fp32 `ref` laid out with `cols` columns.
 /// Synchronizes `stream` and returns the statistics.
 CompareStats compare_with_reference(const void* out, DType dtype, const float* ref, int64_t count,
