@@ -61,7 +61,10 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
   job.run_evidence = true;
   job.result_file = work_dir / "evidence-messages.jsonl";
   write_file_atomic(work_dir / "evidence-job.json", to_json(job).dump(2));
-  const fs::path log = work_dir / "ncu.csv";
+  // NOTE: ncu's log lives outside the worker folder, which candidate code may write to: a
+  // private folder of this process (0700), copied into the worker folder only after reading.
+  TempDir profile_dir("ptxbench-ncu");
+  const fs::path log = profile_dir.path() / "ncu.csv";
   const size_t launch_cap = 2 + timed_shapes(task) * (options.max_kernels_per_call + 1);
 
   ProcessSpec spec;
@@ -136,6 +139,8 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     rec["unavailable"] = out.judgement.unavailable_reason;
     return out;
   }
+  std::error_code ignored;  // a copy for people reading the worker folder (PTXBENCH_KEEP_TEMP)
+  fs::copy_file(log, work_dir / "ncu.csv", fs::copy_options::overwrite_existing, ignored);
   out.judgement = judge_runtime(task, catalog, kernels, evidence_messages);
   for (auto& [key, value] : out.judgement.record.items()) rec[key] = value;
   if (!out.judgement.available) rec["unavailable"] = out.judgement.unavailable_reason;
