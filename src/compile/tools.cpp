@@ -43,6 +43,12 @@ fs::path find_executable(const std::string& program) {
   return {};
 }
 
+fs::path find_cuda_tool(const char* env_var, const std::string& program) {
+  if (auto env = env_or_empty(env_var); !env.empty()) return find_executable(env);
+  if (fs::path found = find_executable(program); !found.empty()) return found;
+  return find_executable("/usr/local/cuda/bin/" + program);
+}
+
 fs::path default_nvcc() {
   if (auto env = env_or_empty("PTXBENCH_NVCC"); !env.empty()) return env;
 #ifdef PTXB_NVCC_PATH

@@ -26,6 +26,10 @@ std::filesystem::path default_abi_include_dir();
 /// when executable.
 std::filesystem::path find_executable(const std::string& program);
 
+/// A CUDA toolkit tool: $`env_var` if set (checked to be executable), else `program` on PATH,
+/// else /usr/local/cuda/bin/`program`; empty when none is executable.
+std::filesystem::path find_cuda_tool(const char* env_var, const std::string& program);
+
 /// `nvcc --version` output, run once per nvcc path per process (cached, thread-safe). Throws
 /// ApiError when nvcc cannot be run.
 const std::string& nvcc_version(const std::filesystem::path& nvcc);

@@ -49,10 +49,7 @@ SanitizerFindings parse_sanitizer_log(const std::string& log) {
 }
 
 fs::path default_compute_sanitizer() {
-  if (const char* env = std::getenv("PTXBENCH_COMPUTE_SANITIZER"); env != nullptr && *env)
-    return find_executable(env);
-  if (fs::path found = find_executable("compute-sanitizer"); !found.empty()) return found;
-  return find_executable("/usr/local/cuda/bin/compute-sanitizer");
+  return find_cuda_tool("PTXBENCH_COMPUTE_SANITIZER", "compute-sanitizer");
 }
 
 SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config, const fs::path& work_dir) {

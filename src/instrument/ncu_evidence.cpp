@@ -1,7 +1,5 @@
 #include "instrument/ncu_evidence.hpp"
 
-#include <cstdlib>
-
 #include "compile/tools.hpp"
 #include "core/error.hpp"
 #include "sys/files.hpp"
@@ -34,12 +32,7 @@ size_t timed_shapes(const TaskSpec& task) {
 
 }  // namespace
 
-fs::path default_ncu() {
-  if (const char* env = std::getenv("PTXBENCH_NCU"); env != nullptr && *env != '\0')
-    return find_executable(env);
-  if (fs::path found = find_executable("ncu"); !found.empty()) return found;
-  return find_executable("/usr/local/cuda/bin/ncu");
-}
+fs::path default_ncu() { return find_cuda_tool("PTXBENCH_NCU", "ncu"); }
 
 EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, WorkerJob job,
                                  const fs::path& worker, const EvidenceOptions& options,

@@ -49,28 +49,32 @@ CompareTolerance tolerance_of(const DistributionSpec& d) {
   return {d.atol, d.rtol, d.max_rel_frobenius, d.round_reference};
 }
 
-Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream) {
+namespace {
+
+// What ptxb_plan returned and asked for, as a Planned: the workspace limit applied here only.
+Planned planned(int status, uint64_t bytes) {
   Planned out;
-  uint64_t bytes = 0;
-  out.status = impl.plan(p.problem(), &bytes);
-  check_after_candidate(stream, impl.name() + " ptxb_plan");
-  if (out.status == 0 && bytes > PTXB_MAX_WORKSPACE_BYTES) out.status = -1;
+  out.status = status == 0 && bytes > PTXB_MAX_WORKSPACE_BYTES ? -1 : status;
   if (out.status == 0) out.workspace = DeviceBuffer(bytes);
   return out;
 }
 
+}  // namespace
+
+Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream) {
+  uint64_t bytes = 0;
+  const int status = impl.plan(p.problem(), &bytes);
+  check_after_candidate(stream, impl.name() + " ptxb_plan");
+  return planned(status, bytes);
+}
+
 Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageContext& ctx,
                        const Shape& shape) {
-  Planned out;
   uint64_t bytes = 0;
-  {
-    CandidateScope scope(ctx, "ptxb_plan at " + shape.to_string());
-    out.status = candidate.plan(p.problem(), &bytes);
-    scope.close();
-  }
-  if (out.status == 0 && bytes > PTXB_MAX_WORKSPACE_BYTES) out.status = -1;
-  if (out.status == 0) out.workspace = DeviceBuffer(bytes);
-  return out;
+  CandidateScope scope(ctx, "ptxb_plan at " + shape.to_string());
+  const int status = candidate.plan(p.problem(), &bytes);
+  scope.close();
+  return planned(status, bytes);
 }
 
 }  // namespace ptxb

@@ -8,6 +8,7 @@
 #include "instrument/evidence_judge.hpp"
 #include "instrument/ncu_evidence.hpp"
 #include "sys/files.hpp"
+#include "worker/protocol.hpp"
 
 namespace ptxb {
 namespace {
@@ -40,15 +41,10 @@ ProfiledKernel kernel(const std::string& name, std::map<std::string, int64_t> op
 Shape mnk(int64_t m, int64_t n, int64_t k) { return Shape{{{"M", m}, {"N", n}, {"K", k}}}; }
 
 std::vector<json> read_messages(const std::filesystem::path& path) {
-  std::vector<json> out;
-  const std::string text = read_file(path);
-  size_t begin = 0;
-  while (begin < text.size()) {
-    const size_t end = text.find('\n', begin);
-    out.push_back(json::parse(text.substr(begin, end - begin)));
-    begin = end + 1;
-  }
-  return out;
+  bool truncated = false;
+  auto messages = parse_worker_messages(read_file(path), &truncated);
+  EXPECT_FALSE(truncated) << path;
+  return messages;
 }
 
 // ---- FLOP share ----
