@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, idempotently, what a fresh Debian machine with the CUDA 13 toolkit lacks to build and
-# test PTXBench: Debian dev packages and the PyPI disassembler wheels (nvdisasm/cuobjdump 13.x,
-# which read sm_90a and sm_100a cubins; Debian's 12.4 tools cannot read sm_100a).
+# test PTXBench: Debian dev packages, the PyPI disassembler wheels (nvdisasm/cuobjdump 13.x,
+# which read sm_90a and sm_100a cubins; Debian's 12.4 tools cannot read sm_100a) and the
+# cudnn-frontend headers of the attention baseline.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -35,5 +36,34 @@ if [ ! -x "$tools/bin/cuobjdump" ] || [ ! -x "$tools/bin/nvdisasm" ]; then
   mkdir -p "$tools/bin"
   ln -sf "$tools/py/nvidia/cu13/bin/cuobjdump" "$tools/bin/cuobjdump"
   ln -sf "$tools/py/nvidia/cu13/bin/nvdisasm" "$tools/bin/nvdisasm"
+fi
+# cudnn-frontend: the header-only C++ API of cuDNN's graph interface, for the attention baseline
+# (src/baselines/cudnn_*). Only the wheel's include/ is kept. 1.32.0 builds against the cuDNN 9.14
+# .. 9.19 headers and opens libcudnn at run time. The wheel is chosen for one fixed interpreter and
+# platform: the headers are the same in every wheel of a release.
+frontend_version="1.32.0"
+frontend="$tools/cudnn-frontend"
+if [ "$(cat "$frontend/VERSION" 2>/dev/null)" != "$frontend_version" ] ||
+  [ ! -f "$frontend/include/cudnn_frontend.h" ]; then
+  echo "bootstrap: unpacking nvidia-cudnn-frontend==$frontend_version headers into $frontend"
+  mkdir -p "$tools"
+  work="$(mktemp -d "$tools/.cudnn-frontend.XXXXXX")"
+  trap 'rm -rf "$work"' EXIT
+  python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 3.11 --platform manylinux_2_28_x86_64 \
+    -d "$work/wheel" "nvidia-cudnn-frontend==$frontend_version"
+  python3 - "$work" <<'PY'
+import pathlib, sys, zipfile
+work = pathlib.Path(sys.argv[1])
+(wheel,) = (work / "wheel").glob("*.whl")
+with zipfile.ZipFile(wheel) as z:
+    members = [m for m in z.namelist() if m.startswith("include/") and not m.endswith("/")]
+    if not any(m == "include/cudnn_frontend.h" for m in members):
+        sys.exit(f"bootstrap: {wheel.name} has no include/cudnn_frontend.h")
+    z.extractall(work / "out", members)
+PY
+  echo "$frontend_version" >"$work/out/VERSION"
+  rm -rf "$frontend"
+  mv "$work/out" "$frontend"
 fi
 echo "bootstrap: ready"

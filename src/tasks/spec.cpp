@@ -76,23 +76,27 @@ void read_header(const TableReader& root, TaskSpec& task) {
 void read_dims(const TableReader& root, TaskSpec& task) {
   task.dims = identifier_list(root, "dims", root.string_list("dims"));
   if (task.dims.empty()) root.fail("dims", "must name at least one dimension");
-  for (const char* reserved : {"hidden", "timed"})
+  for (const char* reserved : {"hidden", "timed", "causal"})
     if (contains(task.dims, reserved))
       root.fail("dims", "'" + std::string(reserved) + "' is reserved for [[shapes]] flags");
   if (task.family == "gemm")
     for (const char* dim : {"M", "N", "K"})
       if (!contains(task.dims, dim))
         root.fail("dims", std::string("a gemm task must declare M, N and K (missing ") + dim + ")");
-  const bool attention = task.family.rfind("attention", 0) == 0;
-  if (attention)
+  if (is_attention(task))
     for (const char* dim : {"B", "H", "S", "D"})
       if (!contains(task.dims, dim))
         root.fail("dims", std::string("an attention task must declare B, H, S and D (missing ") +
                               dim + "; HKV is optional, for grouped-query attention)");
-  task.causal = root.optional_boolean("causal").value_or(false);
-  if (task.causal && !attention) root.fail("causal", "only attention tasks have a causal mask");
   task.scalars = identifier_list(
       root, "scalars", root.optional_string_list("scalars").value_or(std::vector<std::string>{}));
+  for (size_t i = 0; i < task.scalars.size(); ++i)
+    if (!contains(known_scalars(task.family), task.scalars[i]))
+      root.fail("scalars[" + std::to_string(i) + "]",
+                "'" + task.scalars[i] + "' is not a scalar of family " + task.family + " (known: " +
+                    (known_scalars(task.family).empty() ? std::string("none")
+                                                        : join(known_scalars(task.family))) +
+                    ")");
 
   if (!root.has("multiple_of")) return;
   const TableReader rules = root.table("multiple_of");
@@ -156,7 +160,7 @@ void read_tensors(const TableReader& root, TaskSpec& task) {
 
 ShapeCase read_shape(const TableReader& reader, const TaskSpec& task) {
   std::vector<std::string> known = task.dims;
-  known.insert(known.end(), {"hidden", "timed"});
+  known.insert(known.end(), {"hidden", "timed", "causal"});
   reader.only_keys(known);
   ShapeCase shape;
   for (const std::string& dim : task.dims) {
@@ -167,6 +171,10 @@ ShapeCase read_shape(const TableReader& reader, const TaskSpec& task) {
                            " (multiple_of." + dim + ")");
     shape.shape.dims.emplace_back(dim, size);
   }
+  const std::optional<bool> causal = reader.optional_boolean("causal");
+  if (causal && !is_attention(task))
+    reader.fail("causal", "only attention tasks have a causal mask");
+  if (is_attention(task)) shape.shape.dims.emplace_back("causal", causal.value_or(false) ? 1 : 0);
   shape.hidden = reader.optional_boolean("hidden").value_or(false);
   shape.timed = reader.optional_boolean("timed").value_or(false);
   return shape;
@@ -224,9 +232,30 @@ void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& tas
   }
 }
 
-DistributionSpec read_distribution(const TableReader& reader) {
-  reader.only_keys(
-      {"name", "kind", "scale", "atol", "rtol", "max_rel_frobenius", "round_reference"});
+std::optional<double> non_negative(const TableReader& reader, const char* key,
+                                   std::optional<double> value) {
+  if (value && !(*value >= 0)) reader.fail(key, "must be >= 0");
+  return value;
+}
+
+OutputTolerance read_output_tolerance(const TableReader& reader, const std::string& output,
+                                      const DistributionSpec& defaults) {
+  reader.only_keys({"atol", "atol_rms", "rtol", "max_rel_frobenius"});
+  OutputTolerance tol;
+  tol.output = output;
+  tol.atol = non_negative(reader, "atol", reader.optional_number("atol")).value_or(defaults.atol);
+  tol.atol_rms = non_negative(reader, "atol_rms", reader.optional_number("atol_rms"))
+                     .value_or(defaults.atol_rms);
+  tol.rtol = non_negative(reader, "rtol", reader.optional_number("rtol")).value_or(defaults.rtol);
+  tol.max_rel_frobenius =
+      non_negative(reader, "max_rel_frobenius", reader.optional_number("max_rel_frobenius"))
+          .value_or(defaults.max_rel_frobenius);
+  return tol;
+}
+
+DistributionSpec read_distribution(const TableReader& reader, const TaskSpec& task) {
+  reader.only_keys({"name", "kind", "scale", "atol", "atol_rms", "rtol", "max_rel_frobenius",
+                    "round_reference", "outputs"});
   DistributionSpec dist;
   dist.name = reader.string("name");
   if (dist.name.empty()) reader.fail("name", "must not be empty");
@@ -242,15 +271,23 @@ DistributionSpec read_distribution(const TableReader& reader) {
   if (!(dist.scale > 0)) reader.fail("scale", "must be positive");
   if (dist.kind == DistributionSpec::Kind::kUniformInt && dist.scale != std::floor(dist.scale))
     reader.fail("scale", "must be an integer for kind uniform_int");
-  const auto non_negative = [&](const char* key, std::optional<double> value) {
-    if (value && !(*value >= 0)) reader.fail(key, "must be >= 0");
-    return value.value_or(0.0);
-  };
-  dist.atol = non_negative("atol", reader.number("atol"));
-  dist.rtol = non_negative("rtol", reader.number("rtol"));
+  dist.atol = *non_negative(reader, "atol", std::optional<double>(reader.number("atol")));
+  dist.atol_rms =
+      non_negative(reader, "atol_rms", reader.optional_number("atol_rms")).value_or(0.0);
+  dist.rtol = *non_negative(reader, "rtol", std::optional<double>(reader.number("rtol")));
   dist.max_rel_frobenius =
-      non_negative("max_rel_frobenius", reader.optional_number("max_rel_frobenius"));
+      non_negative(reader, "max_rel_frobenius", reader.optional_number("max_rel_frobenius"))
+          .value_or(0.0);
   dist.round_reference = reader.optional_boolean("round_reference").value_or(false);
+  if (reader.has("outputs")) {
+    const TableReader outputs = reader.table("outputs");
+    for (const std::string& name : outputs.keys()) {
+      bool is_output = false;
+      for (const TensorSpec* t : task.outputs()) is_output = is_output || t->name == name;
+      if (!is_output) outputs.fail(name, "'" + name + "' is not an output tensor");
+      dist.outputs.push_back(read_output_tolerance(outputs.table(name), name, dist));
+    }
+  }
   return dist;
 }
 
@@ -272,7 +309,7 @@ void read_correctness(const TableReader& root, TaskSpec& task) {
   std::vector<TableReader> tables = reader.table_list("distributions");
   if (tables.empty()) reader.fail("distributions", "must list at least one distribution");
   for (const TableReader& table : tables) {
-    DistributionSpec dist = read_distribution(table);
+    DistributionSpec dist = read_distribution(table, task);
     for (const DistributionSpec& seen : spec.distributions)
       if (seen.name == dist.name) table.fail("name", "duplicate distribution '" + dist.name + "'");
     spec.distributions.push_back(std::move(dist));
@@ -308,8 +345,8 @@ void read_prompt(const TableReader& root, TaskSpec& task) {
 TaskSpec load_task(const std::filesystem::path& task_toml, const Catalog& catalog) {
   const toml::table document = tasks_detail::parse_toml_file(task_toml);
   const TableReader root(document, task_toml.string(), "");
-  root.only_keys({"id", "title", "arch", "family", "level", "causal", "dims", "scalars",
-                  "multiple_of", "tensors", "shapes", "targets", "correctness", "baseline"});
+  root.only_keys({"id", "title", "arch", "family", "level", "dims", "scalars", "multiple_of",
+                  "tensors", "shapes", "targets", "correctness", "baseline"});
   TaskSpec task;
   task.dir = task_toml.parent_path();
   read_header(root, task);

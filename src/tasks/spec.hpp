@@ -31,6 +31,8 @@ struct TensorSpec {
   std::string layout;             ///< "row_major" (the only layout so far: last stride 1)
 };
 
+/// One problem size. Attention shapes also carry the parameter `causal` (0 or 1) as a dimension
+/// no tensor uses, so that FLOPs, scalars and shape strings see it like the sizes.
 struct ShapeCase {
   Shape shape;
   bool hidden = false;  ///< never shown to a model; decides correctness like the visible ones
@@ -43,17 +45,31 @@ struct TargetSpec {
   double min_flop_share = 0.9;                  ///< R2 floor for MMA targets
 };
 
+/// Tolerances of one output, overriding its distribution's defaults
+/// ([correctness.distributions.outputs.NAME] in task.toml).
+struct OutputTolerance {
+  std::string output;  ///< tensor name, "LSE"
+  double atol = 0;
+  double atol_rms = 0;
+  double rtol = 0;
+  double max_rel_frobenius = 0;
+};
+
 /// How inputs are drawn and how closely outputs must match the reference for that draw.
 struct DistributionSpec {
   enum class Kind { kNormal, kUniformInt };
   std::string name;  ///< "normal", "small_int"
   Kind kind = Kind::kNormal;
   double scale = 1.0;  ///< normal: standard deviation; uniform_int: integers in [-scale, scale]
-  double atol = 0;     ///< |out - ref| <= atol + rtol*|ref| elementwise
+  double atol = 0;     ///< |out - ref| <= atol + atol_rms*rms(ref) + rtol*|ref| elementwise
+  /// Absolute floor in units of the reference's root-mean-square (outputs whose magnitude
+  /// depends on the shape, e.g. attention gradients).
+  double atol_rms = 0;
   double rtol = 0;
   double max_rel_frobenius = 0;  ///< ||out - ref||_F / ||ref||_F bound (0: not checked)
   /// Compare against the reference rounded to the output dtype (exactly representable cases).
   bool round_reference = false;
+  std::vector<OutputTolerance> outputs;  ///< per-output overrides (round_reference stays shared)
 };
 
 struct CorrectnessSpec {
@@ -74,9 +90,9 @@ struct TaskSpec {
   std::string arch;    ///< "sm_90a" | "sm_100a"
   std::string family;  ///< "gemm" | "attention_fwd" | "attention_bwd"
   int level = 1;
-  bool causal = false;            ///< attention: key j is masked for query i when j > i
   std::vector<std::string> dims;  ///< dimension names in order: {"M", "N", "K"}
   std::vector<TensorSpec> tensors;
+  /// Scalar parameters in ABI order; their values follow from the shape (scalar_values).
   std::vector<std::string> scalars;
   std::vector<ShapeCase> shapes;
   std::vector<TargetSpec> targets;
@@ -115,6 +131,15 @@ std::vector<TaskSpec> load_all_tasks(const std::filesystem::path& tasks_root,
 /// The task with `id` under `tasks_root`; InputError listing known ids if absent.
 TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catalog,
                    const std::string& id);
+
+/// True for the attention families ("attention_fwd", "attention_bwd").
+bool is_attention(const TaskSpec& task);
+
+/// The scalar names a family knows: attention "scale" (1/sqrt(D)) and "causal" (0 or 1); GEMM none.
+const std::vector<std::string>& known_scalars(const std::string& family);
+
+/// The values of the task's scalars at `shape`, in the task's order (ptxb_problem.scalars).
+std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape);
 
 /// Useful FLOPs of one call at `shape` for the task's family (GEMM: 2*M*N*K).
 double problem_flops(const TaskSpec& task, const Shape& shape);

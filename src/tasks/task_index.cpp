@@ -2,6 +2,7 @@
 // around TaskSpec (evidence levels, roles, FLOP counts).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -61,6 +62,29 @@ std::string_view to_string(DistributionSpec::Kind kind) {
 const std::vector<std::string>& known_families() {
   static const std::vector<std::string> kFamilies{"gemm", "attention_fwd", "attention_bwd"};
   return kFamilies;
+}
+
+bool is_attention(const TaskSpec& task) {
+  return task.family == "attention_fwd" || task.family == "attention_bwd";
+}
+
+const std::vector<std::string>& known_scalars(const std::string& family) {
+  static const std::vector<std::string> kAttention{"scale", "causal"}, kNone;
+  return family == "attention_fwd" || family == "attention_bwd" ? kAttention : kNone;
+}
+
+std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape) {
+  std::vector<double> values;
+  for (const std::string& name : task.scalars) {
+    if (name == "scale") {
+      values.push_back(1.0 / std::sqrt(static_cast<double>(shape.at("D"))));
+    } else if (name == "causal") {
+      values.push_back(static_cast<double>(shape.find("causal").value_or(0)));
+    } else {
+      PTXB_ASSERT(false, "scalar '" + name + "' has no value rule (known_scalars is out of date)");
+    }
+  }
+  return values;
 }
 
 std::vector<const TensorSpec*> TaskSpec::inputs() const {
@@ -147,7 +171,7 @@ double problem_flops(const TaskSpec& task, const Shape& shape) {
     s.kv_heads = shape.find("HKV").value_or(s.heads);
     s.seq = shape.at("S");
     s.head_dim = shape.at("D");
-    s.causal = task.causal;
+    s.causal = shape.find("causal").value_or(0) != 0;
     return attention_flops(s, task.family == "attention_bwd");
   }
   PTXB_ASSERT(false, "problem_flops: no FLOP formula for family '" + task.family + "' yet");

@@ -33,6 +33,16 @@ nlohmann::json targets_json(const TaskSpec& task) {
   return out;
 }
 
+nlohmann::json output_tolerances_json(const DistributionSpec& dist) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const OutputTolerance& o : dist.outputs)
+    out[o.output] = {{"atol", o.atol},
+                     {"atol_rms", o.atol_rms},
+                     {"rtol", o.rtol},
+                     {"max_rel_frobenius", o.max_rel_frobenius}};
+  return out;
+}
+
 nlohmann::json correctness_json(const CorrectnessSpec& spec) {
   nlohmann::json distributions = nlohmann::json::array();
   for (const DistributionSpec& dist : spec.distributions) {
@@ -40,9 +50,11 @@ nlohmann::json correctness_json(const CorrectnessSpec& spec) {
                              {"kind", to_string(dist.kind)},
                              {"scale", dist.scale},
                              {"atol", dist.atol},
+                             {"atol_rms", dist.atol_rms},
                              {"rtol", dist.rtol},
                              {"max_rel_frobenius", dist.max_rel_frobenius},
-                             {"round_reference", dist.round_reference}});
+                             {"round_reference", dist.round_reference},
+                             {"outputs", output_tolerances_json(dist)}});
   }
   return {{"reference", spec.reference}, {"seeds", spec.seeds}, {"distributions", distributions}};
 }

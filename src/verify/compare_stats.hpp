@@ -10,6 +10,7 @@ namespace ptxb {
 struct CompareTolerance {
   double atol = 0;
   double rtol = 0;
+  double atol_rms = 0;           ///< adds atol_rms * rms(reference) to atol (0: none)
   double max_rel_frobenius = 0;  ///< 0: not checked
   bool round_reference = false;  ///< compare against the reference rounded to the output dtype
 };
@@ -30,6 +31,8 @@ struct CompareStats {
   double max_abs_error = 0;
   double max_rel_error = 0;  ///< over elements with |ref| > 0
   double rel_frobenius = 0;  ///< ||out - ref||_F / ||ref||_F (0 when ||ref|| = 0 and equal)
+  double reference_rms = 0;  ///< root-mean-square of the reference (only when atol_rms is set)
+  double atol = 0;           ///< the absolute tolerance applied: atol + atol_rms * reference_rms
   std::optional<Mismatch> first_mismatch;  ///< the lowest mismatching index
 
   /// Pass rule: no mismatch, no NaN, and the Frobenius bound when set.

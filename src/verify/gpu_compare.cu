@@ -98,6 +98,15 @@ __global__ void compare_kernel(const T* __restrict__ out, const float* __restric
   }
 }
 
+__global__ void sum_squares_kernel(const float* __restrict__ ref, int64_t count, double* sum) {
+  double local = 0;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    local += double(ref[i]) * ref[i];
+  for (int off = 16; off > 0; off /= 2) local += __shfl_down_sync(~0u, local, off);
+  if (threadIdx.x % 32 == 0) atomicAdd(sum, local);
+}
+
 __global__ void count_diff_kernel(const uint8_t* a, const uint8_t* b, int64_t bytes,
                                   unsigned long long* diff) {
   unsigned long long local = 0;
@@ -124,9 +133,28 @@ double element_at(const void* out, int64_t index) {
     return double(value);
 }
 
+double reference_rms(const float* ref, int64_t count, cudaStream_t stream) {
+  DeviceBuffer sum_buf(sizeof(double));
+  PTXB_CHECK_CUDA(cudaMemsetAsync(sum_buf.data(), 0, sizeof(double), stream));
+  sum_squares_kernel<<<kGrid, kBlock, 0, stream>>>(ref, count, sum_buf.as<double>());
+  PTXB_CHECK_CUDA(cudaGetLastError());
+  double sum = 0;
+  PTXB_CHECK_CUDA(
+      cudaMemcpyAsync(&sum, sum_buf.data(), sizeof sum, cudaMemcpyDeviceToHost, stream));
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
+  return count > 0 ? std::sqrt(sum / static_cast<double>(count)) : 0.0;
+}
+
 template <class T>
 CompareStats compare_typed(const T* out, const float* ref, int64_t count, int64_t cols,
-                           const CompareTolerance& tol, cudaStream_t stream) {
+                           CompareTolerance tol, cudaStream_t stream) {
+  CompareStats result;
+  if (tol.atol_rms > 0) {
+    result.reference_rms = reference_rms(ref, count, stream);
+    tol.atol += tol.atol_rms * result.reference_rms;
+    tol.atol_rms = 0;
+  }
+  result.atol = tol.atol;
   DeviceBuffer stats_buf(sizeof(DeviceStats));
   DeviceStats init{0, 0, ~0ull, 0, 0, 0, 0};
   PTXB_CHECK_CUDA(
@@ -138,7 +166,6 @@ CompareStats compare_typed(const T* out, const float* ref, int64_t count, int64_
   PTXB_CHECK_CUDA(cudaMemcpyAsync(&s, stats_buf.data(), sizeof s, cudaMemcpyDeviceToHost, stream));
   PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
 
-  CompareStats result;
   result.count = count;
   result.mismatches = static_cast<int64_t>(s.mismatches);
   result.nan_count = static_cast<int64_t>(s.nan_count);

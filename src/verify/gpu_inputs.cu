@@ -99,6 +99,37 @@ void fill_random(void* dst, DType dtype, int64_t count, ValueKind kind, double s
   PTXB_CHECK_CUDA(cudaGetLastError());
 }
 
+namespace {
+
+__global__ void bf16_to_f32_kernel(const __nv_bfloat16* src, float* dst, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    dst[i] = __bfloat162float(src[i]);
+}
+
+__global__ void f32_to_bf16_kernel(const float* src, __nv_bfloat16* dst, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    dst[i] = __float2bfloat16_rn(src[i]);
+}
+
+constexpr int kConvertBlock = 256;
+constexpr int kConvertGrid = 132 * 8;
+
+}  // namespace
+
+void bf16_to_f32(const void* src, float* dst, int64_t count, cudaStream_t stream) {
+  bf16_to_f32_kernel<<<kConvertGrid, kConvertBlock, 0, stream>>>(
+      static_cast<const __nv_bfloat16*>(src), dst, count);
+  PTXB_CHECK_CUDA(cudaGetLastError());
+}
+
+void f32_to_bf16(const float* src, void* dst, int64_t count, cudaStream_t stream) {
+  f32_to_bf16_kernel<<<kConvertGrid, kConvertBlock, 0, stream>>>(
+      src, static_cast<__nv_bfloat16*>(dst), count);
+  PTXB_CHECK_CUDA(cudaGetLastError());
+}
+
 void poison(void* dst, DType dtype, int64_t count, cudaStream_t stream) {
   const int64_t bytes = count * size_bytes(dtype);
   // 0xFF bytes are a NaN in every IEEE-like float type (all-ones exponent, nonzero mantissa),

@@ -24,6 +24,10 @@ void fill_random(void* dst, DType dtype, int64_t count, ValueKind kind, double s
 /// Sets every element to NaN (dtypes with a NaN) or to 0xFF bytes (others).
 void poison(void* dst, DType dtype, int64_t count, cudaStream_t stream);
 
+/// Element-wise conversions (round to nearest even for f32 -> bf16).
+void bf16_to_f32(const void* src, float* dst, int64_t count, cudaStream_t stream);
+void f32_to_bf16(const float* src, void* dst, int64_t count, cudaStream_t stream);
+
 /// ref[m, n] = sum_k a[m, k] * b[n, k] with fp32 accumulation; a, b row-major bf16, ref fp32.
 /// A plain tiled SIMT kernel of our own: it shares no code with cuBLAS or the solutions.
 void reference_gemm_bf16(const void* a, const void* b, float* ref, int64_t M, int64_t N, int64_t K,

@@ -102,9 +102,10 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
                    problem.modified_guard_bytes(stream) == 0;
     if (status == 0) {
       problem.compute_reference(stream);
-      for (size_t o = 0; o < problem.num_outputs(); ++o)
-        correct = correct &&
-                  problem.compare_output(o, tolerance_of(dist), stream).passed(tolerance_of(dist));
+      for (size_t o = 0; o < problem.num_outputs(); ++o) {
+        const CompareTolerance tol = tolerance_of(dist, problem.output_name(o));
+        correct = correct && problem.compare_output(o, tol, stream).passed(tol);
+      }
     }
     msg["correct"] = correct;
     out.send(msg);

@@ -55,6 +55,7 @@ DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
     guarded_inputs_.push_back(guarded_buffer(in_bytes_.back()));
     pristine_.emplace_back(in_bytes_.back());
     in_ptrs_.push_back(inner(guarded_inputs_.back()));
+    input_names_.push_back(t->name);
   }
   for (const TensorSpec* t : task.outputs()) {
     out_desc_.push_back(describe(*t, shape));
@@ -67,10 +68,11 @@ DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
   problem_.abi_version = PTXB_ABI_VERSION;
   problem_.num_inputs = static_cast<int32_t>(in_desc_.size());
   problem_.num_outputs = static_cast<int32_t>(out_desc_.size());
-  problem_.num_scalars = 0;
+  scalars_ = scalar_values(task, shape);
+  problem_.num_scalars = static_cast<int32_t>(scalars_.size());
   problem_.inputs = in_desc_.data();
   problem_.outputs = out_desc_.data();
-  problem_.scalars = nullptr;
+  problem_.scalars = scalars_.empty() ? nullptr : scalars_.data();
   // NOTE: the guard memsets ran on the legacy stream, which the worker's non-blocking streams
   // do not wait for.
   PTXB_CHECK_CUDA(cudaDeviceSynchronize());
@@ -90,14 +92,31 @@ ptxb_args DeviceProblem::args(void* workspace, uint64_t workspace_bytes,
 
 void DeviceProblem::generate_inputs(const DistributionSpec& dist, uint64_t seed,
                                     cudaStream_t stream) {
+  for (size_t i = 0; i < in_ptrs_.size(); ++i) draw_input(i, dist, seed, stream);
+  if (has_derived_inputs()) derive_attention_inputs(stream);
+  for (size_t i = 0; i < in_ptrs_.size(); ++i) keep_pristine(i, stream);
+}
+
+void DeviceProblem::redraw_free_inputs(const DistributionSpec& dist, uint64_t seed,
+                                       cudaStream_t stream) {
+  for (size_t i = 0; i < in_ptrs_.size(); ++i) {
+    if (!is_free_input(i)) continue;
+    draw_input(i, dist, seed, stream);
+    keep_pristine(i, stream);
+  }
+}
+
+void DeviceProblem::draw_input(size_t i, const DistributionSpec& dist, uint64_t seed,
+                               cudaStream_t stream) {
   const ValueKind kind =
       dist.kind == DistributionSpec::Kind::kNormal ? ValueKind::kNormal : ValueKind::kUniformInt;
-  for (size_t i = 0; i < in_ptrs_.size(); ++i) {
-    fill_random(inner(guarded_inputs_[i]), static_cast<DType>(in_desc_[i].dtype),
-                elements(in_desc_[i]), kind, dist.scale, seed, i, stream);
-    PTXB_CHECK_CUDA(cudaMemcpyAsync(pristine_[i].data(), inner(guarded_inputs_[i]), in_bytes_[i],
-                                    cudaMemcpyDeviceToDevice, stream));
-  }
+  fill_random(inner(guarded_inputs_[i]), static_cast<DType>(in_desc_[i].dtype),
+              elements(in_desc_[i]), kind, dist.scale, seed, i, stream);
+}
+
+void DeviceProblem::keep_pristine(size_t i, cudaStream_t stream) {
+  PTXB_CHECK_CUDA(cudaMemcpyAsync(pristine_[i].data(), inner(guarded_inputs_[i]), in_bytes_[i],
+                                  cudaMemcpyDeviceToDevice, stream));
 }
 
 void DeviceProblem::poison_outputs(cudaStream_t stream) {
@@ -127,13 +146,18 @@ int64_t DeviceProblem::modified_guard_bytes(cudaStream_t stream) const {
 }
 
 void DeviceProblem::compute_reference(cudaStream_t stream) {
-  if (task_.correctness.reference == "gemm_fp32") {
+  const std::string& reference = task_.correctness.reference;
+  if (reference == "gemm_fp32") {
     PTXB_ASSERT(pristine_.size() == 2 && references_.size() == 1, "gemm_fp32 needs A, B -> C");
     reference_gemm_bf16(pristine_[0].data(), pristine_[1].data(), references_[0].as<float>(),
                         shape_.at("M"), shape_.at("N"), shape_.at("K"), stream);
-    return;
+  } else if (reference == "attention_fwd_fp32") {
+    reference_attention_fwd(stream);
+  } else if (reference == "attention_bwd_fp32") {
+    reference_attention_bwd(stream);
+  } else {
+    PTXB_ASSERT(false, "unknown reference '" + reference + "'");
   }
-  PTXB_ASSERT(false, "unknown reference '" + task_.correctness.reference + "'");
 }
 
 CompareStats DeviceProblem::compare_output(size_t index, const CompareTolerance& tol,

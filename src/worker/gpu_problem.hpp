@@ -1,6 +1,7 @@
-// One problem instance on the device: the task's tensors at one shape, their ABI descriptors,
-// input generation, the reference and the output comparison. Generic over task families except
-// for the reference, which is chosen by the task's correctness.reference name.
+// One problem instance on the device: the task's tensors at one shape, their ABI descriptors and
+// scalars, input generation, the reference and the output comparison. Generic over task families
+// except for the reference (chosen by the task's correctness.reference name) and the inputs
+// derived from others (attention backward: O and LSE come from the reference forward).
 #pragma once
 
 #include <ptxbench/abi.h>
@@ -10,6 +11,7 @@
 #include "cuda/device.hpp"
 #include "tasks/spec.hpp"
 #include "verify/compare_stats.hpp"
+#include "verify/gpu_verify.hpp"
 
 namespace ptxb {
 
@@ -24,9 +26,13 @@ class DeviceProblem {
   /// Arguments for one call with this problem's buffers.
   ptxb_args args(void* workspace, uint64_t workspace_bytes, cudaStream_t stream) const;
 
-  /// Draws every input from `dist` with `seed` (tensor i uses generator stream i) and keeps a
-  /// pristine copy of each for the unchanged check.
+  /// Draws every input from `dist` with `seed` (tensor i uses generator stream i), computes the
+  /// derived inputs from the drawn ones, and keeps a pristine copy of each for the unchanged check.
   void generate_inputs(const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
+  /// Redraws only the free inputs (those no derived input depends on: every input of a task
+  /// without derived ones, dO for the attention backward) and updates their pristine copies;
+  /// derived inputs stay consistent with their sources. Fresh values for timing rounds.
+  void redraw_free_inputs(const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
   void poison_outputs(cudaStream_t stream);
   /// Bytes by which the inputs differ from their pristine copies (0: unchanged).
   int64_t modified_input_bytes(cudaStream_t stream) const;
@@ -42,6 +48,20 @@ class DeviceProblem {
   const std::string& output_name(size_t index) const { return output_names_[index]; }
 
  private:
+  /// attention_bwd_fp32: O and LSE from the reference forward of the drawn Q, K, V.
+  bool has_derived_inputs() const;
+  bool is_free_input(size_t index) const;
+  void draw_input(size_t index, const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
+  void derive_attention_inputs(cudaStream_t stream);
+  void keep_pristine(size_t index, cudaStream_t stream);
+  size_t input_index(const std::string& name) const;
+  size_t output_index(const std::string& name) const;
+  void reference_attention_fwd(cudaStream_t stream);
+  void reference_attention_bwd(cudaStream_t stream);
+  AttentionDims attention_dims() const;
+  /// fp32 scratch of at least `floats` elements, reused between calls.
+  float* scratch(size_t slot, int64_t floats);
+
   const TaskSpec& task_;
   Shape shape_;
   std::vector<ptxb_tensor_desc> in_desc_, out_desc_;
@@ -51,7 +71,9 @@ class DeviceProblem {
   std::vector<DeviceBuffer> pristine_, references_;
   DeviceBuffer guard_pattern_;  ///< kGuardBytes of kGuardByte
   std::vector<size_t> in_bytes_, out_bytes_;
-  std::vector<std::string> output_names_;
+  std::vector<std::string> input_names_, output_names_;
+  std::vector<double> scalars_;
+  DeviceBuffer scratch_[2];
   std::vector<const void*> in_ptrs_;
   std::vector<void*> out_ptrs_;
   ptxb_problem problem_{};

@@ -33,7 +33,9 @@ json stats_json(const CompareStats& s) {
             {"nan_count", s.nan_count},
             {"max_abs_error", number_json(s.max_abs_error)},
             {"max_rel_error", number_json(s.max_rel_error)},
-            {"rel_frobenius", number_json(s.rel_frobenius)}};
+            {"rel_frobenius", number_json(s.rel_frobenius)},
+            {"atol", number_json(s.atol)}};
+  if (s.reference_rms > 0) j["reference_rms"] = number_json(s.reference_rms);
   if (s.first_mismatch) {
     const Mismatch& m = *s.first_mismatch;
     j["first_mismatch"] = {{"index", m.index},
@@ -45,8 +47,21 @@ json stats_json(const CompareStats& s) {
   return j;
 }
 
-CompareTolerance tolerance_of(const DistributionSpec& d) {
-  return {d.atol, d.rtol, d.max_rel_frobenius, d.round_reference};
+CompareTolerance tolerance_of(const DistributionSpec& d, const std::string& output) {
+  CompareTolerance tol;
+  tol.atol = d.atol;
+  tol.rtol = d.rtol;
+  tol.atol_rms = d.atol_rms;
+  tol.max_rel_frobenius = d.max_rel_frobenius;
+  tol.round_reference = d.round_reference;
+  for (const OutputTolerance& o : d.outputs) {
+    if (o.output != output) continue;
+    tol.atol = o.atol;
+    tol.atol_rms = o.atol_rms;
+    tol.rtol = o.rtol;
+    tol.max_rel_frobenius = o.max_rel_frobenius;
+  }
+  return tol;
 }
 
 namespace {

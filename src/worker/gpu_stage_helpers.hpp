@@ -24,7 +24,8 @@ nlohmann::json shape_json(const Shape& shape);
 /// JSON has no NaN or Inf: such values become the strings "NaN", "Infinity", "-Infinity".
 nlohmann::json number_json(double v);
 nlohmann::json stats_json(const CompareStats& s);
-CompareTolerance tolerance_of(const DistributionSpec& d);
+/// The tolerance of output `output` under distribution `d` (its per-output override if any).
+CompareTolerance tolerance_of(const DistributionSpec& d, const std::string& output);
 
 /// The result of ptxb_plan for one problem: status 0 and the workspace it asked for, status -1
 /// when it asked for more than PTXB_MAX_WORKSPACE_BYTES, else the non-zero status it returned.

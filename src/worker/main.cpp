@@ -7,7 +7,7 @@
 #include <iostream>
 #include <memory>
 
-#include "baselines/cublaslt_gemm.hpp"
+#include "baselines/library_baseline.hpp"
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
@@ -57,11 +57,8 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
 
   // Everything PTXBench needs from the system is opened before the sandbox closes it off.
   std::unique_ptr<ptxb::Implementation> library_baseline;
-  if (job.run_timing && job.baseline == "library") {
-    PTXB_ASSERT(task.baseline.library == "cublaslt", "no baseline " + task.baseline.library);
-    library_baseline = std::make_unique<ptxb::CublasLtGemm>(task.baseline.heuristic_algos,
-                                                            task.baseline.workspace_bytes);
-  }
+  if (job.run_timing && job.baseline == "library")
+    library_baseline = ptxb::make_library_baseline(task);
   std::unique_ptr<ptxb::CandidateMonitor> monitor;
   std::string monitor_problem = "not used in the evidence run (ncu holds the profiling interface)";
   if (!job.run_evidence) monitor = ptxb::CandidateMonitor::create(&monitor_problem);

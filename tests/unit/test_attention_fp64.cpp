@@ -110,12 +110,24 @@ TEST(AttentionFp64, FlopsFollowTheConvention) {
   EXPECT_DOUBLE_EQ(attention_flops(s, false), 2.0 * 4 * 16 * 4096.0 * 4096 * 128);
 }
 
-TEST(AttentionFp64, TaskFlopsUseTheCausalFlagAndTheDims) {
+TEST(AttentionFp64, TaskFlopsUseTheCausalParameterAndTheDims) {
   TaskSpec task;
   task.family = "attention_bwd";
-  task.causal = true;
-  const Shape shape{{{"B", 4}, {"H", 16}, {"HKV", 4}, {"S", 4096}, {"D", 128}}};
+  Shape shape{{{"B", 4}, {"H", 16}, {"HKV", 4}, {"S", 4096}, {"D", 128}, {"causal", 1}}};
   EXPECT_DOUBLE_EQ(problem_flops(task, shape), 2.5 * 2.0 * 4 * 16 * 4096.0 * 4096 * 128);
+  shape.dims.back().second = 0;
+  EXPECT_DOUBLE_EQ(problem_flops(task, shape), 2.5 * 4.0 * 4 * 16 * 4096.0 * 4096 * 128);
+}
+
+TEST(AttentionFp64, ScalarsFollowTheShape) {
+  TaskSpec task;
+  task.family = "attention_fwd";
+  task.scalars = {"scale", "causal"};
+  const Shape shape{{{"B", 1}, {"H", 2}, {"S", 8}, {"D", 64}, {"causal", 1}}};
+  EXPECT_EQ(scalar_values(task, shape), (std::vector<double>{0.125, 1.0}));
+  task.scalars = {"causal"};
+  EXPECT_EQ(scalar_values(task, Shape{{{"D", 128}}}), (std::vector<double>{0.0}));
+  EXPECT_TRUE(known_scalars("gemm").empty());
 }
 
 TEST(AttentionFp64, BadShapesAreInputErrors) {

@@ -50,6 +50,24 @@ TEST_F(EvalCpu, ExpertSolutionGetsStaticEvidenceAndNoGpuVerdict) {
   }
 }
 
+// Every expert solution of the attention tasks compiles and shows each target in its SASS.
+TEST_F(EvalCpu, AttentionExpertsGetStaticEvidence) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present: bench/attention_session.sh covers this path";
+  for (const char* pass : {"fwd", "bwd"}) {
+    SCOPED_TRACE(pass);
+    const Verdict v =
+        eval(config(), kRoot + "/kernels/reference/sm90_attention_" + pass + "_bf16.cu",
+             std::string("sm90/attention/") + pass + "-bf16");
+    EXPECT_EQ(v.outcome, Outcome::kUnavailable) << v.reason;
+    const auto j = v.to_json();
+    ASSERT_EQ(j["targets"].size(), 3u);
+    for (const auto& t : j["targets"]) {
+      EXPECT_EQ(t["S0"], true) << t.dump();
+      EXPECT_EQ(t["S1"], true) << t.dump();
+    }
+  }
+}
+
 TEST_F(EvalCpu, BrokenSourceIsCompileErrorWithLog) {
   const Verdict v =
       eval(config(), kRoot + "/tests/e2e/does_not_compile.cu", "sm90/gemm/bf16-wgmma");

@@ -2,6 +2,7 @@
 // and every kind of broken task file fails with the file and the field named.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -131,6 +132,10 @@ TEST(Tasks, PromptsListVisibleShapesAndNeverHiddenOnes) {
     for (const ShapeCase* s : task.visible_shapes()) {
       std::string row = "|";
       for (const auto& [dim, size] : s->shape.dims) {
+        if (dim == "causal") {  // a parameter, written yes/no in the prompt's table
+          row += std::string(size != 0 ? "yes" : "no") + "|";
+          continue;
+        }
         row += std::to_string(size) + "|";
         visible_sizes.insert(size);
       }
@@ -140,7 +145,7 @@ TEST(Tasks, PromptsListVisibleShapesAndNeverHiddenOnes) {
     // powers of two are exempt: they are tile sizes in prose ("multiples of 64").
     for (const ShapeCase* s : task.hidden_shapes()) {
       for (const auto& [dim, size] : s->shape.dims) {
-        if (visible_sizes.count(size) || is_small_power_of_two(size)) continue;
+        if (dim == "causal" || visible_sizes.count(size) || is_small_power_of_two(size)) continue;
         const std::regex number("(^|[^0-9.])" + std::to_string(size) + "([^0-9]|$)");
         EXPECT_FALSE(std::regex_search(task.prompt, number))
             << "hidden size " << size << " (" << s->shape.to_string() << ") appears in prompt";
@@ -214,7 +219,7 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"bad-arch", "arch:", "'sm_90'"}, BrokenCase{"bad-family", "family:", "'conv'"},
         BrokenCase{"id-arch-mismatch", "id:", "must start with 'sm90/'"},
         BrokenCase{"bad-level-name", "targets[0].required:", "'S3'"},
-        BrokenCase{"causal-gemm", "causal:", "only attention tasks"},
+        BrokenCase{"causal-gemm", "shapes[0].causal:", "only attention tasks"},
         BrokenCase{"flop-share-range", "targets[0].min_flop_share:", "(0, 1]"},
         BrokenCase{"flop-share-non-mma", "targets[1].min_flop_share:", "only MMA targets"},
         BrokenCase{"duplicate-target", "targets[1].instruction:", "duplicate target"},
@@ -227,7 +232,10 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"unused-dim", "dims:", "'L' is not used by any tensor"},
         BrokenCase{"no-output", "tensors:", "no tensor has role \"out\""},
         BrokenCase{"syntax-error", "line 3", "TOML syntax error"},
-        BrokenCase{"missing-prompt", "prompt:", "prompt.md"}),
+        BrokenCase{"missing-prompt", "prompt:", "prompt.md"},
+        BrokenCase{"unknown-scalar", "scalars[0]:", "'alpha' is not a scalar of family gemm"},
+        BrokenCase{"unknown-output-tolerance",
+                   "correctness.distributions[0].outputs.A:", "'A' is not an output tensor"}),
     [](const testing::TestParamInfo<BrokenCase>& info) {
       std::string name = info.param.folder;
       for (char& c : name)
@@ -239,7 +247,7 @@ TEST(Tasks, EveryBrokenFixtureIsCovered) {
   size_t folders = 0;
   for (const auto& item : std::filesystem::directory_iterator(kFixtures / "broken"))
     folders += item.is_directory() ? 1 : 0;
-  EXPECT_EQ(folders, 32u) << "add a BrokenCase for every folder under fixtures/tasks/broken";
+  EXPECT_EQ(folders, 34u) << "add a BrokenCase for every folder under fixtures/tasks/broken";
 }
 
 /// A copy of the valid fixture at <root>/<folder> with the id replaced.
@@ -320,6 +328,39 @@ TEST(Tasks, JsonHidesHiddenShapesUnlessAsked) {
   EXPECT_EQ(all["shapes"].size(), task.shapes.size());
   EXPECT_EQ(all["correctness"]["distributions"][1]["round_reference"], true);
   EXPECT_EQ(all["targets"][0]["required"], "R2");
+}
+
+TEST(Tasks, AttentionShapesCarryTheCausalParameterAndScalars) {
+  const TaskSpec task = find_task(kTasksRoot, catalog(), "sm90/attention/fwd-bf16");
+  EXPECT_EQ(task.scalars, (std::vector<std::string>{"scale", "causal"}));
+  int causal = 0, plain = 0;
+  for (const ShapeCase& sc : task.shapes) {
+    const int64_t flag = sc.shape.at("causal");
+    ASSERT_TRUE(flag == 0 || flag == 1) << sc.shape.to_string();
+    (flag ? causal : plain) += 1;
+    const std::vector<double> values = scalar_values(task, sc.shape);
+    ASSERT_EQ(values.size(), 2u);
+    EXPECT_DOUBLE_EQ(values[0], 1.0 / std::sqrt(static_cast<double>(sc.shape.at("D"))));
+    EXPECT_EQ(values[1], static_cast<double>(flag));
+  }
+  EXPECT_GT(causal, 0);
+  EXPECT_GT(plain, 0);
+  // A causal shape and the same sizes without the mask are two shapes, not duplicates.
+  const Shape& first_timed = task.shapes[1].shape;
+  EXPECT_EQ(first_timed.to_string(), "B=4 H=16 HKV=16 S=4096 D=128 causal=0");
+}
+
+TEST(Tasks, PerOutputTolerancesOverrideTheDistribution) {
+  const TaskSpec task = find_task(kTasksRoot, catalog(), "sm90/attention/fwd-bf16");
+  const DistributionSpec& normal = task.correctness.distributions.front();
+  EXPECT_GT(normal.atol_rms, 0);
+  ASSERT_EQ(normal.outputs.size(), 1u);
+  EXPECT_EQ(normal.outputs[0].output, "LSE");
+  EXPECT_DOUBLE_EQ(normal.outputs[0].atol, 1e-3);
+  EXPECT_EQ(normal.outputs[0].atol_rms, 0) << "LSE is compared in absolute log units";
+  EXPECT_EQ(normal.outputs[0].rtol, 0);
+  const nlohmann::json detail = task_detail_json(task, HiddenShapes::kCountOnly);
+  EXPECT_EQ(detail["correctness"]["distributions"][0]["outputs"]["LSE"]["atol"], 1e-3);
 }
 
 }  // namespace

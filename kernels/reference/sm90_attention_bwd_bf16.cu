@@ -1,0 +1,787 @@
+// Expert solution for sm90/attention/bwd-bf16 (and -causal): the attention backward pass
+// dQ, dK, dV from Q, K, V, O, dO and the forward's LSE (docs/attention.md), bf16 inputs, fp32
+// accumulation, all matmuls on wgmma.
+//
+// Design (written for PTXBench from the public description of FlashAttention-style backward
+// passes on Hopper; no atomics, no shared-memory transposes):
+// - k0 `delta_kernel`: one warp per query row writes, into the workspace, Delta_i = dO_i . O_i
+//   and LSE_i * log2(e), per (batch, head) padded to kSeqPad rows (Delta 0, LSE +inf past S) so
+//   that k1 and k2 read them without bounds checks and padded queries get P = 0.
+// - k1 `dkdv_kernel`: one CTA per (128 keys, head, batch). K and V (128 x D) are loaded once;
+//   64-query tiles of Q and dO (plus their LSE/Delta) stream through a kStages ring. Each of the
+//   two consumer warpgroups owns 64 keys and computes per query tile
+//     S^T = K Q^T, dP^T = V dO^T (wgmma m64n64k16, A and B K-major from shared memory),
+//     P^T = exp2(S^T scale log2e - LSE log2e), dS^T = P^T o (dP^T - Delta) (registers),
+//     dV += P^T dO, dK += dS^T Q (wgmma m64nDk16, A = P^T / dS^T in registers as bf16, B = the
+//     same row-major dO / Q tile read MN-major through wgmma's transpose-B),
+//   then writes dK * scale and dV.
+// - k2 `dq_kernel`: one CTA per (128 queries, head, batch). Q and dO are loaded once; 128-key
+//   tiles of K and V stream through the ring; each consumer warpgroup owns 64 queries:
+//     S = Q K^T, dP = dO V^T (m64n128k16), P, dS as above, dQ += dS K (A = dS in registers,
+//     B = the K tile MN-major); writes dQ * scale.
+// - k1 and k2 are warp-specialized: warpgroup 0 is the producer (one thread issues TMA:
+//   cp.async.bulk.tensor 3-D with 128-byte swizzle, and 1-D cp.async.bulk for LSE/Delta), with
+//   full/empty mbarriers per stage; setmaxnreg gives it 24 registers and the consumers 240, which
+//   the 192 accumulator registers per consumer thread need (k1: dK, dV 64x128 fp32 plus S^T and
+//   dP^T 64x64; k2: dQ 64x128 plus S and dP 64x128 at D = 128). A producer warpgroup rather
+//   than an elected consumer thread: that thread would wait for the other consumer to release a
+//   stage, coupling the two warpgroups whose point is to interleave on the tensor cores.
+// - Shared memory at D = 128: k1 K, V + 3 stages of Q, dO (64 x D) ~ 162 KB; k2 Q, dO + 2 stages
+//   of K, V (128 x D) ~ 193 KB (3 stages at D = 64). One CTA per SM.
+// NOTE: TMA maps are 3-D {D, S, B*H} with box {64, rows, 1}: rows past S of a (batch, head) are
+// zero-filled instead of being read from the next head. Keys >= S are masked in k2; in k1 they
+// only produce dK/dV rows that are never stored (rows of a product are independent).
+// Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last key tile
+// its queries see; tiles on the diagonal are masked per element, fully masked warpgroup tiles
+// are skipped (the warpgroup still releases the stage).
+// FLOPs: S and dP are computed twice (k1 and k2), 7 matmuls where the task counts 5.
+//
+// Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,H,S,D] (HKV == H),
+// O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
+// bf16 (fp32 also accepted); all contiguous row-major; D in {64, 128}; 1 <= S <= 32768;
+// scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+
+constexpr int kWgThreads = 128;
+constexpr int kThreads = 3 * kWgThreads;  // producer warpgroup + 2 consumer warpgroups
+constexpr int kWgRows = 64;               // rows of one wgmma (M) = rows owned by a consumer
+constexpr int kCtaRows = 2 * kWgRows;     // resident rows per CTA: keys (k1) or queries (k2)
+constexpr int kQStep = 64;                // k1: queries per pipeline stage
+constexpr int kKStep = 128;               // k2: keys per pipeline stage
+constexpr int kSwz = 64;                  // bf16 per 128-byte swizzled row = TMA box width
+constexpr int kSeqPad = 128;              // workspace rows per (batch, head) are padded to this
+constexpr int kMaxSeq = 32768;
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Tiles wider than 64 columns are stored as kD / 64 column blocks of (rows, 64), each block a
+// TMA box with the 128-byte swizzle; all tile sizes are multiples of 1024 bytes (the swizzle
+// atom), so every tile and block below starts on a 1024-byte boundary.
+template <int kD>
+struct DkvSmem {
+  static constexpr int kStages = 3;
+  bf16 k[kCtaRows * kD];            // (kCtaRows, kD) keys of the CTA
+  bf16 v[kCtaRows * kD];            // (kCtaRows, kD)
+  bf16 q[kStages][kQStep * kD];     // (kQStep, kD) per stage
+  bf16 dout[kStages][kQStep * kD];  // (kQStep, kD) per stage
+  float lse2[kStages][kQStep];      // LSE * log2(e) of the stage's queries
+  float delta[kStages][kQStep];     // Delta of the stage's queries
+  uint64_t kv_full, full[kStages], empty[kStages];
+};
+
+template <int kD>
+struct DqSmem {
+  static constexpr int kStages = kD == 128 ? 2 : 3;
+  bf16 q[kCtaRows * kD];         // (kCtaRows, kD) queries of the CTA
+  bf16 dout[kCtaRows * kD];      // (kCtaRows, kD)
+  bf16 k[kStages][kKStep * kD];  // (kKStep, kD) per stage
+  bf16 v[kStages][kKStep * kD];  // (kKStep, kD) per stage
+  uint64_t qd_full, full[kStages], empty[kStages];
+};
+
+// NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
+template <class Smem>
+constexpr size_t smem_bytes() {
+  return sizeof(Smem) + 1024;
+}
+
+// The TMA maps of one kernel, passed as one __grid_constant__ parameter.
+struct Maps {
+  CUtensorMap q, dout, k, v;
+};
+
+struct Params {
+  int seq, seq_pad, heads, causal, out_f32;
+  float scale, scale_log2;  // softmax scale; scale * log2(e)
+  float* lse2;              // [B*H, seq_pad], workspace (k0 writes, k1 and k2 read)
+  float* delta;             // [B*H, seq_pad], workspace
+  void* out0;               // k1: dK, k2: dQ
+  void* out1;               // k1: dV
+};
+
+// ---- PTX wrappers ----
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+// One (64, rows) box of a 3-D {D, S, B*H} map at (col, row, head) into shared memory.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int col, int row, int head) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(head)
+      : "memory");
+}
+// A contiguous global -> shared copy (16-byte aligned, size a multiple of 16).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+__device__ __forceinline__ float ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// ---- wgmma ----
+// Shared-memory matrix descriptor with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4.
+__device__ __forceinline__ uint64_t smem_desc(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// K-major operand (the reduction dimension is the contiguous one), k-step kk (16 columns) of a
+// tile stored as column blocks of `rows` x 64: 8-row groups are 1024 bytes apart (SBO); the LBO
+// is unused with swizzling; inside a 128-byte row the kk-th slice starts 32 * (kk % 4) bytes in
+// and the hardware applies the swizzle to the computed addresses.
+__device__ __forceinline__ uint64_t desc_k(const bf16* tile, int rows, int kk) {
+  return smem_desc(tile + (kk / 4) * rows * kSwz + (kk % 4) * 16, 16, 1024);
+}
+// MN-major operand B (N contiguous) for transpose-B: the k-step kk covers tile rows 16kk..16kk+15.
+// In the canonical MN-major 128B-swizzle layout ((8,8,n),(8,k)) of 16-byte units, N runs through
+// 64 contiguous elements (one 128-byte swizzled row), the next 64 N-elements sit LBO bytes away
+// (the next column block: rows * 128 bytes), and K steps through 128-byte rows in groups of 8
+// whose starts are SBO = 1024 bytes apart. 16kk rows = 2048 kk bytes keeps the atom alignment.
+__device__ __forceinline__ uint64_t desc_mn(const bf16* tile, int rows, int kk) {
+  return smem_desc(tile + kk * 16 * kSwz, rows * 128, 1024);
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+#define PTXB_ACC32                                                                             \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_ACC64                                                                          \
+  PTXB_ACC32                                                                                \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, " \
+  "%49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define PTXB_D8(i)                                                                            \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define PTXB_D32 PTXB_D8(0), PTXB_D8(8), PTXB_D8(16), PTXB_D8(24)
+#define PTXB_D64 PTXB_D32, PTXB_D8(32), PTXB_D8(40), PTXB_D8(48), PTXB_D8(56)
+
+// wgmma m64nNk16 bf16 -> f32, A and B from shared memory (A K-major; B K-major when kTransB is
+// 0, MN-major when 1). Accumulates into d when scale_d != 0, overwrites it when 0.
+template <int kTransB>
+__device__ __forceinline__ void wgmma_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_ACC32
+      "}, %32, %33, p, 1, 1, 0, %35;\n}\n"
+      : PTXB_D32
+      : "l"(a), "l"(b), "r"(scale_d), "n"(kTransB));
+}
+template <int kTransB>
+__device__ __forceinline__ void wgmma_ss(float (&d)[64], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_ACC64
+      "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
+      : PTXB_D64
+      : "l"(a), "l"(b), "r"(scale_d), "n"(kTransB));
+}
+// The same with A from registers: four .b32 holding the bf16 pairs of the A fragment.
+template <int kTransB>
+__device__ __forceinline__ void wgmma_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t b,
+                                         int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_ACC32
+      "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+      : PTXB_D32
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d), "n"(kTransB));
+}
+template <int kTransB>
+__device__ __forceinline__ void wgmma_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t b,
+                                         int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_ACC64
+      "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+      : PTXB_D64
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d), "n"(kTransB));
+}
+
+// Element e of a thread's m64nN fp32 accumulator fragment (t = thread in the warpgroup):
+// row 16 (t / 32) + (t % 32) / 4 + 8 ((e / 2) % 2), column 8 (e / 4) + 2 (t % 4) + e % 2.
+__device__ __forceinline__ int acc_row(int e, int t) {
+  return 16 * (t / 32) + (t % 32) / 4 + 8 * ((e >> 1) & 1);
+}
+__device__ __forceinline__ int acc_col(int e, int t) {
+  return 8 * (e >> 2) + 2 * (t % 4) + (e & 1);
+}
+
+// NOTE: the A-register fragment of m64nNk16 (per warp a 16x16 block: {a0,a1} row g, columns
+// 2c, 2c+1; {a2,a3} row g+8; {a4,a5} row g, columns 8+2c..; {a6,a7} row g+8, with g = lane / 4,
+// c = lane % 4) holds the same (row, column) pairs as accumulator elements 8kk..8kk+7 for the
+// columns 16kk..16kk+15, so the k-step kk operand is those 8 floats packed in order.
+template <int kRegs>
+__device__ __forceinline__ void to_a_frags(const float (&acc)[kRegs], uint32_t (&a)[kRegs / 8][4]) {
+#pragma unroll
+  for (int kk = 0; kk < kRegs / 8; ++kk) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      __nv_bfloat162 v = __floats2bfloat162_rn(acc[8 * kk + 2 * j], acc[8 * kk + 2 * j + 1]);
+      a[kk][j] = *reinterpret_cast<uint32_t*>(&v);
+    }
+  }
+}
+
+// Writes a consumer's (64, kD) accumulator times `mul` to rows row0.. (< seq) of the
+// (batch, head) slice `out` (row-major, kD columns), as bf16 or fp32.
+template <int kRegs>
+__device__ __forceinline__ void store_rows(const float (&acc)[kRegs], float mul, void* out,
+                                           int row0, int seq, bool f32) {
+  constexpr int kD = kRegs * 2;
+  const int t = threadIdx.x % kWgThreads;
+#pragma unroll
+  for (int e = 0; e < kRegs; e += 2) {
+    const int row = row0 + acc_row(e, t);
+    if (row >= seq) continue;
+    const int64_t idx = static_cast<int64_t>(row) * kD + acc_col(e, t);
+    if (f32) {
+      *reinterpret_cast<float2*>(static_cast<float*>(out) + idx) =
+          make_float2(acc[e] * mul, acc[e + 1] * mul);
+    } else {
+      *reinterpret_cast<__nv_bfloat162*>(static_cast<bf16*>(out) + idx) =
+          __floats2bfloat162_rn(acc[e] * mul, acc[e + 1] * mul);
+    }
+  }
+}
+
+__device__ __forceinline__ uint8_t* align_1024(uint8_t* p) {
+  return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + 1023) & ~uintptr_t(1023));
+}
+
+// The resident-tile barrier and the ring's full (TMA bytes) and empty (lane 0 of each of the 8
+// consumer warps) barriers; ends with a CTA barrier so that every thread sees them initialised.
+template <int kStages>
+__device__ __forceinline__ void init_barriers(uint64_t* resident, uint64_t (&full)[kStages],
+                                              uint64_t (&empty)[kStages]) {
+  if (threadIdx.x == 0) {
+    mbar_init(resident, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 2 * 4);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+}
+
+// ---- k0: Delta and LSE * log2(e) into the workspace ----
+template <int kD>
+__global__ void __launch_bounds__(256)
+    delta_kernel(const bf16* out, const bf16* dout, const float* lse, float* lse2, float* delta,
+                 int seq, int seq_pad, int64_t rows_padded) {
+  constexpr int kPairs = kD / 64;  // bf16 pairs per lane: 2 (D = 128) or 1 (D = 64)
+  const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= rows_padded) return;
+  const int64_t bh = row / seq_pad;
+  const int i = static_cast<int>(row % seq_pad);
+  float sum = 0.f;
+  if (i < seq) {
+    const int64_t base = (bh * seq + i) * kD / 2 + lane * kPairs;  // in bf16 pairs
+    const auto* o2 = reinterpret_cast<const __nv_bfloat162*>(out) + base;
+    const auto* do2 = reinterpret_cast<const __nv_bfloat162*>(dout) + base;
+#pragma unroll
+    for (int j = 0; j < kPairs; ++j) {
+      const float2 a = __bfloat1622float2(o2[j]), b = __bfloat1622float2(do2[j]);
+      sum += a.x * b.x + a.y * b.y;
+    }
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if (lane == 0) {
+    delta[row] = sum;
+    lse2[row] = i < seq ? lse[bh * seq + i] * kLog2e : INFINITY;
+  }
+}
+
+// ---- k1: dK, dV ----
+template <int kD>
+__global__ void __launch_bounds__(kThreads, 1)
+    dkdv_kernel(const __grid_constant__ Maps maps, const Params p) {
+  using Smem = DkvSmem<kD>;
+  constexpr int kStages = Smem::kStages;
+  extern __shared__ uint8_t smem_raw[];
+  Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
+
+  const int n0 = blockIdx.x * kCtaRows;  // first key of the CTA
+  const int bh = blockIdx.z * p.heads + blockIdx.y;
+  // NOTE: causal: query tiles before n0 see none of these keys.
+  const int first = p.causal ? n0 / kQStep : 0;
+  const int iters = (p.seq + kQStep - 1) / kQStep - first;
+  const int warpgroup = threadIdx.x / kWgThreads;
+
+  init_barriers(&sm.kv_full, sm.full, sm.empty);
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<24>();
+    if (threadIdx.x == 0) {
+      prefetch_map(&maps.q);
+      prefetch_map(&maps.dout);
+      mbar_arrive_expect_tx(&sm.kv_full, 2 * kCtaRows * kD * 2);
+      for (int cb = 0; cb < kD / kSwz; ++cb) {
+        tma_load_3d(sm.k + cb * kCtaRows * kSwz, &maps.k, &sm.kv_full, cb * kSwz, n0, bh);
+        tma_load_3d(sm.v + cb * kCtaRows * kSwz, &maps.v, &sm.kv_full, cb * kSwz, n0, bh);
+      }
+      const int64_t stats = static_cast<int64_t>(bh) * p.seq_pad;
+      for (int t = 0; t < iters; ++t) {
+        const int s = t % kStages;
+        const int m0 = (first + t) * kQStep;
+        // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
+        // first pass over the ring (parity 1) does not wait.
+        mbar_wait(&sm.empty[s], ((t / kStages) & 1) ^ 1);
+        mbar_arrive_expect_tx(&sm.full[s], 2 * kQStep * kD * 2 + 2 * kQStep * 4);
+        for (int cb = 0; cb < kD / kSwz; ++cb) {
+          tma_load_3d(sm.q[s] + cb * kQStep * kSwz, &maps.q, &sm.full[s], cb * kSwz, m0, bh);
+          tma_load_3d(sm.dout[s] + cb * kQStep * kSwz, &maps.dout, &sm.full[s], cb * kSwz, m0, bh);
+        }
+        bulk_load(sm.lse2[s], p.lse2 + stats + m0, kQStep * 4, &sm.full[s]);
+        bulk_load(sm.delta[s], p.delta + stats + m0, kQStep * 4, &sm.full[s]);
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<240>();
+  const int wg = warpgroup - 1;
+  const int t_id = threadIdx.x % kWgThreads;
+  const int key0 = n0 + wg * kWgRows;             // first key of this warpgroup
+  const bf16* k_wg = sm.k + wg * kWgRows * kSwz;  // (kWgRows, kD) inside kCtaRows-row blocks
+  const bf16* v_wg = sm.v + wg * kWgRows * kSwz;
+  float dv[kD / 2], dk[kD / 2];         // (kWgRows, kD) accumulators
+  float s[kQStep / 2], dp[kQStep / 2];  // (kWgRows keys, kQStep queries): S^T -> P^T -> dS^T
+#pragma unroll
+  for (int i = 0; i < kD / 2; ++i) dv[i] = dk[i] = 0.f;
+
+  mbar_wait(&sm.kv_full, 0);
+  for (int t = 0; t < iters; ++t) {
+    const int st = t % kStages;
+    const int m0 = (first + t) * kQStep;
+    mbar_wait(&sm.full[st], (t / kStages) & 1);
+    if (!(p.causal && key0 > m0 + kQStep - 1)) {
+      const bf16* q = sm.q[st];
+      const bf16* dout = sm.dout[st];
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kD / 16; ++kk)
+        wgmma_ss<0>(s, desc_k(k_wg, kCtaRows, kk), desc_k(q, kQStep, kk), kk);
+      wgmma_commit();
+#pragma unroll
+      for (int kk = 0; kk < kD / 16; ++kk)
+        wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
+      wgmma_commit();
+
+      wgmma_wait<1>();
+      fence_regs(s);
+      const float* lse2 = sm.lse2[st];
+      const float* delta = sm.delta[st];
+      const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
+#pragma unroll
+      for (int e = 0; e < kQStep / 2; ++e) {
+        const int col = acc_col(e, t_id);
+        float pe = ex2(s[e] * p.scale_log2 - lse2[col]);
+        if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
+        s[e] = pe;
+      }
+      uint32_t a[kQStep / 16][4];  // P^T as the bf16 A operand, one set per 16 queries
+      to_a_frags(s, a);
+      wgmma_fence();
+      fence_regs(dv);
+#pragma unroll
+      for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dv, a[kk], desc_mn(dout, kQStep, kk), 1);
+      wgmma_commit();
+
+      wgmma_wait<1>();  // dP^T is done; dV may still run
+      fence_regs(dp);
+#pragma unroll
+      for (int e = 0; e < kQStep / 2; ++e) s[e] *= dp[e] - delta[acc_col(e, t_id)];
+      uint32_t b[kQStep / 16][4];  // dS^T as the A operand
+      to_a_frags(s, b);
+      wgmma_fence();
+      fence_regs(dk);
+#pragma unroll
+      for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_regs(dv);
+      fence_regs(dk);
+    }
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
+  }
+
+  const int64_t slice = static_cast<int64_t>(bh) * p.seq * kD;
+  const int64_t elem = p.out_f32 ? 4 : 2;
+  store_rows(dk, p.scale, static_cast<uint8_t*>(p.out0) + slice * elem, key0, p.seq, p.out_f32);
+  store_rows(dv, 1.f, static_cast<uint8_t*>(p.out1) + slice * elem, key0, p.seq, p.out_f32);
+}
+
+// ---- k2: dQ ----
+template <int kD>
+__global__ void __launch_bounds__(kThreads, 1)
+    dq_kernel(const __grid_constant__ Maps maps, const Params p) {
+  using Smem = DqSmem<kD>;
+  constexpr int kStages = Smem::kStages;
+  extern __shared__ uint8_t smem_raw[];
+  Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
+
+  // NOTE: causal: the last query tiles see the most keys; they are launched first.
+  const int m_tile = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int m0 = m_tile * kCtaRows;  // first query of the CTA
+  const int bh = blockIdx.z * p.heads + blockIdx.y;
+  const int key_tiles = (p.seq + kKStep - 1) / kKStep;
+  const int iters = p.causal ? min(key_tiles, (m0 + kCtaRows - 1) / kKStep + 1) : key_tiles;
+  const int warpgroup = threadIdx.x / kWgThreads;
+
+  init_barriers(&sm.qd_full, sm.full, sm.empty);
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<24>();
+    if (threadIdx.x == 0) {
+      prefetch_map(&maps.k);
+      prefetch_map(&maps.v);
+      mbar_arrive_expect_tx(&sm.qd_full, 2 * kCtaRows * kD * 2);
+      for (int cb = 0; cb < kD / kSwz; ++cb) {
+        tma_load_3d(sm.q + cb * kCtaRows * kSwz, &maps.q, &sm.qd_full, cb * kSwz, m0, bh);
+        tma_load_3d(sm.dout + cb * kCtaRows * kSwz, &maps.dout, &sm.qd_full, cb * kSwz, m0, bh);
+      }
+      for (int t = 0; t < iters; ++t) {
+        const int s = t % kStages;
+        mbar_wait(&sm.empty[s], ((t / kStages) & 1) ^ 1);
+        mbar_arrive_expect_tx(&sm.full[s], 2 * kKStep * kD * 2);
+        for (int cb = 0; cb < kD / kSwz; ++cb) {
+          tma_load_3d(sm.k[s] + cb * kKStep * kSwz, &maps.k, &sm.full[s], cb * kSwz, t * kKStep,
+                      bh);
+          tma_load_3d(sm.v[s] + cb * kKStep * kSwz, &maps.v, &sm.full[s], cb * kSwz, t * kKStep,
+                      bh);
+        }
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<240>();
+  const int wg = warpgroup - 1;
+  const int t_id = threadIdx.x % kWgThreads;
+  const int qrow0 = m0 + wg * kWgRows;  // first query of this warpgroup
+  const bf16* q_wg = sm.q + wg * kWgRows * kSwz;
+  const bf16* do_wg = sm.dout + wg * kWgRows * kSwz;
+  // The thread's two query rows (acc_row for e % 4 < 2 and >= 2); in bounds: seq_pad >= m0 + 128.
+  const int64_t stats = static_cast<int64_t>(bh) * p.seq_pad + qrow0 + acc_row(0, t_id);
+  const float lse2[2] = {p.lse2[stats], p.lse2[stats + 8]};
+  const float delta[2] = {p.delta[stats], p.delta[stats + 8]};
+  float dq[kD / 2];                     // (kWgRows, kD) accumulator
+  float s[kKStep / 2], dp[kKStep / 2];  // (kWgRows queries, kKStep keys): S -> P -> dS
+#pragma unroll
+  for (int i = 0; i < kD / 2; ++i) dq[i] = 0.f;
+
+  mbar_wait(&sm.qd_full, 0);
+  for (int t = 0; t < iters; ++t) {
+    const int st = t % kStages;
+    const int n0 = t * kKStep;  // first key of the tile
+    mbar_wait(&sm.full[st], (t / kStages) & 1);
+    if (!(p.causal && n0 > qrow0 + kWgRows - 1)) {
+      const bf16* k = sm.k[st];
+      const bf16* v = sm.v[st];
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kD / 16; ++kk)
+        wgmma_ss<0>(s, desc_k(q_wg, kCtaRows, kk), desc_k(k, kKStep, kk), kk);
+      wgmma_commit();
+#pragma unroll
+      for (int kk = 0; kk < kD / 16; ++kk)
+        wgmma_ss<0>(dp, desc_k(do_wg, kCtaRows, kk), desc_k(v, kKStep, kk), kk);
+      wgmma_commit();
+
+      wgmma_wait<1>();
+      fence_regs(s);
+      const bool masked = (p.causal && n0 + kKStep - 1 > qrow0) || n0 + kKStep > p.seq;
+#pragma unroll
+      for (int e = 0; e < kKStep / 2; ++e) {
+        float pe = ex2(s[e] * p.scale_log2 - lse2[(e >> 1) & 1]);
+        if (masked) {
+          const int key = n0 + acc_col(e, t_id);
+          if (key >= p.seq || (p.causal && key > qrow0 + acc_row(e, t_id))) pe = 0.f;
+        }
+        s[e] = pe;
+      }
+      wgmma_wait<0>();
+      fence_regs(dp);
+#pragma unroll
+      for (int e = 0; e < kKStep / 2; ++e) s[e] *= dp[e] - delta[(e >> 1) & 1];
+      uint32_t a[kKStep / 16][4];  // dS as the bf16 A operand, one set per 16 keys
+      to_a_frags(s, a);
+      wgmma_fence();
+      fence_regs(dq);
+#pragma unroll
+      for (int kk = 0; kk < kKStep / 16; ++kk) wgmma_rs<1>(dq, a[kk], desc_mn(k, kKStep, kk), 1);
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_regs(dq);
+    }
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
+  }
+
+  const int64_t slice = static_cast<int64_t>(bh) * p.seq * kD * (p.out_f32 ? 4 : 2);
+  store_rows(dq, p.scale, static_cast<uint8_t*>(p.out0) + slice, qrow0, p.seq, p.out_f32);
+}
+
+// ---- host side ----
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+
+// A [heads, seq, dim] bf16 tensor read in (box_rows, 64) boxes with the 128-byte swizzle.
+bool encode_3d(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, int64_t dim,
+               uint32_t box_rows) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(dim), static_cast<cuuint64_t>(seq),
+                              static_cast<cuuint64_t>(heads)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(dim) * 2,
+                                 static_cast<cuuint64_t>(seq * dim) * 2};
+  const cuuint32_t box[3] = {kSwz, box_rows, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(ptr), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3, kNoWorkspace = 4 };
+
+struct Dims {
+  int batch = 0, heads = 0, seq = 0, dim = 0, seq_pad = 0;
+  bool causal = false, out_f32 = false;
+  float scale = 0.f;
+  uint64_t workspace_bytes() const { return 8ull * batch * heads * seq_pad; }
+};
+
+bool is_tensor(const ptxb_tensor_desc& t, int dtype, int rank, const int64_t* shape) {
+  if (t.dtype != dtype || t.rank != rank) return false;
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    if (t.shape[i] != shape[i] || t.strides[i] != stride) return false;
+    stride *= shape[i];
+  }
+  return true;
+}
+
+// Validates the problem (see the contract at the top) and returns its sizes.
+int read_dims(const ptxb_problem& p, Dims* d) {
+  if (p.num_inputs != 6 || p.num_outputs != 3 || p.num_scalars < 1) return kBadProblem;
+  const ptxb_tensor_desc& q = p.inputs[0];
+  if (q.rank != 4) return kBadProblem;
+  const int64_t shape[4] = {q.shape[0], q.shape[1], q.shape[2], q.shape[3]};
+  if (shape[0] < 1 || shape[1] < 1 || shape[2] < 1 || shape[2] > kMaxSeq ||
+      (shape[3] != 64 && shape[3] != 128) || shape[0] > 65535 || shape[1] > 65535)
+    return kBadProblem;
+  for (int i = 0; i < 5; ++i)  // Q, K, V, O, dO; K and V with HKV == H
+    if (!is_tensor(p.inputs[i], PTXB_BF16, 4, shape)) return kBadProblem;
+  if (!is_tensor(p.inputs[5], PTXB_F32, 3, shape)) return kBadProblem;
+  const int out_dtype = p.outputs[0].dtype;
+  if (out_dtype != PTXB_BF16 && out_dtype != PTXB_F32) return kBadProblem;
+  for (int i = 0; i < 3; ++i)
+    if (!is_tensor(p.outputs[i], out_dtype, 4, shape)) return kBadProblem;
+  d->batch = static_cast<int>(shape[0]);
+  d->heads = static_cast<int>(shape[1]);
+  d->seq = static_cast<int>(shape[2]);
+  d->dim = static_cast<int>(shape[3]);
+  d->seq_pad = (d->seq + kSeqPad - 1) / kSeqPad * kSeqPad;
+  d->causal = p.num_scalars >= 2 && p.scalars[1] != 0.0;
+  d->out_f32 = out_dtype == PTXB_F32;
+  d->scale = static_cast<float>(p.scalars[0]);
+  return d->workspace_bytes() <= PTXB_MAX_WORKSPACE_BYTES ? PTXB_OK : kBadProblem;
+}
+
+// Everything the three launches need; built once per ptxb_run.
+struct Launch {
+  Dims d;
+  Params params;  // out0 / out1 set per kernel
+  const bf16 *out, *dout;
+  const float* lse;
+  void *dq, *dk, *dv;
+  Maps dkdv_maps;  // Q, dO in (64, 64) boxes; K, V in (128, 64)
+  Maps dq_maps;    // all in (128, 64) boxes
+  cudaStream_t stream;
+};
+
+int prepare(const ptxb_args& args, Launch* l) {
+  if (const int status = read_dims(*args.problem, &l->d); status != PTXB_OK) return status;
+  const Dims& d = l->d;
+  if (args.workspace == nullptr || args.workspace_bytes < d.workspace_bytes()) return kNoWorkspace;
+  const int64_t heads = static_cast<int64_t>(d.batch) * d.heads;
+  auto encode = [&](CUtensorMap* map, int input, uint32_t rows) {
+    return encode_3d(map, args.inputs[input], heads, d.seq, d.dim, rows);
+  };
+  const bool ok = encode(&l->dkdv_maps.q, 0, kQStep) && encode(&l->dkdv_maps.dout, 4, kQStep) &&
+                  encode(&l->dkdv_maps.k, 1, kCtaRows) && encode(&l->dkdv_maps.v, 2, kCtaRows) &&
+                  encode(&l->dq_maps.q, 0, kCtaRows) && encode(&l->dq_maps.dout, 4, kCtaRows);
+  l->dq_maps.k = l->dkdv_maps.k;
+  l->dq_maps.v = l->dkdv_maps.v;
+  if (!ok) return kNoTensorMap;
+  l->out = static_cast<const bf16*>(args.inputs[3]);
+  l->dout = static_cast<const bf16*>(args.inputs[4]);
+  l->lse = static_cast<const float*>(args.inputs[5]);
+  Params& p = l->params;
+  p = Params{};
+  p.seq = d.seq, p.seq_pad = d.seq_pad, p.heads = d.heads, p.causal = d.causal;
+  p.out_f32 = d.out_f32, p.scale = d.scale, p.scale_log2 = d.scale * kLog2e;
+  p.lse2 = static_cast<float*>(args.workspace), p.delta = p.lse2 + heads * d.seq_pad;
+  l->dq = args.outputs[0];
+  l->dk = args.outputs[1];
+  l->dv = args.outputs[2];
+  l->stream = static_cast<cudaStream_t>(args.stream);
+  return PTXB_OK;
+}
+
+int launch_status() { return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed; }
+
+int launch_delta(const Launch& l) {
+  const int64_t rows = static_cast<int64_t>(l.d.batch) * l.d.heads * l.d.seq_pad;
+  const unsigned blocks = static_cast<unsigned>(rows / 8);  // 8 warps per block; seq_pad % 8 == 0
+  auto kernel = l.d.dim == 128 ? delta_kernel<128> : delta_kernel<64>;
+  kernel<<<blocks, 256, 0, l.stream>>>(l.out, l.dout, l.lse, l.params.lse2, l.params.delta, l.d.seq,
+                                       l.d.seq_pad, rows);
+  return launch_status();
+}
+
+dim3 grid_of(const Dims& d) {
+  return dim3(static_cast<unsigned>((d.seq + kCtaRows - 1) / kCtaRows),
+              static_cast<unsigned>(d.heads), static_cast<unsigned>(d.batch));
+}
+
+int launch_dkdv(const Launch& l) {
+  Params p = l.params;
+  p.out0 = l.dk;
+  p.out1 = l.dv;
+  if (l.d.dim == 128)
+    dkdv_kernel<128>
+        <<<grid_of(l.d), kThreads, smem_bytes<DkvSmem<128>>(), l.stream>>>(l.dkdv_maps, p);
+  else
+    dkdv_kernel<64>
+        <<<grid_of(l.d), kThreads, smem_bytes<DkvSmem<64>>(), l.stream>>>(l.dkdv_maps, p);
+  return launch_status();
+}
+
+int launch_dq(const Launch& l) {
+  Params p = l.params;
+  p.out0 = l.dq;
+  if (l.d.dim == 128)
+    dq_kernel<128><<<grid_of(l.d), kThreads, smem_bytes<DqSmem<128>>(), l.stream>>>(l.dq_maps, p);
+  else
+    dq_kernel<64><<<grid_of(l.d), kThreads, smem_bytes<DqSmem<64>>(), l.stream>>>(l.dq_maps, p);
+  return launch_status();
+}
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  Dims d;
+  if (const int status = read_dims(*problem, &d); status != PTXB_OK) return status;
+  *workspace_bytes = d.workspace_bytes();
+  const std::pair<const void*, size_t> kernels[] = {
+      {reinterpret_cast<const void*>(dkdv_kernel<128>), smem_bytes<DkvSmem<128>>()},
+      {reinterpret_cast<const void*>(dkdv_kernel<64>), smem_bytes<DkvSmem<64>>()},
+      {reinterpret_cast<const void*>(dq_kernel<128>), smem_bytes<DqSmem<128>>()},
+      {reinterpret_cast<const void*>(dq_kernel<64>), smem_bytes<DqSmem<64>>()}};
+  for (const auto& [kernel, bytes] : kernels)
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(bytes)) != cudaSuccess)
+      return kLaunchFailed;
+  return PTXB_OK;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  Launch l;
+  int status = prepare(*args, &l);
+  if (status == PTXB_OK) status = launch_delta(l);
+  if (status == PTXB_OK) status = launch_dkdv(l);
+  if (status == PTXB_OK) status = launch_dq(l);
+  return status;
+}

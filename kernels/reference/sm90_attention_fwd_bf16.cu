@@ -1,0 +1,721 @@
+// Expert solution for sm90/attention/fwd-bf16: O = softmax(scale * Q K^T) V and the row
+// log-sum-exp, bf16 inputs and output, fp32 LSE, optional causal mask, grouped-query heads.
+//
+// Contract (docs/attention.md): inputs Q [B,H,S,D], K and V [B,HKV,S,D] (H % HKV == 0; query head
+// h reads kv head h / (H / HKV)); outputs O [B,H,S,D] bf16 and LSE [B,H,S] fp32 (natural log);
+// scalars [scale, causal]. All tensors row-major and contiguous; D is 64 or 128; any S >= 1.
+// Causal masks key j for query i when j > i. Returns a non-zero status for any other problem.
+//
+// Design (written for PTXBench from the public FlashAttention-3 description, arXiv 2407.08608):
+// - one CTA per (128-query tile, head, batch), 384 threads = 3 warpgroups; query tiles of one
+//   head are adjacent in the grid (K and V of a head stay in L2), the last tile first;
+// - warpgroup 0 is the producer (setmaxnreg down to 24): one thread loads the Q tile once and
+//   streams 128-key K and V tiles with 3-D TMA ({D, S, B*heads}, box {64, 128, 1}, 128-byte
+//   swizzle, rows past S zero-filled) through a kStages ring; K and V have separate full/empty
+//   mbarriers so that a K tile is refilled as soon as Q K^T has read it;
+// - warpgroups 1 and 2 are consumers (setmaxnreg up to 240), 64 query rows each:
+//   S = Q K^T with wgmma m64n128k16 (both operands K-major in shared memory), online softmax in
+//   registers (exp2 with scale*log2(e) folded in, row max through quad shuffles, row sums kept
+//   per thread until the end), P rounded to bf16 in registers and fed as the register A operand
+//   of O += P V (wgmma m64nDk16 with V read MN-major from the same row-major TMA tile);
+// - the loop issues Q K_j^T and P_{j-1} V_{j-1} back to back; Schedule picks whether softmax of
+//   tile j overlaps the P V product (intra-warpgroup overlap) and whether the two consumers take
+//   turns at the tensor cores (ping-pong through two named barriers);
+// - causal: key tiles above the diagonal are skipped and only the diagonal tile is masked; keys
+//   >= S (ragged last tile) are masked to -inf; rows >= S are never stored.
+// NOTE: a submission is one self-contained file (docs/abi.md), so this file carries its own PTX
+// wrappers rather than sharing kernels/ptx/ with the other solutions.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <cstdint>
+#include <optional>
+
+// The dev harness (bench/attention_dev) sets this to 1: every mbarrier wait then gives up after
+// about a second and counts the timeout in g_watchdog_timeouts instead of hanging.
+#ifndef PTXB_ATTN_WATCHDOG
+#define PTXB_ATTN_WATCHDOG 0
+#endif
+
+namespace {
+
+constexpr int kBlockM = 128;  // query rows per CTA
+constexpr int kBlockN = 128;  // keys per K/V tile
+constexpr int kChunk = 64;    // head-dim columns per TMA box: 64 bf16 = one 128-byte swizzled row
+constexpr int kConsumers = 2;
+constexpr int kWgRows = kBlockM / kConsumers;  // 64 query rows per consumer warpgroup
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16 KiB
+static_assert(kBlockM == kBlockN, "causal tile counting and the Q chunk stride assume this");
+static_assert(kWgRows == 64, "one wgmma m64 row block per consumer");
+
+enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
+constexpr Schedule kDefaultSchedule = Schedule::kOverlapPingPong;
+// D = 128: true issues P V as two m64n64k16 per 16 keys (one per 64-column box of V) instead of
+// one m64n128k16 that reaches the second box through the descriptor's leading byte offset.
+constexpr bool kSplitPvDefault = false;
+
+template <int kHeadDim>
+struct Config {
+  static_assert(kHeadDim == 64 || kHeadDim == 128, "head dim 64 or 128");
+  static constexpr int kChunks = kHeadDim / kChunk;
+  static constexpr int kStages = kHeadDim == 128 ? 2 : 4;
+};
+
+// Every tile is stored as kChunks boxes of (rows, 64) in the TMA 128-byte swizzle; each box is
+// 16 KiB, so every box starts on a 1024-byte swizzle-atom boundary.
+template <int kHeadDim>
+struct SharedStorage {
+  static constexpr int kChunks = Config<kHeadDim>::kChunks;
+  static constexpr int kStages = Config<kHeadDim>::kStages;
+  __nv_bfloat16 q[kChunks][kBlockM * kChunk];           // (kBlockM, kHeadDim)
+  __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
+  __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
+  uint64_t q_full;
+  uint64_t k_full[kStages], v_full[kStages];    // TMA transaction bytes
+  uint64_t k_empty[kStages], v_empty[kStages];  // lane 0 of every consumer warp
+};
+// NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
+template <int kHeadDim>
+constexpr size_t kSharedBytes = sizeof(SharedStorage<kHeadDim>) + 1024;
+
+struct Params {
+  __nv_bfloat16* o;  // [B, H, S, D]
+  float* lse;        // [B, H, S]
+  int seq, heads, kv_heads, m_tiles;
+  float scale, scale_log2;  // scale and scale * log2(e)
+};
+
+#if PTXB_ATTN_WATCHDOG
+__device__ unsigned int g_watchdog_timeouts = 0;
+#endif
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarrier ----
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+#if PTXB_ATTN_WATCHDOG
+  if (mbar_try_wait(addr, parity)) return;
+  const long long start = clock64();
+  while (!mbar_try_wait(addr, parity)) {
+    // NOTE: after the first timeout every wait gives up at once, so a broken kernel ends quickly.
+    if (*static_cast<volatile unsigned int*>(&g_watchdog_timeouts) != 0 ||
+        clock64() - start > (1ll << 31)) {
+      atomicAdd(&g_watchdog_timeouts, 1u);
+      return;
+    }
+  }
+#else
+  while (!mbar_try_wait(addr, parity)) {
+  }
+#endif
+}
+
+// ---- TMA: one (rows, 64) box of a {D, S, B*heads} tensor at (column, row, head) ----
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int col, int row, int head) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(head)
+      : "memory");
+}
+
+// ---- named barriers for the consumer ping-pong (id 0 is __syncthreads) ----
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
+}
+
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// ---- wgmma ----
+// K-major operand (Q, K) in the 128-byte swizzle: start >> 4, leading byte offset unused (1),
+// stride byte offset 1024 (8 rows of 128 bytes), swizzle mode 1. Stepping k by 16 elements inside
+// a swizzled row adds 32 bytes to the start; the next 64 columns are the next box (+16 KiB).
+__device__ __forceinline__ uint64_t desc_k_major(const void* p) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t(1) << 16;
+  desc |= uint64_t(1024 >> 4) << 32;
+  desc |= uint64_t(1) << 62;
+  return desc;
+}
+// MN-major operand (V as the (keys, D) B matrix of P V, N = D contiguous) in the 128-byte
+// swizzle. PTX ISA canonical layout for MN-major SW128, in elements with T = 8 bf16:
+// ((T,8,m),(8,k)) : ((1,T,LBO),(8T,SBO)): a swizzle atom is 64 N-contiguous values (one 128-byte
+// row) x 8 consecutive k (keys) at a 128-byte pitch, exactly 8 rows of our TMA box. Hence
+// LBO = distance between 64-wide N blocks = the next box (kChunkBytes = 16 KiB), and
+// SBO = distance between 8-key groups = 1024 bytes. The k-th 16-key slice starts 16 rows
+// (2048 bytes) further, an atom boundary, so the base-offset field stays 0.
+__device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t(kChunkBytes >> 4) << 16;
+  desc |= uint64_t(1024 >> 4) << 32;
+  desc |= uint64_t(1) << 62;
+  return desc;
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Pins registers at this point of the instruction stream, so that the compiler neither reads a
+// wgmma result before the wait nor writes an operand after the fence.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+
+#define PTXB_ACC8(d, i)                                                                       \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define PTXB_ACC32(d) PTXB_ACC8(d, 0), PTXB_ACC8(d, 8), PTXB_ACC8(d, 16), PTXB_ACC8(d, 24)
+#define PTXB_ACC64(d) \
+  PTXB_ACC32(d), PTXB_ACC8(d, 32), PTXB_ACC8(d, 40), PTXB_ACC8(d, 48), PTXB_ACC8(d, 56)
+#define PTXB_REGS32                                                                            \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_REGS64                                                                              \
+  PTXB_REGS32                                                                                    \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+
+// D(64x128) (+)= A(64x16, smem K-major) * B(16x128, smem K-major); overwrites D when scale_d == 0.
+__device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t desc_a,
+                                                    uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
+      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : PTXB_ACC64(d)
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+// D(64x128) += A(64x16, registers) * B(16x128, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n128k16_tb(float (&d)[64], const uint32_t* a,
+                                                       uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
+               "}, {%64, %65, %66, %67}, %68, 1, 1, 1, 1;\n"
+               : PTXB_ACC64(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+// D(64x64) += A(64x16, registers) * B(16x64, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n64k16_tb(float (&d)[32], const uint32_t* a,
+                                                      uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_REGS32
+               "}, {%32, %33, %34, %35}, %36, 1, 1, 1, 1;\n"
+               : PTXB_ACC32(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+#undef PTXB_ACC8
+#undef PTXB_ACC32
+#undef PTXB_ACC64
+#undef PTXB_REGS32
+#undef PTXB_REGS64
+
+// ---- fragments ----
+// Element (i, h, e) of an m64nN fp32 accumulator is acc[4*i + 2*h + e]: row frag_row(h) of the
+// warpgroup's 64 rows, column frag_col(i, e). The bf16 A operand of m64nNk16 has the same
+// (row, column) map for its 16 columns, so the accumulator of S (keys 16k..16k+15 = entries
+// 8k..8k+7) becomes the k-th A fragment by packing consecutive pairs (pack_p).
+__device__ __forceinline__ int frag_row(int h) {
+  return (threadIdx.x % 128) / 32 * 16 + (threadIdx.x % 32) / 4 + 8 * h;
+}
+__device__ __forceinline__ int frag_col(int i, int e) { return 8 * i + 2 * (threadIdx.x % 4) + e; }
+
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);  // lo in the low half
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+// (64, kBlockN) fp32 fragment -> kBlockN/16 bf16 A fragments of 4 registers each.
+__device__ __forceinline__ void pack_p(const float (&s)[kBlockN / 2], uint32_t (&pa)[kBlockN / 4]) {
+#pragma unroll
+  for (int k = 0; k < kBlockN / 4; ++k) pa[k] = pack_bf16x2(s[2 * k], s[2 * k + 1]);
+}
+
+// S(64, kBlockN) = Q(64 rows of this warpgroup, kHeadDim) K(kBlockN, kHeadDim)^T. Issue only.
+template <int kHeadDim>
+__device__ __forceinline__ void issue_qk(float (&s)[kBlockN / 2], const __nv_bfloat16* q_rows,
+                                         const __nv_bfloat16* k_tile) {
+  const uint64_t qd = desc_k_major(q_rows), kd = desc_k_major(k_tile);
+#pragma unroll
+  for (int kk = 0; kk < kHeadDim / 16; ++kk) {
+    const uint32_t off = (kk / 4) * kChunkBytes + (kk % 4) * 32;  // box, then 16 columns
+    wgmma_ss_m64n128k16(s, qd + (off >> 4), kd + (off >> 4), kk > 0 ? 1 : 0);
+  }
+}
+// O(64, kHeadDim) += P(64, kBlockN) V(kBlockN, kHeadDim), P as bf16 A fragments. Issue only.
+template <int kHeadDim, bool kSplit = kSplitPvDefault>
+__device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
+                                         const uint32_t (&pa)[kBlockN / 4],
+                                         const __nv_bfloat16* v_tile) {
+  const uint64_t vd = desc_mn_major(v_tile);
+#pragma unroll
+  for (int kk = 0; kk < kBlockN / 16; ++kk) {
+    const uint64_t desc = vd + ((kk * 16 * kChunk * 2) >> 4);  // 16 keys = 16 swizzled rows
+    if constexpr (kHeadDim == 64) {
+      wgmma_rs_m64n64k16_tb(o, &pa[4 * kk], desc);
+    } else if constexpr (kSplit) {
+      // NOTE: columns 64..127 of an m64n128 fragment are entries 32..63 (i >= 8).
+      wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[0]), &pa[4 * kk], desc);
+      wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[32]), &pa[4 * kk],
+                            desc + (kChunkBytes >> 4));
+    } else {
+      wgmma_rs_m64n128k16_tb(o, &pa[4 * kk], desc);
+    }
+  }
+}
+
+// ---- softmax ----
+// Sets to -inf the scores of keys >= seq and, when causal, of keys after the query.
+__device__ __forceinline__ void mask_tile(float (&s)[kBlockN / 2], int key0, int row0, int seq,
+                                          bool causal) {
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int key = key0 + frag_col(i, e);
+        if (key >= seq || (causal && key > row0 + frag_row(h))) s[4 * i + 2 * h + e] = -INFINITY;
+      }
+}
+
+// One online-softmax step on a raw score tile. m (running row max of raw scores) and l (this
+// thread's share of the running row sum, relative to m) are updated; s becomes
+// P = exp2(scale_log2 * (s - m)); corr is the factor that rescales the earlier O and l.
+__device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)[2], float (&l)[2],
+                                             float (&corr)[2], float scale_log2) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = m[h];
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+      mx = fmaxf(mx, fmaxf(s[4 * i + 2 * h], s[4 * i + 2 * h + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 threads of a row (quad)
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    // NOTE: a row with no visible key so far keeps m = -inf; subtracting 0 keeps P = 0, not NaN.
+    const float neg_max = mx == -INFINITY ? 0.f : -mx * scale_log2;
+    corr[h] = exp2_approx(fmaf(m[h], scale_log2, neg_max));  // 0 on the first tile (m = -inf)
+    m[h] = mx;
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& x = s[4 * i + 2 * h + e];
+        x = exp2_approx(fmaf(x, scale_log2, neg_max));
+        sum += x;
+      }
+    l[h] = fmaf(l[h], corr[h], sum);
+  }
+}
+
+template <int kN>
+__device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2]) {
+#pragma unroll
+  for (int i = 0; i < kN / 4; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      o[4 * i + 2 * h] *= corr[h];
+      o[4 * i + 2 * h + 1] *= corr[h];
+    }
+}
+
+// O = acc / rowsum as bf16 and LSE = scale * max + log(rowsum) for rows < seq.
+template <int kHeadDim>
+__device__ __forceinline__ void store_output(const float (&o)[kHeadDim / 2], const float (&m)[2],
+                                             const float (&l)[2], const Params& p, int q_head,
+                                             int row0) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float sum = l[h];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const int row = row0 + frag_row(h);
+    if (row >= p.seq) continue;
+    const float inv = 1.f / sum;
+    const int64_t index = static_cast<int64_t>(q_head) * p.seq + row;
+    __nv_bfloat16* dst = p.o + index * kHeadDim;
+#pragma unroll
+    for (int i = 0; i < kHeadDim / 8; ++i)
+      *reinterpret_cast<__nv_bfloat162*>(dst + frag_col(i, 0)) =
+          __floats2bfloat162_rn(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
+    if (threadIdx.x % 4 == 0) p.lse[index] = m[h] * p.scale + logf(sum);
+  }
+}
+
+// ---- roles ----
+struct TileJob {
+  int m_tile;   // query tile
+  int q_head;   // b * heads + h
+  int kv_head;  // b * kv_heads + h / (heads / kv_heads)
+  int n_tiles;  // key tiles to visit
+};
+
+template <int kHeadDim>
+__device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
+                        const CUtensorMap* k_map, const CUtensorMap* v_map, const TileJob& job) {
+  constexpr int kChunks = Config<kHeadDim>::kChunks, kStages = Config<kHeadDim>::kStages;
+  constexpr uint32_t kTileBytes = kChunks * kChunkBytes;
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(q_map)) : "memory");
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(k_map)) : "memory");
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(v_map)) : "memory");
+  mbar_arrive_expect_tx(&sm.q_full, kTileBytes);
+  for (int c = 0; c < kChunks; ++c)
+    tma_load_3d(sm.q[c], q_map, &sm.q_full, c * kChunk, job.m_tile * kBlockM, job.q_head);
+  for (int j = 0; j < job.n_tiles; ++j) {
+    const int s = j % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    const uint32_t parity = ((j / kStages) & 1) ^ 1;
+    mbar_wait(&sm.k_empty[s], parity);
+    mbar_arrive_expect_tx(&sm.k_full[s], kTileBytes);
+    for (int c = 0; c < kChunks; ++c)
+      tma_load_3d(sm.k[s][c], k_map, &sm.k_full[s], c * kChunk, j * kBlockN, job.kv_head);
+    mbar_wait(&sm.v_empty[s], parity);
+    mbar_arrive_expect_tx(&sm.v_full[s], kTileBytes);
+    for (int c = 0; c < kChunks; ++c)
+      tma_load_3d(sm.v[s][c], v_map, &sm.v_full[s], c * kChunk, j * kBlockN, job.kv_head);
+  }
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+__device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const TileJob& job,
+                        int consumer) {
+  constexpr int kStages = Config<kHeadDim>::kStages;
+  constexpr bool kOverlap = kSched == Schedule::kOverlap || kSched == Schedule::kOverlapPingPong;
+  constexpr bool kPingPong = kSched == Schedule::kPingPong || kSched == Schedule::kOverlapPingPong;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  const int row0 = job.m_tile * kBlockM + consumer * kWgRows;  // first query row of this WG
+  const __nv_bfloat16* q_rows = sm.q[0] + consumer * kWgRows * kChunk;
+  auto needs_mask = [&](int j) {
+    return (kCausal && j == job.m_tile) || (j + 1) * kBlockN > p.seq;
+  };
+
+  float o[kHeadDim / 2];        // (64, kHeadDim) accumulator
+  float s[kBlockN / 2];         // (64, kBlockN) scores, then P
+  uint32_t pa[2][kBlockN / 4];  // P as bf16 A fragments, double-buffered (see step)
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
+#pragma unroll
+  for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
+
+  // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product.
+  mbar_wait(&sm.q_full, 0);
+  mbar_wait(&sm.k_full[0], 0);
+  fence_regs(s);
+  wgmma_fence();
+  issue_qk<kHeadDim>(s, q_rows, sm.k[0][0]);
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_regs(s);
+  if (lane0) mbar_arrive(&sm.k_empty[0]);
+  if (needs_mask(0)) mask_tile(s, 0, row0, p.seq, kCausal);
+  softmax_step(s, m, l, corr, p.scale_log2);
+  pack_p(s, pa[0]);
+
+  // Ping-pong: consumer c waits on barrier 1 + c before issuing and then opens the other one;
+  // consumer 1 opens barrier 1 first. Each side arrives exactly as often as the other syncs.
+  const int my_bar = 1 + consumer, other_bar = 2 - consumer;
+  if (kPingPong && consumer == 1 && job.n_tiles > 1) named_barrier_arrive(other_bar);
+
+  // Step j >= 1: retire P_{j-2} V_{j-2} and rescale O by the factor of softmax j-1; issue
+  // S_j = Q K_j^T and O += P_{j-1} V_{j-1}; then mask and softmax S_j into P_j.
+  // NOTE: ptxas hoists a wgmma wait to the top of its basic block, so the wait that retires the
+  // P V product sits after the next barrier wait (a branch) rather than after the softmax; and
+  // P_j goes to the other buffer than the P_{j-1} that the running wgmma reads.
+  auto step = [&](int j, uint32_t(&p_prev)[kBlockN / 4], uint32_t(&p_next)[kBlockN / 4]) {
+    const int sj = j % kStages, sp = (j - 1) % kStages;
+    mbar_wait(&sm.k_full[sj], (j / kStages) & 1);
+    wgmma_wait<0>();
+    fence_regs(o);
+    if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(j - 2) % kStages]);
+    rescale(o, corr);
+    mbar_wait(&sm.v_full[sp], ((j - 1) / kStages) & 1);
+    if constexpr (kPingPong) named_barrier_sync(my_bar);
+    fence_regs(s);
+    fence_regs(o);
+    fence_regs(p_prev);
+    wgmma_fence();
+    issue_qk<kHeadDim>(s, q_rows, sm.k[sj][0]);
+    wgmma_commit();
+    issue_pv<kHeadDim>(o, p_prev, sm.v[sp][0]);
+    wgmma_commit();
+    if (kPingPong && !(consumer == 1 && j == job.n_tiles - 1)) named_barrier_arrive(other_bar);
+    if constexpr (kOverlap) {
+      wgmma_wait<1>();  // S_j is done; P V runs on under the softmax below
+    } else {
+      wgmma_wait<0>();
+    }
+    fence_regs(s);
+    if (lane0) mbar_arrive(&sm.k_empty[sj]);
+    if (needs_mask(j)) mask_tile(s, j * kBlockN, row0, p.seq, kCausal);
+    softmax_step(s, m, l, corr, p.scale_log2);
+    pack_p(s, p_next);
+  };
+#pragma unroll 1
+  for (int j = 1; j < job.n_tiles; j += 2) {
+    step(j, pa[0], pa[1]);
+    if (j + 1 < job.n_tiles) step(j + 1, pa[1], pa[0]);
+  }
+
+  // The last P V product, with P_{n-1} in buffer (n - 1) % 2.
+  const int last = job.n_tiles - 1;
+  mbar_wait(&sm.v_full[last % kStages], (last / kStages) & 1);
+  wgmma_wait<0>();
+  fence_regs(o);
+  // NOTE: releases V_{n-2} only to keep the arrival counts of the ring uniform.
+  if (last >= 1 && lane0) mbar_arrive(&sm.v_empty[(last - 1) % kStages]);
+  rescale(o, corr);
+  auto finish = [&](uint32_t(&p_last)[kBlockN / 4]) {
+    fence_regs(o);
+    fence_regs(p_last);
+    wgmma_fence();
+    issue_pv<kHeadDim>(o, p_last, sm.v[last % kStages][0]);
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_regs(o);
+  };
+  if (last % 2 == 0) {
+    finish(pa[0]);
+  } else {
+    finish(pa[1]);
+  }
+  store_output<kHeadDim>(o, m, l, p, job.q_head, row0);
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+__global__ void __launch_bounds__(kThreads, 1)
+    attention_fwd(const __grid_constant__ CUtensorMap q_map,
+                  const __grid_constant__ CUtensorMap k_map,
+                  const __grid_constant__ CUtensorMap v_map, const Params p) {
+  using Smem = SharedStorage<kHeadDim>;
+  extern __shared__ uint8_t smem_raw[];
+  Smem& sm =
+      *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+
+  TileJob job;
+  job.m_tile = p.m_tiles - 1 - static_cast<int>(blockIdx.x % p.m_tiles);
+  job.q_head = static_cast<int>(blockIdx.x / p.m_tiles);
+  const int group = p.heads / p.kv_heads;
+  job.kv_head = (job.q_head / p.heads) * p.kv_heads + (job.q_head % p.heads) / group;
+  const int kv_tiles = (p.seq + kBlockN - 1) / kBlockN;
+  job.n_tiles = kCausal ? min(kv_tiles, job.m_tile + 1) : kv_tiles;
+
+  if (threadIdx.x == 0) {
+    mbar_init(&sm.q_full, 1);
+    for (int s = 0; s < Smem::kStages; ++s) {
+      mbar_init(&sm.k_full[s], 1);
+      mbar_init(&sm.v_full[s], 1);
+      mbar_init(&sm.k_empty[s], kConsumers * 4);
+      mbar_init(&sm.v_empty[s], kConsumers * 4);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    setmaxnreg_dec<24>();
+    if (threadIdx.x == 0) produce<kHeadDim>(sm, &q_map, &k_map, &v_map, job);
+    return;
+  }
+  setmaxnreg_inc<240>();
+  consume<kHeadDim, kCausal, kSched>(sm, p, job, warpgroup - 1);
+}
+
+// ---- host side ----
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+
+// A contiguous [heads, seq, head_dim] bf16 tensor read in (128 rows, 64 columns) boxes of one head
+// with the 128-byte swizzle. NOTE: 3-D so that rows past seq are out of bounds and zero-filled
+// instead of being read from the next head.
+bool encode_bhsd(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, int64_t head_dim) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq),
+                              static_cast<cuuint64_t>(heads)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(head_dim) * 2,
+                                 static_cast<cuuint64_t>(seq * head_dim) * 2};
+  const cuuint32_t box[3] = {kChunk, kBlockN, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(ptr), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+struct Problem {
+  int64_t batch, heads, kv_heads, seq, head_dim;
+  bool causal;
+  float scale;
+};
+
+bool is_contiguous(const ptxb_tensor_desc& t, int32_t dtype, int32_t rank) {
+  if (t.dtype != dtype || t.rank != rank) return false;
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (t.shape[d] < 1 || t.strides[d] != stride) return false;
+    stride *= t.shape[d];
+  }
+  return true;
+}
+
+// Validates the descriptors (no data pointers needed) and returns the sizes, or nothing.
+std::optional<Problem> parse_problem(const ptxb_problem& pr) {
+  if (pr.num_inputs != 3 || pr.num_outputs != 2 || pr.num_scalars < 1) return std::nullopt;
+  const ptxb_tensor_desc &q = pr.inputs[0], &k = pr.inputs[1], &v = pr.inputs[2];
+  const ptxb_tensor_desc &o = pr.outputs[0], &lse = pr.outputs[1];
+  if (!is_contiguous(q, PTXB_BF16, 4) || !is_contiguous(k, PTXB_BF16, 4) ||
+      !is_contiguous(v, PTXB_BF16, 4) || !is_contiguous(o, PTXB_BF16, 4) ||
+      !is_contiguous(lse, PTXB_F32, 3))
+    return std::nullopt;
+  Problem p{q.shape[0], q.shape[1], k.shape[1], q.shape[2], q.shape[3], false, 0.f};
+  for (int d = 0; d < 4; ++d)
+    if (o.shape[d] != q.shape[d] || v.shape[d] != k.shape[d]) return std::nullopt;
+  if (k.shape[0] != p.batch || k.shape[2] != p.seq || k.shape[3] != p.head_dim) return std::nullopt;
+  if (lse.shape[0] != p.batch || lse.shape[1] != p.heads || lse.shape[2] != p.seq)
+    return std::nullopt;
+  if ((p.head_dim != 64 && p.head_dim != 128) || p.heads % p.kv_heads != 0) return std::nullopt;
+  const int64_t m_tiles = (p.seq + kBlockM - 1) / kBlockM;
+  if (p.seq > INT32_MAX || m_tiles * p.batch * p.heads > INT32_MAX) return std::nullopt;
+  p.causal = pr.num_scalars >= 2 && pr.scalars[1] != 0.0;
+  p.scale = static_cast<float>(pr.scalars[0]);
+  return p;
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+int set_kernel_smem() {
+  return cudaFuncSetAttribute(attention_fwd<kHeadDim, kCausal, kSched>,
+                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(kSharedBytes<kHeadDim>)) == cudaSuccess
+             ? PTXB_OK
+             : kLaunchFailed;
+}
+template <Schedule kSched>
+int set_smem_attributes() {
+  const int st[4] = {set_kernel_smem<64, false, kSched>(), set_kernel_smem<64, true, kSched>(),
+                     set_kernel_smem<128, false, kSched>(), set_kernel_smem<128, true, kSched>()};
+  for (int s : st)
+    if (s != PTXB_OK) return s;
+  return PTXB_OK;
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorMap& vm,
+                   const Params& p, int64_t ctas, cudaStream_t stream) {
+  attention_fwd<kHeadDim, kCausal, kSched>
+      <<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
+}
+
+// Encodes the tensor maps and launches one kernel; the smem attribute must have been set.
+template <Schedule kSched>
+int launch_forward(const Problem& pb, const void* q, const void* k, const void* v, void* o,
+                   void* lse, cudaStream_t stream) {
+  CUtensorMap qm, km, vm;
+  if (!encode_bhsd(&qm, q, pb.batch * pb.heads, pb.seq, pb.head_dim) ||
+      !encode_bhsd(&km, k, pb.batch * pb.kv_heads, pb.seq, pb.head_dim) ||
+      !encode_bhsd(&vm, v, pb.batch * pb.kv_heads, pb.seq, pb.head_dim))
+    return kNoTensorMap;
+  Params p;
+  p.o = static_cast<__nv_bfloat16*>(o);
+  p.lse = static_cast<float*>(lse);
+  p.seq = static_cast<int>(pb.seq);
+  p.heads = static_cast<int>(pb.heads);
+  p.kv_heads = static_cast<int>(pb.kv_heads);
+  p.m_tiles = static_cast<int>((pb.seq + kBlockM - 1) / kBlockM);
+  p.scale = pb.scale;
+  p.scale_log2 = pb.scale * 1.4426950408889634f;
+  const int64_t ctas = p.m_tiles * pb.batch * pb.heads;
+  if (pb.head_dim == 64 && pb.causal) {
+    launch_kernel<64, true, kSched>(qm, km, vm, p, ctas, stream);
+  } else if (pb.head_dim == 64) {
+    launch_kernel<64, false, kSched>(qm, km, vm, p, ctas, stream);
+  } else if (pb.causal) {
+    launch_kernel<128, true, kSched>(qm, km, vm, p, ctas, stream);
+  } else {
+    launch_kernel<128, false, kSched>(qm, km, vm, p, ctas, stream);
+  }
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  *workspace_bytes = 0;
+  if (!parse_problem(*problem)) return kBadProblem;
+  return set_smem_attributes<kDefaultSchedule>();
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const std::optional<Problem> pb = parse_problem(*args->problem);
+  if (!pb) return kBadProblem;
+  return launch_forward<kDefaultSchedule>(*pb, args->inputs[0], args->inputs[1], args->inputs[2],
+                                          args->outputs[0], args->outputs[1],
+                                          static_cast<cudaStream_t>(args->stream));
+}

@@ -1,0 +1,70 @@
+// The attention baseline: cuDNN scaled-dot-product attention, forward or backward, through the
+// header-only cudnn-frontend (bf16 in and out, fp32 intermediates and compute; docs/attention.md
+// has the definitions). plan() builds every execution plan cuDNN's heuristics offer (modes A and
+// FALLBACK), times each on scratch data of the shape (median of 10 after 3 warm-ups) and keeps the
+// fastest, as the cuBLASLt GEMM baseline does. cuDNN is opened at run time
+// (baselines/cudnn_library.hpp): this header pulls in neither cuDNN nor the frontend.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "worker/implementation.hpp"
+
+namespace ptxb {
+namespace cudnn_sdpa {
+struct Dims;
+}
+
+/// Which pass a CudnnSdpa computes. Forward: inputs Q, K, V, outputs O, LSE. Backward: inputs
+/// Q, K, V, O, dO, LSE, outputs dQ, dK, dV. Scalars of both: scale, causal (non-zero: causal).
+enum class SdpaDirection { kForward, kBackward };
+
+/// What plan() and run() return besides PTXB_OK; plan_report()["error"] gives the details.
+enum class CudnnSdpaStatus : int {
+  kUnsupportedProblem = 1,  ///< not an attention problem of this direction, or cuDNN refuses it
+  kNoPlan = 2,              ///< the heuristics offered no plan, or none of them built
+  kNoPlanRan = 3,           ///< every built plan failed to execute on the scratch data
+  kNotPlanned = 4,          ///< run() without a successful plan() for this problem
+  kExecuteFailed = 5,       ///< run(): cuDNN did not enqueue the chosen plan
+};
+
+class CudnnSdpa final : public Implementation {
+ public:
+  /// Opens cuDNN (`library`: a soname searched the dlopen way, or a path; the first CudnnSdpa of
+  /// the process decides) before any sandbox is applied. Never throws for a missing or unusable
+  /// library: plan() does. The cuDNN handle is created by the first plan(), on the current device.
+  explicit CudnnSdpa(SdpaDirection direction, const std::string& library = "libcudnn.so.9");
+  ~CudnnSdpa() override;
+  CudnnSdpa(const CudnnSdpa&) = delete;
+  CudnnSdpa& operator=(const CudnnSdpa&) = delete;
+
+  std::string name() const override { return "cudnn"; }
+
+  /// Builds the graph and every offered plan for this problem, times them and keeps the fastest.
+  /// The workspace is the baseline's own (allocated here at the chosen plan's size; a backward
+  /// plan can need more than PTXB_MAX_WORKSPACE_BYTES), so *workspace_bytes is always 0.
+  /// Returns PTXB_OK or a CudnnSdpaStatus (the reason in plan_report()["error"]). Throws ApiError
+  /// when cuDNN cannot be opened or a cuDNN/CUDA call fails outside the plan trials. Synchronizes.
+  int plan(const ptxb_problem& problem, uint64_t* workspace_bytes) override;
+
+  /// Enqueues the chosen plan on args.stream with args' pointers: no allocation, no
+  /// synchronization. Never throws; returns PTXB_OK, kNotPlanned or kExecuteFailed.
+  int run(const ptxb_args& args) override;
+
+  /// What the last plan() saw: library versions and files, the problem, every offered plan with
+  /// its name, build result, workspace and median time, the chosen one; "error" on failure.
+  nlohmann::json plan_report() const override { return report_; }
+
+ private:
+  struct State;
+  int plan_dims(const cudnn_sdpa::Dims& dims);
+  int fail(CudnnSdpaStatus status, const std::string& why);
+
+  SdpaDirection direction_;
+  std::unique_ptr<State> state_;
+  nlohmann::json report_;
+};
+
+}  // namespace ptxb

@@ -1,0 +1,133 @@
+#include "baselines/cudnn_sdpa_problem.hpp"
+
+#include <sstream>
+
+#include "core/dtype.hpp"
+
+namespace ptxb::cudnn_sdpa {
+namespace {
+
+std::string to_string(const std::vector<int64_t>& v) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i];
+  os << "]";
+  return os.str();
+}
+
+std::string dtype_name(int32_t code) {
+  if (code < static_cast<int32_t>(DType::kBF16) || code > static_cast<int32_t>(DType::kF64))
+    return "code " + std::to_string(code);
+  return std::string(ptxb::to_string(static_cast<DType>(code)));
+}
+
+// A tensor the task must hand over: its role, name, dtype and shape.
+struct Expected {
+  const char* role;
+  const char* name;
+  ptxb_dtype dtype;
+  std::vector<int64_t> shape;
+};
+
+std::vector<Expected> expected_tensors(const Dims& d, SdpaDirection direction) {
+  const std::vector<int64_t> q = {d.batch, d.heads, d.seq, d.head_dim};
+  const std::vector<int64_t> kv = {d.batch, d.kv_heads, d.seq, d.head_dim};
+  const std::vector<int64_t> lse = {d.batch, d.heads, d.seq};
+  if (direction == SdpaDirection::kForward)
+    return {{"input", "Q", PTXB_BF16, q},
+            {"input", "K", PTXB_BF16, kv},
+            {"input", "V", PTXB_BF16, kv},
+            {"output", "O", PTXB_BF16, q},
+            {"output", "LSE", PTXB_F32, lse}};
+  return {{"input", "Q", PTXB_BF16, q},   {"input", "K", PTXB_BF16, kv},
+          {"input", "V", PTXB_BF16, kv},  {"input", "O", PTXB_BF16, q},
+          {"input", "dO", PTXB_BF16, q},  {"input", "LSE", PTXB_F32, lse},
+          {"output", "dQ", PTXB_BF16, q}, {"output", "dK", PTXB_BF16, kv},
+          {"output", "dV", PTXB_BF16, kv}};
+}
+
+// "" when `t` is `want`, row-major and contiguous; otherwise what differs.
+std::string check_tensor(const ptxb_tensor_desc& t, const Expected& want) {
+  const std::string who = std::string(want.role) + " " + want.name;
+  if (t.dtype != want.dtype)
+    return who + " has dtype " + dtype_name(t.dtype) + ", expected " + dtype_name(want.dtype);
+  if (t.rank != static_cast<int32_t>(want.shape.size()))
+    return who + " has rank " + std::to_string(t.rank) + ", expected " +
+           std::to_string(want.shape.size());
+  const std::vector<int64_t> shape(t.shape, t.shape + t.rank),
+      strides(t.strides, t.strides + t.rank);
+  if (shape != want.shape)
+    return who + " has shape " + to_string(shape) + ", expected " + to_string(want.shape);
+  if (strides != row_major_strides(shape))
+    return who + " has strides " + to_string(strides) + ", expected row-major " +
+           to_string(row_major_strides(shape));
+  return "";
+}
+
+}  // namespace
+
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
+nlohmann::json Dims::to_json() const {
+  return {{"batch", batch},       {"heads", heads},   {"kv_heads", kv_heads}, {"seq", seq},
+          {"head_dim", head_dim}, {"causal", causal}, {"scale", scale}};
+}
+
+std::variant<Dims, std::string> parse_problem(const ptxb_problem& p, SdpaDirection direction) {
+  const bool fwd = direction == SdpaDirection::kForward;
+  const int want_in = fwd ? 3 : 6, want_out = fwd ? 2 : 3;
+  if (p.abi_version != PTXB_ABI_VERSION)
+    return "problem has ABI version " + std::to_string(p.abi_version);
+  if (p.num_inputs != want_in || p.num_outputs != want_out || p.num_scalars != 2)
+    return std::string("attention ") + (fwd ? "forward" : "backward") + " takes " +
+           std::to_string(want_in) + " inputs, " + std::to_string(want_out) +
+           " outputs and 2 scalars (scale, causal); the problem has " +
+           std::to_string(p.num_inputs) + ", " + std::to_string(p.num_outputs) + " and " +
+           std::to_string(p.num_scalars);
+  const ptxb_tensor_desc &q = p.inputs[0], &k = p.inputs[1];
+  if (q.rank != 4 || k.rank != 4) return std::string("Q and K must have rank 4 ([B,H,S,D])");
+  Dims d;
+  d.batch = q.shape[0];
+  d.heads = q.shape[1];
+  d.seq = q.shape[2];
+  d.head_dim = q.shape[3];
+  d.kv_heads = k.shape[1];
+  d.scale = static_cast<float>(p.scalars[0]);
+  d.causal = p.scalars[1] != 0.0;
+  if (d.batch < 1 || d.heads < 1 || d.kv_heads < 1 || d.seq < 1 || d.head_dim < 1)
+    return "Q " + to_string({d.batch, d.heads, d.seq, d.head_dim}) + " and K heads " +
+           std::to_string(d.kv_heads) + " must be positive";
+  if (d.heads % d.kv_heads != 0)
+    return "query heads (" + std::to_string(d.heads) + ") are not a multiple of key/value heads (" +
+           std::to_string(d.kv_heads) + ")";
+  const std::vector<Expected> want = expected_tensors(d, direction);
+  for (int i = 0; i < want_in + want_out; ++i) {
+    const ptxb_tensor_desc& t = i < want_in ? p.inputs[i] : p.outputs[i - want_in];
+    if (std::string why = check_tensor(t, want[static_cast<size_t>(i)]); !why.empty()) return why;
+  }
+  return d;
+}
+
+const std::vector<int64_t>& abi_uids(SdpaDirection direction) {
+  static const std::vector<int64_t> fwd = {kQ, kK, kV, kO, kStats};
+  static const std::vector<int64_t> bwd = {kQ, kK, kV, kO, kDO, kStats, kDQ, kDK, kDV};
+  return direction == SdpaDirection::kForward ? fwd : bwd;
+}
+
+size_t lse_index(SdpaDirection direction) { return direction == SdpaDirection::kForward ? 4 : 5; }
+
+std::vector<size_t> tensor_bytes(const Dims& d, SdpaDirection direction) {
+  std::vector<size_t> bytes;
+  for (const Expected& e : expected_tensors(d, direction)) {
+    size_t n = e.dtype == PTXB_F32 ? 4 : 2;
+    for (int64_t extent : e.shape) n *= static_cast<size_t>(extent);
+    bytes.push_back(n);
+  }
+  return bytes;
+}
+
+}  // namespace ptxb::cudnn_sdpa
