@@ -9,6 +9,11 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands{
       {"tasks", "list tasks, or show one: ptxbench tasks [ID] [--json]", run_tasks},
       {"eval", "judge one kernel: ptxbench eval FILE --task ID [--json]", run_eval},
+      {"run", "ask a model, judge, repair: ptxbench run --model NAME [--endpoint URL]", run_run},
+      {"generate", "ask a model, store the answers: ptxbench generate --model NAME", run_generate},
+      {"evaluate", "judge stored attempts: ptxbench evaluate --run NAME", run_evaluate},
+      {"export", "stored attempts as JSON Lines: ptxbench export [--run NAME]", run_export},
+      {"report", "leaderboard of stored runs: ptxbench report [--out DIR]", run_report},
   };
   return kCommands;
 }

@@ -19,6 +19,11 @@ struct Command {
 
 int run_tasks(int argc, char** argv);
 int run_eval(int argc, char** argv);
+int run_run(int argc, char** argv);
+int run_generate(int argc, char** argv);
+int run_evaluate(int argc, char** argv);
+int run_export(int argc, char** argv);
+int run_report(int argc, char** argv);
 
 /// Every subcommand, in the order `ptxbench --help` lists them.
 const std::vector<Command>& commands();

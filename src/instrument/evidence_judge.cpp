@@ -4,6 +4,7 @@
 
 #include "controls/evidence_names.hpp"
 #include "core/error.hpp"
+#include "tasks/task_json.hpp"
 
 namespace ptxb {
 namespace {
@@ -18,27 +19,6 @@ json kernel_json(const ProfiledKernel& k) {
           {"block", k.block},
           {"executed_total", k.executed_total},
           {"duration_ns", k.duration_ns ? json(*k.duration_ns) : json(nullptr)}};
-}
-
-const ShapeCase* find_shape(const TaskSpec& task, const json& shape) {
-  for (const ShapeCase& sc : task.shapes) {
-    bool same = shape.is_object() && shape.size() == sc.shape.dims.size();
-    for (const auto& [name, size] : sc.shape.dims)
-      same = same && shape.contains(name) && shape[name] == size;
-    if (same) return &sc;
-  }
-  return nullptr;
-}
-
-// What a model may be told about a shape: visible shapes by size, hidden ones by number only.
-std::string shape_label(const TaskSpec& task, const ShapeCase& sc) {
-  if (!sc.hidden) return sc.shape.to_string();
-  int index = 0;
-  for (const ShapeCase* h : task.hidden_shapes()) {
-    ++index;
-    if (h == &sc) break;
-  }
-  return "hidden shape #" + std::to_string(index);
 }
 
 void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::string& where) {

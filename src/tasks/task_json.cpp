@@ -67,6 +67,26 @@ nlohmann::json shape_json(const Shape& shape) {
   return out;
 }
 
+const ShapeCase* find_shape(const TaskSpec& task, const nlohmann::json& shape) {
+  for (const ShapeCase& sc : task.shapes) {
+    bool same = shape.is_object() && shape.size() == sc.shape.dims.size();
+    for (const auto& [name, size] : sc.shape.dims)
+      same = same && shape.contains(name) && shape[name] == size;
+    if (same) return &sc;
+  }
+  return nullptr;
+}
+
+std::string shape_label(const TaskSpec& task, const ShapeCase& sc) {
+  if (!sc.hidden) return sc.shape.to_string();
+  int index = 0;
+  for (const ShapeCase* h : task.hidden_shapes()) {
+    ++index;
+    if (h == &sc) break;
+  }
+  return "hidden shape #" + std::to_string(index);
+}
+
 nlohmann::json task_summary_json(const TaskSpec& task) {
   nlohmann::json targets = nlohmann::json::array();
   for (const TargetSpec& target : task.targets) targets.push_back(target.instruction);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tasks/spec.hpp"
 
@@ -22,5 +23,12 @@ nlohmann::json task_summary_json(const TaskSpec& task);
 nlohmann::json task_detail_json(const TaskSpec& task, HiddenShapes hidden);
 
 nlohmann::json shape_json(const Shape& shape);  ///< {"M": 4096, "N": 4096, "K": 4096}
+
+/// The task's shape case whose sizes equal the JSON object `shape` (as in verdicts), or null.
+const ShapeCase* find_shape(const TaskSpec& task, const nlohmann::json& shape);
+
+/// What a model may be told about a shape: visible shapes by size ("M=4096 N=4096 K=4096"),
+/// hidden ones by number only ("hidden shape #2", counting the task's hidden shapes from 1).
+std::string shape_label(const TaskSpec& task, const ShapeCase& sc);
 
 }  // namespace ptxb

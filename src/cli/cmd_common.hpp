@@ -1,0 +1,45 @@
+// Pieces shared by the model-run subcommands (run, generate, evaluate, export, report): the store
+// location, task selection, GPU lists and the live progress display.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "llm/run_loop.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb::cli {
+
+/// $PTXBENCH_DB, else <PTXBench home>/results/ptxbench.db. Read once per command.
+std::filesystem::path default_store_path();
+
+/// The tasks whose id equals or starts with one of the comma-separated selectors ("sm90",
+/// "sm90/attention", "sm90/gemm/bf16-wgmma"); every task for "" or "all". Throws InputError when
+/// a selector matches nothing.
+std::vector<TaskSpec> select_tasks(const std::string& selectors);
+
+/// "0,1,3" -> {0, 1, 3}; throws InputError for anything else.
+std::vector<int> parse_gpu_list(const std::string& text);
+
+/// The judge side's machine as far as the host can tell (GPUs and driver from nvidia-smi, when
+/// present), recorded with a run; every verdict carries its own exact environment too.
+nlohmann::json host_environment();
+
+/// One line per finished attempt on stderr, with done/total, successes so far and an ETA.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(int64_t total_attempts);
+  void operator()(const AttemptDone& done);
+
+ private:
+  std::mutex mutex_;
+  int64_t total_;
+  int64_t done_ = 0;
+  int64_t successes_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace ptxb::cli

@@ -1,0 +1,163 @@
+// `ptxbench run` (generate and judge, with repair turns) and `ptxbench generate` (model answers
+// only, judged later by `ptxbench evaluate`). A run is named; running a name again resumes it.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <memory>
+
+#include "cli/cmd_common.hpp"
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "eval/config.hpp"
+#include "llm/http_curl.hpp"
+#include "llm/prompt.hpp"
+#include "sys/home.hpp"
+
+namespace ptxb::cli {
+namespace {
+
+struct RunArgs {
+  std::string model, endpoint, api_key_env = "OPENAI_API_KEY", replay, tasks, run_name, db;
+  std::string gpus = "0";
+  int samples = 1, turns = 1, concurrency = 8;
+  bool keep_optimizing = false, no_evidence = false;
+  std::optional<double> temperature, top_p;
+  std::optional<int64_t> max_tokens, seed;
+  double deadline_s = 1800;
+};
+
+std::string utc_stamp() {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  return buf;
+}
+
+void add_options(CLI::App& app, RunArgs& a, bool judging) {
+  app.add_option("--model", a.model,
+                 "model name at the endpoint, or 'reference' (expert solutions, offline) or "
+                 "'replay' (answers of --replay FILE)")
+      ->required();
+  app.add_option("--endpoint", a.endpoint, "OpenAI-compatible base URL, e.g. http://host:8000/v1");
+  app.add_option("--api-key-env", a.api_key_env, "environment variable holding the API key");
+  app.add_option("--replay", a.replay,
+                 "attempt export (JSONL) whose answers --model replay serves");
+  app.add_option("--tasks", a.tasks, "comma-separated task ids or prefixes (default: all)");
+  app.add_option("--samples", a.samples, "samples per task");
+  app.add_option("--concurrency", a.concurrency, "samples (model calls) in flight at once");
+  app.add_option("--run-name", a.run_name, "name of the run; an existing name is resumed");
+  app.add_option("--db", a.db, "results database (default $PTXBENCH_DB or results/ptxbench.db)");
+  app.add_option("--temperature", a.temperature);
+  app.add_option("--top-p", a.top_p);
+  app.add_option("--max-tokens", a.max_tokens);
+  app.add_option("--seed", a.seed);
+  app.add_option("--request-deadline-s", a.deadline_s, "limit of one model call, retries included");
+  if (!judging) return;
+  app.add_option("--turns", a.turns, "turns per sample (repair loop)");
+  app.add_flag("--keep-optimizing", a.keep_optimizing, "keep asking after a success");
+  app.add_option("--gpus", a.gpus, "GPUs that judge, one worker each, e.g. 0,1");
+  app.add_flag("--no-evidence", a.no_evidence, "skip the runtime instruction evidence (ncu)");
+}
+
+/// The model the arguments name; `client` holds the endpoint client when one is made.
+std::unique_ptr<Model> make_model(const RunArgs& a, std::unique_ptr<HttpTransport>& transport,
+                                  std::unique_ptr<ChatClient>& client, SystemClock& clock) {
+  if (a.model == "reference")
+    return std::make_unique<ReferenceModel>(ptxbench_home() / "kernels" / "reference");
+  if (a.model == "replay") {
+    if (a.replay.empty()) throw InputError("--model replay needs --replay FILE (an export)");
+    return std::make_unique<ReplayModel>(a.replay);
+  }
+  if (a.endpoint.empty())
+    throw InputError("--model " + a.model + " needs --endpoint URL (or use --model reference)");
+  ChatConfig config;
+  config.base_url = a.endpoint;
+  config.model = a.model;
+  if (const char* key = std::getenv(a.api_key_env.c_str())) config.api_key = key;
+  config.temperature = a.temperature;
+  config.top_p = a.top_p;
+  config.max_tokens = a.max_tokens;
+  config.seed = a.seed;
+  config.deadline = std::chrono::milliseconds(static_cast<int64_t>(a.deadline_s * 1000));
+  transport = std::make_unique<CurlTransport>();
+  client = std::make_unique<ChatClient>(config, *transport, clock);
+  return std::make_unique<EndpointModel>(*client);
+}
+
+nlohmann::json run_settings(const RunArgs& a, const ChatClient* client, bool judging) {
+  nlohmann::json s = client ? client->config().to_json() : nlohmann::json::object();
+  s["samples"] = a.samples;
+  s["turns"] = a.turns;
+  s["keep_optimizing"] = a.keep_optimizing;
+  s["tasks"] = a.tasks.empty() ? "all" : a.tasks;
+  s["judged"] = judging;
+  if (!a.replay.empty()) s["replay"] = a.replay;
+  return s;
+}
+
+int run_or_generate(int argc, char** argv, bool judging) {
+  CLI::App app{judging ? "Ask a model for kernels, judge them, feed the verdicts back (repair)."
+                       : "Ask a model for kernels and store the answers (judge them later with "
+                         "`ptxbench evaluate`).",
+               judging ? "ptxbench run" : "ptxbench generate"};
+  RunArgs a;
+  add_options(app, a, judging);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
+  }
+  const std::vector<TaskSpec> tasks = select_tasks(a.tasks);
+  SystemClock clock;
+  std::unique_ptr<HttpTransport> transport;
+  std::unique_ptr<ChatClient> client;
+  std::unique_ptr<Model> model = make_model(a, transport, client, clock);
+
+  const std::filesystem::path db =
+      a.db.empty() ? default_store_path() : std::filesystem::path(a.db);
+  ResultStore store(db);
+  const std::string name = a.run_name.empty() ? model->name() + "-" + utc_stamp() : a.run_name;
+  int64_t run_id = 0;
+  if (const auto existing = store.find_run(name)) {
+    if (existing->model != model->name())
+      throw InputError("run '" + name + "' exists with model " + existing->model);
+    run_id = existing->id;
+    std::cerr << "resuming run '" << name << "'\n";
+  } else {
+    RunRecord run;
+    run.name = name;
+    run.model = model->name();
+    run.endpoint = a.endpoint;
+    run.prompt_version = kPromptVersion;
+    run.ptxbench_version = PTXB_VERSION;
+    run.settings = run_settings(a, client.get(), judging);
+    run.environment = host_environment();
+    run_id = store.create_run(run);
+  }
+
+  std::unique_ptr<Judge> judge;
+  if (judging) {
+    EvalConfig config = EvalConfig::from_environment();
+    config.run_evidence = !a.no_evidence;
+    judge = std::make_unique<Judge>(config, parse_gpu_list(a.gpus));
+  }
+  RunLoopOptions options;
+  options.samples = a.samples;
+  options.turns = a.turns;
+  options.keep_optimizing = a.keep_optimizing;
+  options.concurrency = a.concurrency;
+  ProgressPrinter progress(static_cast<int64_t>(tasks.size()) * a.samples * a.turns);
+  const int64_t generated =
+      run_loop(*model, store, run_id, tasks, judge.get(), options, std::ref(progress));
+  std::cout << "run '" << name << "': " << generated << " new attempts in " << db.string() << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_run(int argc, char** argv) { return run_or_generate(argc, argv, true); }
+int run_generate(int argc, char** argv) { return run_or_generate(argc, argv, false); }
+
+}  // namespace ptxb::cli

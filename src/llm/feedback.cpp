@@ -1,0 +1,174 @@
+#include "llm/feedback.hpp"
+
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+#include "tasks/task_json.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string number(const json& v) {
+  if (v.is_number()) return fmt("%.4g", v.get<double>());
+  if (v.is_string()) return v.get<std::string>();  // "NaN", "Infinity"
+  return v.dump();
+}
+
+std::string shape_text(const TaskSpec& task, const json& shape) {
+  const ShapeCase* sc = find_shape(task, shape);
+  return sc != nullptr ? shape_label(task, *sc) : "an unknown shape";
+}
+
+// Compiler diagnostics without the judge's temporary folders: "cand.cu(12): error: ...".
+void render_compile(std::ostringstream& os, const json& verdict, const FeedbackOptions& o) {
+  const std::string log = verdict.value("compile", json::object()).value("log", "");
+  static const std::regex kFolder(R"((/[^\s:()]+/)+)");
+  std::istringstream lines(log);
+  std::string line;
+  size_t kept = 0, errors = 0;
+  os << "Compiler output (errors first lines):\n";
+  while (std::getline(lines, line)) {
+    if (line.find("error") == std::string::npos && line.find("warning") == std::string::npos)
+      continue;
+    ++errors;
+    if (kept == o.max_compile_lines) continue;
+    os << "  " << std::regex_replace(line, kFolder, "") << "\n";
+    ++kept;
+  }
+  if (errors > kept) os << "  (" << errors - kept << " more diagnostic lines not shown)\n";
+  if (errors == 0) os << "  (no diagnostic lines; the compile step failed: see the reason)\n";
+}
+
+void render_output(std::ostringstream& os, const json& out) {
+  os << "    " << out.value("name", "?") << ": " << out.value("mismatches", 0) << " of "
+     << out.value("count", 0) << " elements off tolerance, " << out.value("nan_count", 0)
+     << " NaN/Inf, max abs error " << number(out.value("max_abs_error", json()))
+     << ", relative Frobenius error " << number(out.value("rel_frobenius", json()));
+  if (out.contains("first_mismatch")) {
+    const json& m = out["first_mismatch"];
+    os << "; first bad element at row " << m.value("row", 0) << ", column " << m.value("col", 0)
+       << " (flat index " << m.value("index", 0) << "): got " << number(m["got"]) << ", expected "
+       << number(m["want"]);
+  }
+  os << "\n";
+}
+
+void render_correctness(std::ostringstream& os, const TaskSpec& task, const json& verdict,
+                        const FeedbackOptions& o) {
+  if (!verdict.contains("correctness")) return;
+  const json& c = verdict["correctness"];
+  os << "Correctness: " << c.value("passed", 0) << " of " << c.value("total", 0)
+     << " cases passed.\n";
+  size_t shown = 0;
+  for (const json& k : c.value("cases", json::array())) {
+    if (k.value("passed", true) || shown == o.max_failing_cases) continue;
+    ++shown;
+    os << "  " << shape_text(task, k.value("shape", json())) << ", seed " << k.value("seed", 0)
+       << ", inputs " << k.value("distribution", "?") << ":";
+    if (k.contains("plan_status")) os << " ptxb_plan returned " << k["plan_status"];
+    if (k.value("run_status", 0) != 0) os << " ptxb_run returned " << k["run_status"];
+    if (k.value("modified_input_bytes", 0) != 0)
+      os << " the inputs changed (" << k["modified_input_bytes"] << " bytes)";
+    if (k.value("modified_guard_bytes", 0) != 0)
+      os << " writes outside the output buffers (" << k["modified_guard_bytes"] << " bytes)";
+    os << "\n";
+    for (const json& out : k.value("outputs", json::array()))
+      if (!out.value("passed", true)) render_output(os, out);
+  }
+}
+
+void render_targets(std::ostringstream& os, const json& verdict) {
+  if (!verdict.contains("targets")) return;
+  os << "Target instructions (S0 in PTX, S1 in SASS, R1 executed, R2 enough of the work):\n";
+  for (const json& t : verdict["targets"]) {
+    os << "  " << t.value("instruction", "?") << ": S0 " << t.value("S0", json()).dump() << ", S1 "
+       << t.value("S1", json()).dump() << ", R1 " << t.value("R1", json()).dump() << ", R2 "
+       << t.value("R2", json()).dump() << " (needs " << t.value("required", "?")
+       << (t.value("met", false) ? ", met" : ", NOT met") << ")\n";
+  }
+  const json evidence = verdict.value("evidence", json::object());
+  if (!evidence.contains("feedback") || evidence["feedback"].empty()) return;
+  os << "  executed per kernel (warp-level counts; floor = minimum needed):\n";
+  for (const json& f : evidence["feedback"]) {
+    os << "    " << f.value("shape", "?") << ", " << f.value("kernel", "?") << ", "
+       << f.value("target", "?") << ": executed " << f.value("executed", 0) << ", floor "
+       << number(f.value("floor", json()));
+    if (f.contains("call_flop_share") && f["call_flop_share"].is_number())
+      os << ", share of the FLOPs " << number(f["call_flop_share"]);
+    os << "\n";
+  }
+}
+
+void render_timing(std::ostringstream& os, const TaskSpec& task, const json& verdict) {
+  if (!verdict.contains("timing") || verdict["timing"].empty()) return;
+  os << "Speed against the library (speedup = library time / your time):\n";
+  for (const json& t : verdict["timing"]) {
+    os << "  " << shape_text(task, t.value("shape", json())) << ": ";
+    if (t.contains("error")) {
+      os << t["error"].dump() << "\n";
+      continue;
+    }
+    os << "yours " << number(t["candidate"]["median"]) << " us ("
+       << fmt("%.0f", t.value("candidate_tflops", 0.0)) << " TFLOP/s), library "
+       << number(t["baseline"]["median"]) << " us (" << fmt("%.0f", t.value("baseline_tflops", 0.0))
+       << " TFLOP/s), speedup " << fmt("%.3f", t["speedup"]["median"].get<double>()) << "\n";
+  }
+}
+
+void render_violations(std::ostringstream& os, const json& verdict) {
+  for (const json& v : verdict.value("violations", json::array()))
+    os << "Rule violation during " << v.value("during", "?") << ": " << v.value("finding", "?")
+       << "\n";
+}
+
+}  // namespace
+
+std::string redact_hidden_shapes(const TaskSpec& task, std::string text) {
+  for (const ShapeCase* sc : task.hidden_shapes()) {
+    const std::string label = shape_label(task, *sc);
+    for (const std::string& form : {sc->shape.to_string(), shape_json(sc->shape).dump()}) {
+      for (size_t at = text.find(form); at != std::string::npos; at = text.find(form, at)) {
+        text.replace(at, form.size(), label);
+        at += label.size();
+      }
+    }
+  }
+  return text;
+}
+
+std::string render_feedback(const TaskSpec& task, const json& verdict,
+                            const FeedbackOptions& options) {
+  std::ostringstream os;
+  const std::string outcome = verdict.value("outcome", "unknown");
+  if (outcome == "no_code") {
+    os << "Your answer had no code block. Reply with exactly one fenced ```cuda block holding "
+          "the whole source file.\n";
+    return os.str();
+  }
+  os << "Verdict: " << outcome;
+  const std::string reason = verdict.value("reason", "");
+  if (!reason.empty()) os << ": " << reason;
+  os << "\n";
+  if (outcome == "compile_error") render_compile(os, verdict, options);
+  render_correctness(os, task, verdict, options);
+  render_violations(os, verdict);
+  if (outcome != "compile_error") render_targets(os, verdict);
+  render_timing(os, task, verdict);
+  std::string text = redact_hidden_shapes(task, os.str());
+  if (text.size() > options.max_chars) {
+    text.resize(options.max_chars);
+    text += "\n(feedback cut at " + std::to_string(options.max_chars) + " characters)\n";
+  }
+  return text;
+}
+
+}  // namespace ptxb

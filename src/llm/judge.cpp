@@ -1,0 +1,124 @@
+#include "llm/judge.hpp"
+
+#include <chrono>
+
+#include "compile/static_stage.hpp"
+#include "core/error.hpp"
+#include "eval/pipeline.hpp"
+#include "tasks/task_json.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+bool all_targets_met(const json& verdict) {
+  if (!verdict.contains("targets") || verdict["targets"].empty()) return false;
+  for (const json& t : verdict["targets"])
+    if (!t.value("met", false)) return false;
+  return true;
+}
+
+}  // namespace
+
+EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const json& verdict,
+                                         int64_t attempt_id, double judge_seconds) {
+  EvaluationRecord e;
+  e.attempt_id = attempt_id;
+  e.outcome = verdict.value("outcome", "unavailable");
+  e.reason = verdict.value("reason", "");
+  e.compiled = verdict.value("compile", json::object()).value("ok", false);
+  const json correctness = verdict.value("correctness", json::object());
+  e.correct = correctness.value("total", 0) > 0 &&
+              correctness.value("passed", 0) == correctness.value("total", 0);
+  e.targets_executed = all_targets_met(verdict);
+  e.success = e.outcome == "passed";
+  e.audit = !verdict.value("audit", json::array()).empty();
+  for (const json& t : verdict.value("timing", json::array())) {
+    if (!t.contains("speedup")) continue;
+    const ShapeCase* sc = find_shape(task, t.value("shape", json()));
+    ShapeSpeedup s;
+    s.shape = sc != nullptr ? sc->shape.to_string() : t.value("shape", json()).dump();
+    s.hidden = sc != nullptr && sc->hidden;
+    s.speedup = t["speedup"].value("median", 0.0);
+    s.candidate_tflops = t.value("candidate_tflops", 0.0);
+    s.baseline_tflops = t.value("baseline_tflops", 0.0);
+    e.speedups.push_back(std::move(s));
+  }
+  e.judge_seconds = judge_seconds;
+  e.stage_seconds = verdict.value("stage_seconds", json::object());
+  e.verdict = verdict;
+  return e;
+}
+
+EvaluationRecord evaluation_without_code(const AttemptRecord& attempt) {
+  EvaluationRecord e;
+  e.attempt_id = attempt.id;
+  const bool failed = attempt.status == GenerationStatus::kFailed;
+  e.outcome = failed ? "generation_failed" : "no_code";
+  e.reason = failed ? attempt.error : "the answer holds no code block";
+  e.verdict = {{"outcome", e.outcome}, {"reason", e.reason}};
+  return e;
+}
+
+Judge::Judge(EvalConfig config, std::vector<int> gpus)
+    : config_(std::move(config)), free_gpus_(std::move(gpus)) {
+  if (free_gpus_.empty()) throw InputError("the judge needs at least one GPU index");
+}
+
+int Judge::acquire_gpu() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  freed_.wait(lock, [&] { return !free_gpus_.empty(); });
+  const int device = free_gpus_.back();
+  free_gpus_.pop_back();
+  return device;
+}
+
+void Judge::release_gpu(int device) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_gpus_.push_back(device);
+  }
+  freed_.notify_one();
+}
+
+EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt) {
+  PTXB_ASSERT(attempt.code.has_value(), "judge: attempt " + std::to_string(attempt.id) +
+                                            " has no code (use evaluation_without_code)");
+  const auto start = std::chrono::steady_clock::now();
+  // NOTE: the same source, options and arch as evaluate() uses: its compile is then a cache hit.
+  CompileOptions co = config_.compile;
+  co.arch = task.arch;
+  compile_submission(*attempt.code, co);
+  const auto compiled = std::chrono::steady_clock::now();
+
+  const int device = acquire_gpu();
+  const auto got_gpu = std::chrono::steady_clock::now();
+  EvalConfig config = config_;
+  config.device = device;
+  // Workers on different GPUs must not share a sandbox user: each run ends by killing every
+  // process of its user.
+  config.sandbox_uid =
+      config_.sandbox_uid - static_cast<uint32_t>(config_.device) + static_cast<uint32_t>(device);
+  Verdict verdict;
+  try {
+    verdict =
+        evaluate({*attempt.code, "attempt-" + std::to_string(attempt.id) + ".cu", task.id}, config);
+  } catch (...) {
+    release_gpu(device);
+    throw;
+  }
+  release_gpu(device);
+  auto seconds = [](auto from, auto to) {
+    return std::chrono::duration<double>(to - from).count();
+  };
+  EvaluationRecord e = evaluation_from_verdict(task, verdict.to_json(), attempt.id,
+                                               seconds(start, std::chrono::steady_clock::now()));
+  // The compile before the GPU is taken is a stage of the judgement (the pipeline's own compile
+  // is then a cache hit); waiting for a free GPU is queueing, reported apart.
+  e.stage_seconds["compile_before_gpu"] = seconds(start, compiled);
+  e.stage_seconds["gpu_wait"] = seconds(compiled, got_gpu);
+  return e;
+}
+
+}  // namespace ptxb

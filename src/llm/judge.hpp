@@ -1,0 +1,47 @@
+// The judge of a model run: turns an attempt's code into an EvaluationRecord through the
+// evaluation pipeline (eval/pipeline.hpp), one worker per GPU at a time. Compilation runs before
+// a GPU is taken (it fills the compile cache the pipeline then hits), so compiling one attempt
+// overlaps judging another on the GPU.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "eval/config.hpp"
+#include "store/records.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb {
+
+/// The summary fields of an EvaluationRecord from a verdict JSON (docs/result-schema.md);
+/// `task` labels the timed shapes. The verdict is kept whole in `verdict`.
+EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const nlohmann::json& verdict,
+                                         int64_t attempt_id, double judge_seconds);
+
+/// The evaluation of an attempt without code: outcome "no_code" (no code block) or
+/// "generation_failed" (no answer), with the reason.
+EvaluationRecord evaluation_without_code(const AttemptRecord& attempt);
+
+class Judge {
+ public:
+  /// `gpus`: device indices, one concurrent evaluation per device (at least one).
+  Judge(EvalConfig config, std::vector<int> gpus);
+
+  /// Judges `attempt` (which must carry code) as task `task`. Thread-safe; blocks while every GPU
+  /// is busy. Never throws for a bad candidate; PTXBench errors (ApiError, InternalError)
+  /// propagate.
+  EvaluationRecord judge(const TaskSpec& task, const AttemptRecord& attempt);
+
+ private:
+  int acquire_gpu();
+  void release_gpu(int device);
+
+  EvalConfig config_;
+  std::mutex mutex_;
+  std::condition_variable freed_;
+  std::vector<int> free_gpus_;
+};
+
+}  // namespace ptxb
