@@ -131,7 +131,7 @@ int run_or_generate(int argc, char** argv, bool judging) {
     run.model = model->name();
     run.endpoint = a.endpoint;
     run.prompt_version = kPromptVersion;
-    run.ptxbench_version = PTXB_VERSION;
+    run.ptxbench_version = PTXB_VERSION " (" PTXB_GIT_COMMIT ")";
     run.settings = run_settings(a, client.get(), judging);
     run.environment = host_environment();
     run_id = store.create_run(run);

@@ -102,6 +102,7 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   r["task"] = task.id;
   r["source"] = {{"path", request.source_path.string()}, {"sha256", sha256_hex(request.source)}};
   r["ptxbench_version"] = PTXB_VERSION;
+  r["ptxbench_commit"] = PTXB_GIT_COMMIT;
   r["config"] = config.to_json();
 
   CompileOptions co = config.compile;
