@@ -66,4 +66,12 @@ PY
   rm -rf "$frontend"
   mv "$work/out" "$frontend"
 fi
+# The SFT data pipeline's test tools (python/: pytest, ruff), into .tools/py-sft.
+sft_tools=("pytest==9.2.0" "ruff==0.17.6")
+if [ "$(cat "$tools/py-sft/VERSIONS" 2>/dev/null)" != "${sft_tools[*]}" ]; then
+  echo "bootstrap: installing ${sft_tools[*]} into $tools/py-sft"
+  rm -rf "$tools/py-sft"
+  python3 -m pip install -q --disable-pip-version-check --target "$tools/py-sft" "${sft_tools[@]}"
+  echo "${sft_tools[*]}" > "$tools/py-sft/VERSIONS"
+fi
 echo "bootstrap: ready"
