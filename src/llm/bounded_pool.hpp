@@ -44,7 +44,7 @@ class BoundedPool {
   size_t cancel_pending();
 
   size_t max_concurrent() const { return workers_.size(); }
-  /// Jobs queued or running.
+  /// Jobs queued or running. A job counts out just after its future becomes ready.
   size_t in_flight() const;
 
  private:

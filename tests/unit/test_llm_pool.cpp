@@ -44,7 +44,12 @@ TEST(LlmPool, NeverRunsMoreThanTheBound) {
     }));
   }
   for (auto& f : done) f.get();
-  EXPECT_EQ(peak.load(), 4);
+  EXPECT_LE(peak.load(), 4);
+  EXPECT_GT(peak.load(), 1) << "jobs never overlapped";
+  // NOTE: a worker counts its job out just after the job's future becomes ready, so get()
+  // can return a moment before in_flight() drops: wait for it, boundedly.
+  for (int i = 0; i < 1000 && pool.in_flight() != 0; ++i)
+    std::this_thread::sleep_for(milliseconds(1));
   EXPECT_EQ(pool.in_flight(), 0u);
 }
 
