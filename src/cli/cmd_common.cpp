@@ -12,7 +12,8 @@
 
 namespace ptxb::cli {
 
-std::filesystem::path default_store_path() {
+std::filesystem::path store_path(const std::string& db_option) {
+  if (!db_option.empty()) return db_option;
   const char* env = std::getenv("PTXBENCH_DB");
   if (env != nullptr && *env != '\0') return env;
   return ptxbench_home() / "results" / "ptxbench.db";

@@ -13,8 +13,9 @@
 
 namespace ptxb::cli {
 
-/// $PTXBENCH_DB, else <PTXBench home>/results/ptxbench.db. Read once per command.
-std::filesystem::path default_store_path();
+/// The results database: the --db option when given, else $PTXBENCH_DB, else
+/// <PTXBench home>/results/ptxbench.db. Read once per command.
+std::filesystem::path store_path(const std::string& db_option);
 
 /// The tasks whose id equals or starts with one of the comma-separated selectors ("sm90",
 /// "sm90/attention", "sm90/gemm/bf16-wgmma"); every task for "" or "all". Throws InputError when

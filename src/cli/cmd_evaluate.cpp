@@ -25,7 +25,7 @@ int run_evaluate(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
   }
-  ResultStore store(db.empty() ? default_store_path() : std::filesystem::path(db));
+  ResultStore store(store_path(db));
   const auto run = store.find_run(run_name);
   if (!run) throw InputError("no run named '" + run_name + "' in the results database");
   const std::vector<TaskSpec> tasks = select_tasks("");

@@ -23,7 +23,7 @@ int run_export(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
   }
-  ResultStore store(db.empty() ? default_store_path() : std::filesystem::path(db));
+  ResultStore store(store_path(db));
   std::ostringstream buffer;
   size_t count = 0;
   if (run_name.empty()) {

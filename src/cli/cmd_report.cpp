@@ -30,7 +30,7 @@ int run_report(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
   }
-  ResultStore store(db.empty() ? default_store_path() : std::filesystem::path(db));
+  ResultStore store(store_path(db));
   std::vector<RunRecord> runs;
   if (runs_arg.empty()) {
     runs = store.runs();

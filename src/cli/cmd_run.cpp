@@ -115,8 +115,7 @@ int run_or_generate(int argc, char** argv, bool judging) {
   std::unique_ptr<ChatClient> client;
   std::unique_ptr<Model> model = make_model(a, transport, client, clock);
 
-  const std::filesystem::path db =
-      a.db.empty() ? default_store_path() : std::filesystem::path(a.db);
+  const std::filesystem::path db = store_path(a.db);
   ResultStore store(db);
   const std::string name = a.run_name.empty() ? model->name() + "-" + utc_stamp() : a.run_name;
   int64_t run_id = 0;
