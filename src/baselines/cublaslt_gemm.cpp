@@ -4,9 +4,20 @@
 
 #include "core/dtype.hpp"
 #include "cuda/cuda_check.hpp"
+#include "timing/interleaved.hpp"
+#include "timing/stats.hpp"
 #include "verify/gpu_verify.hpp"
 
 namespace ptxb {
+namespace {
+
+// Algorithm selection: rounds of every offered algorithm (after warm-up calls), and how much
+// faster than the heuristic's first choice another must be to replace it.
+constexpr int kPlanWarmup = 3;
+constexpr int kPlanSamples = 30;
+constexpr double kPlanMargin = 0.02;
+
+}  // namespace
 
 CublasLtGemm::CublasLtGemm(int heuristic_algos, int64_t workspace_bytes)
     : heuristic_algos_(heuristic_algos), workspace_(static_cast<size_t>(workspace_bytes)) {
@@ -67,44 +78,51 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   PTXB_CHECK_CUBLAS(st);
   if (returned == 0) return 1;
 
-  // Time every offered algorithm on scratch data of this shape; keep the fastest.
+  // Time every offered algorithm on scratch data of this shape, the same way the candidate and
+  // the baseline are timed (interleaved rounds, L2 flushed before each call), and keep the
+  // heuristic's first unless another is clearly faster (choose_algorithm).
   DeviceBuffer a(size_t(M * K * 2)), b(size_t(N * K * 2)), c(size_t(M * N * 2));
   Stream stream;
   fill_random(a.data(), DType::kBF16, M * K, ValueKind::kNormal, 1.0, 7, 0, stream.get());
   fill_random(b.data(), DType::kBF16, N * K, ValueKind::kNormal, 1.0, 7, 1, stream.get());
-  Event start, stop;
-  double best_us = 1e300;
-  int best = -1;
+  std::vector<TimedCall> calls;
+  std::vector<int> call_algo;  // offered index of each timed call
+  std::vector<bool> ok(static_cast<size_t>(returned));
+  for (int i = 0; i < returned; ++i) {
+    ok[size_t(i)] = matmul(offered[i].algo, a.data(), b.data(), c.data(), stream.get()) ==
+                        CUBLAS_STATUS_SUCCESS &&
+                    cudaStreamSynchronize(stream.get()) == cudaSuccess;
+    if (!ok[size_t(i)]) continue;
+    call_algo.push_back(i);
+    calls.push_back({"algorithm " + std::to_string(i), [&, i](cudaStream_t s) {
+                       return static_cast<int>(
+                           matmul(offered[i].algo, a.data(), b.data(), c.data(), s));
+                     }});
+  }
+  TimingOptions options;
+  options.warmup = kPlanWarmup;
+  options.samples = kPlanSamples;
+  const TimingSamples samples =
+      calls.empty() ? TimingSamples{} : time_interleaved(calls, options, stream.get());
+  std::vector<double> median_us(static_cast<size_t>(returned), -1.0);
+  if (samples.failed_status == 0)
+    for (size_t k = 0; k < calls.size(); ++k)
+      median_us[size_t(call_algo[k])] = median_ci(samples.us[k]).median;
+  const int best = choose_algorithm(median_us, kPlanMargin);
   report_ = {{"library_version", cublasLtGetVersion()},
              {"algorithms_offered", returned},
+             {"selection", {{"samples", kPlanSamples}, {"margin", kPlanMargin}}},
              {"algorithms", nlohmann::json::array()}};
-  for (int i = 0; i < returned; ++i) {
-    std::vector<double> us;
-    bool ok = true;
-    for (int rep = 0; rep < 13 && ok; ++rep) {
-      start.record(stream.get());
-      ok = matmul(offered[i].algo, a.data(), b.data(), c.data(), stream.get()) ==
-           CUBLAS_STATUS_SUCCESS;
-      stop.record(stream.get());
-      stream.synchronize();
-      if (rep >= 3) us.push_back(1000.0 * stop.elapsed_ms_since(start));
-    }
-    double median_us = -1;
-    if (ok) {
-      std::sort(us.begin(), us.end());
-      median_us = us[us.size() / 2];
-      if (median_us < best_us) best_us = median_us, best = i;
-    }
+  for (int i = 0; i < returned; ++i)
     report_["algorithms"].push_back({{"index", i},
-                                     {"ok", ok},
-                                     {"median_us", median_us},
+                                     {"ok", median_us[size_t(i)] >= 0},
+                                     {"median_us", median_us[size_t(i)]},
                                      {"workspace_bytes", offered[i].workspaceSize},
                                      {"waves", offered[i].wavesCount}});
-  }
   if (best < 0) return 2;
   algo_ = offered[best].algo;
   report_["chosen"] = best;
-  report_["chosen_median_us"] = best_us;
+  report_["chosen_median_us"] = median_us[size_t(best)];
   planned_ = true;
   return PTXB_OK;
 }

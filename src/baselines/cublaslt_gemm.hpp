@@ -1,6 +1,7 @@
 // The GEMM baseline: cuBLASLt, bf16 in / fp32 accumulate / bf16 out, C = A * B^T with the
-// task's row-major layouts. plan() asks the heuristic for up to N algorithms, times each on
-// scratch data of the same shape (median of 10 after 3 warm-ups) and keeps the fastest.
+// task's row-major layouts. plan() asks the heuristic for up to N algorithms, times them on
+// scratch data of the same shape (30 interleaved rounds, L2 flushed, after 3 warm-ups) and
+// keeps the heuristic's first unless another is faster by more than 2% (choose_algorithm).
 #pragma once
 
 #include <cublasLt.h>

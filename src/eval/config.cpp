@@ -52,6 +52,8 @@ EvalConfig EvalConfig::from_environment() {
   c.worker_deadline = std::chrono::seconds(env_int("PTXBENCH_WORKER_DEADLINE_S", 300, 1));
   c.timing_warmup = env_int("PTXBENCH_TIMING_WARMUP", 10, 0);
   c.timing_samples = env_int("PTXBENCH_TIMING_SAMPLES", 50, 1);
+  c.timing_min_ms = env_int("PTXBENCH_TIMING_MIN_MS", 100, 0);
+  c.timing_max_samples = env_int("PTXBENCH_TIMING_MAX_SAMPLES", 1000, 1);
   c.keep_temp = env_int("PTXBENCH_KEEP_TEMP", 0, 0) != 0;
   c.device = env_int("PTXBENCH_DEVICE", 0, 0);
   c.sandbox = env_int("PTXBENCH_SANDBOX", 1, 0) != 0;
@@ -73,6 +75,8 @@ nlohmann::json EvalConfig::to_json() const {
           {"worker_deadline_s", worker_deadline.count()},
           {"timing_warmup", timing_warmup},
           {"timing_samples", timing_samples},
+          {"timing_min_ms", timing_min_ms},
+          {"timing_max_samples", timing_max_samples},
           {"run_timing", run_timing},
           {"self_baseline", self_baseline},
           {"device", device},

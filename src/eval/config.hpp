@@ -17,8 +17,10 @@ struct EvalConfig {
   CompileOptions compile;            ///< nvcc, cuobjdump, cache (PTXBENCH_NVCC, ...)
   std::chrono::seconds worker_deadline{300};  ///< PTXBENCH_WORKER_DEADLINE_S
   int timing_warmup = 10;                     ///< PTXBENCH_TIMING_WARMUP
-  int timing_samples = 50;                    ///< PTXBENCH_TIMING_SAMPLES
-  bool run_timing = true;                     ///< --no-timing
+  int timing_samples = 50;                    ///< PTXBENCH_TIMING_SAMPLES (rounds at least)
+  int timing_min_ms = 100;        ///< PTXBENCH_TIMING_MIN_MS: device time per shape to reach
+  int timing_max_samples = 1000;  ///< PTXBENCH_TIMING_MAX_SAMPLES: rounds at most
+  bool run_timing = true;         ///< --no-timing
   bool self_baseline = false;     ///< --self-baseline: time the candidate against itself
   bool keep_temp = false;         ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders
   int device = 0;                 ///< PTXBENCH_DEVICE

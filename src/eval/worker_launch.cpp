@@ -29,6 +29,8 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const EvalConfig& config,
   job.baseline = config.self_baseline ? "self" : "library";
   job.timing_warmup = config.timing_warmup;
   job.timing_samples = config.timing_samples;
+  job.timing_min_ms = config.timing_min_ms;
+  job.timing_max_samples = config.timing_max_samples;
   job.device = config.device;
   job.message_key = random_hex(32);
   job.sandbox = worker_sandbox(config, work_dir, /*under_profiler=*/false);

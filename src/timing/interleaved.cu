@@ -3,6 +3,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
 #include "timing/interleaved.hpp"
+#include "timing/stats.hpp"
 
 namespace ptxb {
 namespace {
@@ -52,7 +53,10 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
   if (out.failed_status != 0) return out;
 
   std::vector<Event> starts(calls.size()), ends(calls.size());
-  for (int s = 0; s < options.samples; ++s) {
+  double timed_us = 0;
+  for (int s = 0;
+       want_more_samples(s, timed_us, options.samples, options.min_total_us, options.max_samples);
+       ++s) {
     if (options.before_sample) options.before_sample(s);
     for (size_t j = 0; j < calls.size(); ++j) {
       const size_t i = (s % 2 == 0) ? j : calls.size() - 1 - j;  // alternate the order
@@ -62,8 +66,10 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
       ends[i].record(stream);
     }
     PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
-    for (size_t i = 0; i < calls.size(); ++i)
+    for (size_t i = 0; i < calls.size(); ++i) {
       out.us[i].push_back(1000.0 * ends[i].elapsed_ms_since(starts[i]));
+      timed_us += out.us[i].back();
+    }
     if (out.failed_status != 0) return out;
   }
   return out;

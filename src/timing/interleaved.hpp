@@ -18,7 +18,11 @@ struct TimedCall {
 
 struct TimingOptions {
   int warmup = 10;   ///< untimed calls of each implementation before sampling
-  int samples = 50;  ///< timed calls of each implementation
+  int samples = 50;  ///< timed rounds at least (each implementation once per round)
+  /// More rounds, up to `max_samples`, until the timed calls add up to this much device time
+  /// (microseconds, all implementations together); 0 = exactly `samples` rounds.
+  double min_total_us = 0;
+  int max_samples = 0;
   bool flush_l2 = true;
   /// Enqueued before each sample round (sample = 0..samples-1) on the stream, outside the
   /// timed events: e.g. fresh input values. Not called for warm-up rounds.
@@ -31,8 +35,8 @@ struct TimingSamples {
   std::string failed_name;
 };
 
-/// Times every call `samples` times, sample by sample: in round i each implementation runs once,
-/// the order alternating between rounds, each call preceded by an L2 flush (a write over a
+/// Times every call in rounds (see TimingOptions for how many): in round i each implementation runs
+/// once, the order alternating between rounds, each call preceded by an L2 flush (a write over a
 /// buffer of twice the L2 size) so that no call finds its inputs in L2. Events bracket only the
 /// call itself. Throws ApiError on CUDA failures (a faulting candidate shows up here).
 TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const TimingOptions& options,

@@ -30,4 +30,19 @@ std::vector<double> paired_ratios(const std::vector<double>& numerator,
   return out;
 }
 
+int choose_algorithm(const std::vector<double>& median_us, double margin) {
+  int fastest = -1;
+  for (size_t i = 0; i < median_us.size(); ++i)
+    if (median_us[i] >= 0 && (fastest < 0 || median_us[i] < median_us[size_t(fastest)]))
+      fastest = static_cast<int>(i);
+  if (fastest <= 0 || median_us[0] < 0) return fastest;
+  return median_us[size_t(fastest)] < (1.0 - margin) * median_us[0] ? fastest : 0;
+}
+
+bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
+                       double min_total_us, int max_samples) {
+  if (rounds_done < min_samples) return true;
+  return rounds_done < max_samples && timed_us_so_far < min_total_us;
+}
+
 }  // namespace ptxb

@@ -21,4 +21,18 @@ MedianCI median_ci(std::vector<double> samples);
 std::vector<double> paired_ratios(const std::vector<double>& numerator,
                                   const std::vector<double>& denominator);
 
+/// Which of several library algorithms (or plans) to keep, given each one's median time on the
+/// same data; a negative median marks one that failed. The library's own first choice (index 0)
+/// is kept unless the fastest other one beats it by more than `margin` (a fraction, e.g. 0.02):
+/// near-ties then resolve the same way in every run instead of flipping with timing noise.
+/// Without a working index 0, the fastest working one. -1 when none works.
+int choose_algorithm(const std::vector<double>& median_us, double margin);
+
+/// Rounds to time: at least `min_samples`; beyond that, rounds continue until the timed calls
+/// of the rounds so far add up to `min_total_us` of device time, but never past `max_samples`
+/// (`max_samples` below `min_samples` counts as `min_samples`). Short calls thus get more
+/// samples: their medians otherwise move by percents between runs.
+bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
+                       double min_total_us, int max_samples);
+
 }  // namespace ptxb

@@ -143,6 +143,8 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     TimingOptions options;
     options.warmup = job.timing_warmup;
     options.samples = job.timing_samples;
+    options.min_total_us = 1000.0 * job.timing_min_ms;
+    options.max_samples = job.timing_max_samples;
     // Fresh input values before every sample round (outside the timed events): a cached or
     // replayed output cannot be right, and no call finds its inputs already seen. Derived
     // inputs (attention backward: O, LSE) and their sources keep their first values.
@@ -183,7 +185,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
                 {"clocks_before", clocks_before},
                 {"clocks_after", clocks_after},
                 {"warmup", options.warmup},
-                {"samples", options.samples}};
+                {"samples", samples.us.empty() ? 0 : samples.us[0].size()}};
     if (samples.failed_status != 0) {
       msg["error"] = samples.failed_name + " returned " + std::to_string(samples.failed_status);
       ctx.out.send(msg);

@@ -22,6 +22,8 @@ nlohmann::json to_json(const WorkerJob& job) {
                                                           : nlohmann::json(nullptr)},
           {"timing_warmup", job.timing_warmup},
           {"timing_samples", job.timing_samples},
+          {"timing_min_ms", job.timing_min_ms},
+          {"timing_max_samples", job.timing_max_samples},
           {"device", job.device},
           {"baseline", job.baseline}};
 }
@@ -50,6 +52,8 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
     job.candidate_functions = field("candidate_functions").get<std::vector<std::string>>();
   job.timing_warmup = field("timing_warmup").get<int>();
   job.timing_samples = field("timing_samples").get<int>();
+  job.timing_min_ms = field("timing_min_ms").get<int>();
+  job.timing_max_samples = field("timing_max_samples").get<int>();
   job.device = field("device").get<int>();
   job.baseline = field("baseline").get<std::string>();
   if (job.baseline != "library" && job.baseline != "self")

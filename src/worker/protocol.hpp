@@ -13,7 +13,7 @@
 
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 3;
+constexpr int kWorkerProtocolVersion = 4;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -51,7 +51,9 @@ struct WorkerJob {
   /// the static stage had no SASS listing; an empty list means the candidate defines no kernel.
   std::optional<std::vector<std::string>> candidate_functions;
   int timing_warmup = 10;
-  int timing_samples = 50;
+  int timing_samples = 50;      ///< rounds at least
+  int timing_min_ms = 0;        ///< more rounds until the timed calls add up to this
+  int timing_max_samples = 50;  ///< rounds at most
   int device = 0;
   /// "library": the task's baseline (cuBLASLt); "self": the candidate timed against itself, the
   /// timing self-check (speedup must come out 1.00).

@@ -15,12 +15,16 @@ TEST(Protocol, JobRoundTrip) {
   job.shared_object = "/c/cand.so";
   job.run_timing = false;
   job.timing_samples = 7;
+  job.timing_min_ms = 30;
+  job.timing_max_samples = 90;
   job.baseline = "self";
   const WorkerJob back = worker_job_from_json(to_json(job));
   EXPECT_EQ(back.task_toml, job.task_toml);
   EXPECT_EQ(back.shared_object, job.shared_object);
   EXPECT_FALSE(back.run_timing);
   EXPECT_EQ(back.timing_samples, 7);
+  EXPECT_EQ(back.timing_min_ms, 30);
+  EXPECT_EQ(back.timing_max_samples, 90);
   EXPECT_EQ(back.baseline, "self");
 }
 

@@ -51,5 +51,27 @@ TEST(Stats, PairedRatios) {
   EXPECT_THROW(paired_ratios({1}, {1, 2}), InternalError);
 }
 
+TEST(Stats, AlgorithmChoiceKeepsTheLibraryFirstOnNearTies) {
+  EXPECT_EQ(choose_algorithm({50.0, 49.5, 52.0}, 0.02), 0);  // 1% faster: noise, keep index 0
+  EXPECT_EQ(choose_algorithm({50.0, 48.0, 47.0}, 0.02), 2);  // 6% faster: the fastest wins
+  EXPECT_EQ(choose_algorithm({50.0, 49.0}, 0.0), 1);         // no margin: plain minimum
+  EXPECT_EQ(choose_algorithm({-1.0, 49.0, 48.0}, 0.02), 2);  // index 0 failed: fastest working
+  EXPECT_EQ(choose_algorithm({-1.0, -1.0}, 0.02), -1);
+  EXPECT_EQ(choose_algorithm({}, 0.02), -1);
+}
+
+TEST(Stats, ShortCallsGetMoreSamplesUpToTheCap) {
+  // At least the minimum, whatever the time.
+  EXPECT_TRUE(want_more_samples(49, 1e9, 50, 100e3, 1000));
+  // Past the minimum: only while the device time is short of the target, and under the cap.
+  EXPECT_TRUE(want_more_samples(50, 50e3, 50, 100e3, 1000));
+  EXPECT_FALSE(want_more_samples(50, 100e3, 50, 100e3, 1000));
+  EXPECT_FALSE(want_more_samples(1000, 1e3, 50, 100e3, 1000));
+  // A cap below the minimum is the minimum.
+  EXPECT_FALSE(want_more_samples(50, 0, 50, 100e3, 10));
+  // No time target: exactly the minimum.
+  EXPECT_FALSE(want_more_samples(50, 0, 50, 0, 1000));
+}
+
 }  // namespace
 }  // namespace ptxb
