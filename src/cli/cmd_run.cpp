@@ -9,6 +9,7 @@
 
 #include "cli/cmd_common.hpp"
 #include "cli/commands.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "eval/config.hpp"
 #include "llm/http_curl.hpp"
@@ -130,7 +131,7 @@ int run_or_generate(int argc, char** argv, bool judging) {
     run.model = model->name();
     run.endpoint = a.endpoint;
     run.prompt_version = kPromptVersion;
-    run.ptxbench_version = PTXB_VERSION " (" PTXB_GIT_COMMIT ")";
+    run.ptxbench_version = std::string(PTXB_VERSION " (") + ptxbench_commit() + ")";
     run.settings = run_settings(a, client.get(), judging);
     run.environment = host_environment();
     run_id = store.create_run(run);

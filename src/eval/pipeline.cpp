@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "compile/compile_cache.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "eval/runtime_outcome.hpp"
 #include "eval/sanitize.hpp"
@@ -102,7 +103,7 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   r["task"] = task.id;
   r["source"] = {{"path", request.source_path.string()}, {"sha256", sha256_hex(request.source)}};
   r["ptxbench_version"] = PTXB_VERSION;
-  r["ptxbench_commit"] = PTXB_GIT_COMMIT;
+  r["ptxbench_commit"] = ptxbench_commit();
   r["config"] = config.to_json();
 
   CompileOptions co = config.compile;
