@@ -1,21 +1,29 @@
-"""Command line: ``python -m ptxbench_sft build-data --export FILE... --out DIR``."""
+"""Command line: ``python -m ptxbench_sft {build-data,make-tiny,train} ...``.
+
+Bad input to make-tiny or train (missing file, empty data, malformed row, unknown config key)
+is printed as one ``error:`` line on stderr with exit code 2.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from . import build_data
+from . import build_data, tiny, train
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ptxbench_sft")
     sub = parser.add_subparsers(dest="command", required=True)
-    build_data.add_arguments(sub.add_parser("build-data", help=build_data.__doc__.splitlines()[0]))
+    commands = {"build-data": build_data, "make-tiny": tiny, "train": train}
+    for name, module in commands.items():
+        module.add_arguments(sub.add_parser(name, help=module.__doc__.splitlines()[0]))
     args = parser.parse_args(argv)
-    if args.command == "build-data":
-        return build_data.run_cli(args)
-    return 2
+    try:
+        return commands[args.command].run_cli(args)
+    except train.InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

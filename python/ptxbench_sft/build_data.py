@@ -126,9 +126,14 @@ def jaccard(a: frozenset[int], b: frozenset[int]) -> float:
 TokenCounter = Callable[[list[dict[str, Any]]], int]
 
 
+def message_text(m: dict[str, Any]) -> str:
+    """The text of a message that costs tokens: its content and its reasoning, if any."""
+    return (m.get("reasoning_content") or "") + (m.get("content") or "")
+
+
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """Documented fallback: ceil(chars/4) per message + 4 tokens of template framing each."""
-    return sum(math.ceil(len(m.get("content") or "") / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
+    return sum(math.ceil(len(message_text(m)) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
                for m in messages)
 
 
@@ -143,7 +148,7 @@ def tokenizer_counter(path: str) -> TokenCounter:
         tok = Tokenizer.from_file(str(p))
 
         def count_file(messages: list[dict[str, Any]]) -> int:
-            return sum(len(tok.encode(m.get("content") or "").ids) + MESSAGE_OVERHEAD_TOKENS
+            return sum(len(tok.encode(message_text(m)).ids) + MESSAGE_OVERHEAD_TOKENS
                        for m in messages)
 
         return count_file
@@ -154,7 +159,7 @@ def tokenizer_counter(path: str) -> TokenCounter:
     def count_dir(messages: list[dict[str, Any]]) -> int:
         if getattr(hf, "chat_template", None):
             return len(hf.apply_chat_template(messages, tokenize=True))
-        return sum(len(hf.encode(m.get("content") or "", add_special_tokens=False))
+        return sum(len(hf.encode(message_text(m), add_special_tokens=False))
                    + MESSAGE_OVERHEAD_TOKENS for m in messages)
 
     return count_dir
@@ -216,15 +221,37 @@ def _speedup_geomean(ev: dict[str, Any]) -> float | None:
     return math.exp(sum(math.log(v) for v in vals) / len(vals))
 
 
+def completion_and_template_kwargs(a: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The completion message and the chat-template arguments of a row.
+
+    Template arguments start from what the request sent the server (``chat_template_kwargs``,
+    e.g. set through ``ptxbench run --extra-body``), with ``preserve_thinking`` false unless
+    sent: earlier assistant turns are replayed without reasoning, the template default. The
+    server's reasoning, when it returned any, becomes the completion's ``reasoning_content``
+    (rendered as the think block and trained on). An answer without reasoning is a non-thinking
+    row: ``enable_thinking`` false, so the template pre-fills an empty think block in the prompt
+    and the model is not taught to answer thinking-mode prompts with an empty one."""
+    completion: dict[str, Any] = {"role": "assistant", "content": a.get("response_text") or ""}
+    sent = a["request"].get("chat_template_kwargs")
+    kwargs: dict[str, Any] = {"preserve_thinking": False, **(sent if isinstance(sent, dict) else {})}
+    reasoning = a.get("reasoning") or ""
+    if reasoning:
+        completion["reasoning_content"] = reasoning
+    else:
+        kwargs["enable_thinking"] = False
+    return completion, kwargs
+
+
 def make_row(a: dict[str, Any], kind: str, feedback_class: str | None,
              thinking_policy: str) -> dict[str, Any]:
     ev = a.get("evaluation") or {}
     verdict = ev.get("verdict") or {}
     run = a["run"]
     messages = [{"role": m["role"], "content": m["content"]} for m in a["request"]["messages"]]
+    completion, kwargs = completion_and_template_kwargs(a)
     return {
         "prompt": messages,
-        "completion": [{"role": "assistant", "content": a.get("response_text") or ""}],
+        "completion": [completion],
         "task": a["task"],
         "family": task_family(a["task"], verdict),
         "arch": task_arch(a["task"]),
@@ -233,7 +260,7 @@ def make_row(a: dict[str, Any], kind: str, feedback_class: str | None,
         "outcome": ev.get("outcome"),
         "speedup_geomean": _speedup_geomean(ev),
         "thinking_policy": thinking_policy,
-        "chat_template_kwargs": {"preserve_thinking": False},
+        "chat_template_kwargs": kwargs,
         "source": {
             "run": run.get("name"),
             "model": run.get("model"),

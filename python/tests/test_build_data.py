@@ -113,6 +113,32 @@ def test_direct_and_repair_rows(tmp_path):
     assert res.dropped["not_success"] == 1
 
 
+def test_reasoning_and_template_arguments(tmp_path):
+    plain = attempt("sm90/gemm/a", kernel("a"), evaluation())
+    thought = attempt("sm90/gemm/b", kernel("b"), evaluation())
+    thought["reasoning"] = "tile 128x128, K-loop of 64"
+    sent = attempt("sm90/gemm/c", kernel("c"), evaluation())
+    sent["request"]["chat_template_kwargs"] = {"enable_thinking": False, "preserve_thinking": True}
+    _res, _card, out = build(tmp_path, [plain, thought, sent])
+    rows = {r["task"]: r for r in read_jsonl(out / "train.jsonl")}
+    # No reasoning: a non-thinking row, so the model does not learn empty think blocks.
+    assert rows["sm90/gemm/a"]["chat_template_kwargs"] == {"preserve_thinking": False,
+                                                          "enable_thinking": False}
+    assert "reasoning_content" not in rows["sm90/gemm/a"]["completion"][0]
+    # Reasoning from the server: trained on, as the completion's think block.
+    assert rows["sm90/gemm/b"]["completion"][0]["reasoning_content"] == thought["reasoning"]
+    assert rows["sm90/gemm/b"]["chat_template_kwargs"] == {"preserve_thinking": False}
+    # What the request told the server wins over the defaults.
+    assert rows["sm90/gemm/c"]["chat_template_kwargs"] == {"preserve_thinking": True,
+                                                          "enable_thinking": False}
+
+
+def test_reasoning_counts_towards_length():
+    short = [{"role": "assistant", "content": "abcd"}]
+    long = [{"role": "assistant", "content": "abcd", "reasoning_content": "x" * 40}]
+    assert bd.estimate_tokens(long) == bd.estimate_tokens(short) + 10
+
+
 def test_repair_needs_failed_previous_turn(tmp_path):
     good0 = attempt("sm90/gemm/a", kernel("a0"), evaluation())
     hist = [{"role": "assistant", "content": good0["response_text"]},
