@@ -233,7 +233,8 @@ def completion_and_template_kwargs(a: dict[str, Any]) -> tuple[dict[str, Any], d
     and the model is not taught to answer thinking-mode prompts with an empty one."""
     completion: dict[str, Any] = {"role": "assistant", "content": a.get("response_text") or ""}
     sent = a["request"].get("chat_template_kwargs")
-    kwargs: dict[str, Any] = {"preserve_thinking": False, **(sent if isinstance(sent, dict) else {})}
+    kwargs: dict[str, Any] = {"preserve_thinking": False}
+    kwargs.update(sent if isinstance(sent, dict) else {})
     reasoning = a.get("reasoning") or ""
     if reasoning:
         completion["reasoning_content"] = reasoning
