@@ -21,6 +21,7 @@ namespace {
 
 struct RunArgs {
   std::string model, endpoint, api_key_env = "OPENAI_API_KEY", replay, tasks, run_name, db;
+  std::string extra_body;  ///< JSON object merged into every request body
   std::string gpus = "0";
   int samples = 1, turns = 1, concurrency = 8;
   bool keep_optimizing = false, no_evidence = false;
@@ -54,6 +55,9 @@ void add_options(CLI::App& app, RunArgs& a, bool judging) {
   app.add_option("--top-p", a.top_p);
   app.add_option("--max-tokens", a.max_tokens);
   app.add_option("--seed", a.seed);
+  app.add_option("--extra-body", a.extra_body,
+                 "JSON object merged into every request, e.g. "
+                 "'{\"chat_template_kwargs\":{\"enable_thinking\":false}}' for vLLM");
   app.add_option("--request-deadline-s", a.deadline_s, "limit of one model call, retries included");
   if (!judging) return;
   app.add_option("--turns", a.turns, "turns per sample (repair loop)");
@@ -81,6 +85,11 @@ std::unique_ptr<Model> make_model(const RunArgs& a, std::unique_ptr<HttpTranspor
   config.top_p = a.top_p;
   config.max_tokens = a.max_tokens;
   config.seed = a.seed;
+  if (!a.extra_body.empty()) {
+    config.extra_body = nlohmann::json::parse(a.extra_body, nullptr, /*allow_exceptions=*/false);
+    if (config.extra_body.is_discarded())
+      throw InputError("--extra-body: not valid JSON: " + a.extra_body);
+  }
   config.deadline = std::chrono::milliseconds(static_cast<int64_t>(a.deadline_s * 1000));
   transport = std::make_unique<CurlTransport>();
   client = std::make_unique<ChatClient>(config, *transport, clock);
