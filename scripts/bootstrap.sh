@@ -6,7 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-debian_packages=(cmake ninja-build g++ pkg-config python3 python3-pip
+debian_packages=(cmake ninja-build g++ pkg-config python3 python3-pip python3-venv
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libgtest-dev libsqlite3-dev
   libcurl4-openssl-dev clang-format)
 pypi_tools=("nvidia-cuda-cuobjdump==13.5.37" "nvidia-cuda-nvdisasm==13.5.37")
@@ -73,5 +73,17 @@ if [ "$(cat "$tools/py-sft/VERSIONS" 2>/dev/null)" != "${sft_tools[*]}" ]; then
   rm -rf "$tools/py-sft"
   python3 -m pip install -q --disable-pip-version-check --target "$tools/py-sft" "${sft_tools[@]}"
   echo "${sft_tools[*]}" > "$tools/py-sft/VERSIONS"
+fi
+# The SFT training side (python/: torch, transformers, trl, peft, ...) for its CPU tests, pinned
+# by python/requirements-train.txt, into the virtual environment .tools/py-train (~3 GB: the
+# PyPI torch wheel brings its CUDA libraries; CPU use needs no GPU).
+train_lock="$root/python/requirements-train.txt"
+train_env="$tools/py-train"
+if [ "$(cat "$train_env/LOCK" 2>/dev/null)" != "$(sha256sum < "$train_lock")" ]; then
+  echo "bootstrap: installing python/requirements-train.txt into $train_env (a few minutes)"
+  rm -rf "$train_env"
+  python3 -m venv "$train_env"
+  "$train_env/bin/python" -m pip install -q --disable-pip-version-check -r "$train_lock"
+  sha256sum < "$train_lock" > "$train_env/LOCK"
 fi
 echo "bootstrap: ready"

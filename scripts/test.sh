@@ -13,6 +13,8 @@ else
   echo "test: no GPU on this machine: GPU tests (label gpu) are built but not run"
 fi
 ctest --test-dir build/release -L "$labels" --output-on-failure -j "$(nproc)"
-# The SFT data pipeline (python/ptxbench_sft): lint and tests, with the tools bootstrap installed.
+# The SFT pipeline (python/ptxbench_sft): lint, then its tests (data builder, chat template, the
+# tiny-model training runs on the CPU) in the pinned environment bootstrap installed.
 PYTHONPATH="$root/.tools/py-sft" "$root/.tools/py-sft/bin/ruff" check python
-PYTHONPATH="$root/.tools/py-sft:$root/python" python3 -m pytest -q -p no:cacheprovider python/tests
+PYTHONPATH="$root/python" "$root/.tools/py-train/bin/python" -m pytest -q -p no:cacheprovider \
+  python/tests
