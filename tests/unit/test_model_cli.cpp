@@ -99,5 +99,22 @@ TEST(ModelCli, UnknownRunIsAClearError) {
   EXPECT_NE(read_file(log).find("no run named 'nope'"), std::string::npos) << read_file(log);
 }
 
+TEST(ModelCli, ExtraBodyMustBeAJsonObject) {
+  TempDir dir("ptxbench-model-cli");
+  const std::string db = (dir.path() / "runs.db").string();
+  const std::string log = (dir.path() / "err.txt").string();
+  auto generate = [&](const std::string& extra_body) {
+    const std::string cmd = kBin + " generate --model m --endpoint http://127.0.0.1:9/v1 --db " +
+                            db + " --extra-body '" + extra_body + "' > /dev/null 2> " + log;
+    return WEXITSTATUS(std::system(cmd.c_str()));
+  };
+  EXPECT_EQ(generate("{not json"), 2);
+  EXPECT_NE(read_file(log).find("--extra-body: not valid JSON"), std::string::npos)
+      << read_file(log);
+  EXPECT_EQ(generate("[1, 2]"), 2);
+  EXPECT_NE(read_file(log).find("extra_body must be a JSON object"), std::string::npos)
+      << read_file(log);
+}
+
 }  // namespace
 }  // namespace ptxb
