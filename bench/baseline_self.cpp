@@ -17,6 +17,7 @@
 #include "tasks/catalog.hpp"
 #include "tasks/spec.hpp"
 #include "timing/interleaved.hpp"
+#include "timing/median_json.hpp"
 #include "timing/stats.hpp"
 #include "worker/gpu_environment.hpp"
 #include "worker/gpu_problem.hpp"
@@ -25,10 +26,6 @@
 namespace {
 
 using nlohmann::json;
-
-json median_json(const ptxb::MedianCI& m) {
-  return {{"median", m.median}, {"low", m.low}, {"high", m.high}, {"count", m.count}};
-}
 
 json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int samples,
                 cudaStream_t stream) {
@@ -64,9 +61,9 @@ json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int sampl
     return out;
   }
   const ptxb::MedianCI us_a = ptxb::median_ci(t.us[0]);
-  out["first_us"] = median_json(us_a);
-  out["second_us"] = median_json(ptxb::median_ci(t.us[1]));
-  out["ratio"] = median_json(ptxb::median_ci(ptxb::paired_ratios(t.us[1], t.us[0])));
+  out["first_us"] = ptxb::median_json(us_a);
+  out["second_us"] = ptxb::median_json(ptxb::median_ci(t.us[1]));
+  out["ratio"] = ptxb::median_json(ptxb::median_ci(ptxb::paired_ratios(t.us[1], t.us[0])));
   out["tflops"] = ptxb::problem_flops(task, sc.shape) / (us_a.median * 1e6);
   out["plan"] = a->plan_report();
   // The library held to the task's own correctness rule, on the last round's inputs.

@@ -93,6 +93,12 @@ EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt
   const auto compiled = std::chrono::steady_clock::now();
 
   const int device = acquire_gpu();
+  // Gives the GPU back however the evaluation ends.
+  struct GpuRelease {
+    Judge* judge;
+    int device;
+    ~GpuRelease() { judge->release_gpu(device); }
+  } const release{this, device};
   const auto got_gpu = std::chrono::steady_clock::now();
   EvalConfig config = config_;
   config.device = device;
@@ -100,15 +106,8 @@ EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt
   // process of its user.
   config.sandbox_uid =
       config_.sandbox_uid - static_cast<uint32_t>(config_.device) + static_cast<uint32_t>(device);
-  Verdict verdict;
-  try {
-    verdict =
-        evaluate({*attempt.code, "attempt-" + std::to_string(attempt.id) + ".cu", task.id}, config);
-  } catch (...) {
-    release_gpu(device);
-    throw;
-  }
-  release_gpu(device);
+  const Verdict verdict =
+      evaluate({*attempt.code, "attempt-" + std::to_string(attempt.id) + ".cu", task.id}, config);
   auto seconds = [](auto from, auto to) {
     return std::chrono::duration<double>(to - from).count();
   };

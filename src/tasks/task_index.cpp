@@ -64,13 +64,19 @@ const std::vector<std::string>& known_families() {
   return kFamilies;
 }
 
-bool is_attention(const TaskSpec& task) {
-  return task.family == "attention_fwd" || task.family == "attention_bwd";
+namespace {
+
+bool is_attention_family(const std::string& family) {
+  return family == "attention_fwd" || family == "attention_bwd";
 }
+
+}  // namespace
+
+bool is_attention(const TaskSpec& task) { return is_attention_family(task.family); }
 
 const std::vector<std::string>& known_scalars(const std::string& family) {
   static const std::vector<std::string> kAttention{"scale", "causal"}, kNone;
-  return family == "attention_fwd" || family == "attention_bwd" ? kAttention : kNone;
+  return is_attention_family(family) ? kAttention : kNone;
 }
 
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape) {

@@ -21,12 +21,6 @@ ptxb_tensor_desc describe(const TensorSpec& t, const Shape& shape) {
   return d;
 }
 
-int64_t elements(const ptxb_tensor_desc& d) {
-  int64_t n = 1;
-  for (int i = 0; i < d.rank; ++i) n *= d.shape[i];
-  return n;
-}
-
 size_t bytes_of(const ptxb_tensor_desc& d) {
   return static_cast<size_t>(elements(d) * size_bytes(static_cast<DType>(d.dtype)));
 }
@@ -44,6 +38,12 @@ DeviceBuffer guarded_buffer(size_t bytes) {
 }
 
 }  // namespace
+
+int64_t elements(const ptxb_tensor_desc& d) {
+  int64_t n = 1;
+  for (int i = 0; i < d.rank; ++i) n *= d.shape[i];
+  return n;
+}
 
 DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
     : task_(task), shape_(shape) {

@@ -15,6 +15,9 @@
 
 namespace ptxb {
 
+/// Number of elements of a tensor descriptor (the product of its shape).
+int64_t elements(const ptxb_tensor_desc& d);
+
 class DeviceProblem {
  public:
   /// Allocates inputs, outputs and pristine input copies for `shape` (row-major, contiguous).

@@ -8,15 +8,6 @@
 #include "worker/gpu_problem.hpp"
 
 namespace ptxb {
-namespace {
-
-int64_t elements_of(const ptxb_tensor_desc& d) {
-  int64_t n = 1;
-  for (int i = 0; i < d.rank; ++i) n *= d.shape[i];
-  return n;
-}
-
-}  // namespace
 
 bool DeviceProblem::has_derived_inputs() const {
   return task_.correctness.reference == "attention_bwd_fp32";
@@ -68,7 +59,7 @@ void DeviceProblem::derive_attention_inputs(cudaStream_t stream) {
   auto inner_of = [&](size_t i) {
     return static_cast<char*>(guarded_inputs_[i].data()) + kGuardBytes;
   };
-  const int64_t o_count = elements_of(in_desc_[o]);
+  const int64_t o_count = elements(in_desc_[o]);
   float* o_fp32 = scratch(0, o_count);
   reference_attention_forward(inner_of(input_index("Q")), inner_of(input_index("K")),
                               inner_of(input_index("V")), o_fp32,
@@ -86,7 +77,7 @@ void DeviceProblem::reference_attention_fwd(cudaStream_t stream) {
 void DeviceProblem::reference_attention_bwd(cudaStream_t stream) {
   // The reference reads the O the candidate was given (bf16), widened to fp32.
   const size_t o = input_index("O");
-  const int64_t o_count = elements_of(in_desc_[o]);
+  const int64_t o_count = elements(in_desc_[o]);
   const AttentionDims dims = attention_dims();
   float* o_fp32 = scratch(0, o_count);
   float* delta = scratch(1, dims.batch * dims.heads * dims.seq);

@@ -10,6 +10,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
 #include "timing/interleaved.hpp"
+#include "timing/median_json.hpp"
 #include "timing/stats.hpp"
 #include "worker/gpu_environment.hpp"
 #include "worker/gpu_problem.hpp"
@@ -36,10 +37,6 @@ std::set<size_t> smallest_shapes(const TaskSpec& task) {
     if (best < task.shapes.size()) out.insert(best);
   }
   return out;
-}
-
-json median_json(const MedianCI& m) {
-  return {{"median", m.median}, {"low", m.low}, {"high", m.high}, {"count", m.count}};
 }
 
 }  // namespace
