@@ -8,7 +8,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debian_packages=(cmake ninja-build g++ pkg-config python3 python3-pip python3-venv
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libgtest-dev libsqlite3-dev
-  libcurl4-openssl-dev clang-format)
+  libcurl4-openssl-dev clang-format openssl)
 pypi_tools=("nvidia-cuda-cuobjdump==13.5.37" "nvidia-cuda-nvdisasm==13.5.37")
 
 missing=()

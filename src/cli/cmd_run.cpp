@@ -22,6 +22,7 @@ namespace {
 struct RunArgs {
   std::string model, endpoint, api_key_env = "OPENAI_API_KEY", replay, tasks, run_name, db;
   std::string extra_body;  ///< JSON object merged into every request body
+  std::string ca_bundle;   ///< PEM authorities for HTTPS instead of the system's
   std::string gpus = "0";
   int samples = 1, turns = 1, concurrency = 8;
   bool keep_optimizing = false, no_evidence = false;
@@ -58,6 +59,10 @@ void add_options(CLI::App& app, RunArgs& a, bool judging) {
   app.add_option("--extra-body", a.extra_body,
                  "JSON object merged into every request, e.g. "
                  "'{\"chat_template_kwargs\":{\"enable_thinking\":false}}' for vLLM");
+  app.add_option("--ca-bundle", a.ca_bundle,
+                 "PEM file of certificate authorities for an HTTPS endpoint (default: the "
+                 "system's)")
+      ->check(CLI::ExistingFile);
   app.add_option("--request-deadline-s", a.deadline_s, "limit of one model call, retries included");
   if (!judging) return;
   app.add_option("--turns", a.turns, "turns per sample (repair loop)");
@@ -91,7 +96,9 @@ std::unique_ptr<Model> make_model(const RunArgs& a, std::unique_ptr<HttpTranspor
       throw InputError("--extra-body: not valid JSON: " + a.extra_body);
   }
   config.deadline = std::chrono::milliseconds(static_cast<int64_t>(a.deadline_s * 1000));
-  transport = std::make_unique<CurlTransport>();
+  CurlOptions curl;
+  curl.ca_file = a.ca_bundle;
+  transport = std::make_unique<CurlTransport>(curl);
   client = std::make_unique<ChatClient>(config, *transport, clock);
   return std::make_unique<EndpointModel>(*client);
 }

@@ -165,6 +165,8 @@ HttpResponse CurlTransport::post(const HttpRequest& request) {
                                    static_cast<curl_off_t>(request.body.size())));
   PTXB_CHECK_CURL(curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get()));
   PTXB_CHECK_CURL(curl_easy_setopt(h, CURLOPT_USERAGENT, options_.user_agent.c_str()));
+  if (!options_.ca_file.empty())
+    PTXB_CHECK_CURL(curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_file.c_str()));
   PTXB_CHECK_CURL(curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""));  // whatever libcurl decodes
   PTXB_CHECK_CURL(curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms));
   PTXB_CHECK_CURL(curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_ms));

@@ -18,6 +18,9 @@ struct CurlOptions {
   /// Limit on establishing the connection (TCP and TLS); never beyond the request's timeout.
   std::chrono::milliseconds connect_timeout{30'000};
   std::string user_agent = "ptxbench/" PTXB_VERSION;
+  /// PEM file of the certificate authorities HTTPS servers are verified against, instead of
+  /// the system's; empty: the system's. Verification itself is never switched off.
+  std::string ca_file;
 };
 
 class CurlTransport : public HttpTransport {

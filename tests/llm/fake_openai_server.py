@@ -20,6 +20,8 @@ concurrency bench), or, without one, HTTP 410 with an error message. An ENTRY is
     otherwise a chat completion from "content", "reasoning_content", "reasoning",
       "finish_reason" (default "stop") and "usage" (default prompt 11, completion 7 tokens)
 
+With --tls-cert CERT --tls-key KEY (PEM files) it speaks HTTPS instead of HTTP.
+
 With --log FILE every request is appended to FILE as one JSON line: {"path", "headers", "body"}
 (body parsed when it is JSON, else the raw text). With --exit-on-stdin-eof the server exits when
 its stdin closes, so it never outlives a test that crashed.
@@ -28,6 +30,7 @@ its stdin closes, so it never outlives a test that crashed.
 import argparse
 import json
 import os
+import ssl
 import sys
 import threading
 import time
@@ -140,11 +143,17 @@ def main():
     parser.add_argument("--script", required=True, help="JSON script of answers")
     parser.add_argument("--log", help="append each request as a JSON line here")
     parser.add_argument("--exit-on-stdin-eof", action="store_true")
+    parser.add_argument("--tls-cert", help="PEM certificate: serve HTTPS (with --tls-key)")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     args = parser.parse_args()
     with open(args.script, encoding="utf-8") as f:
         script = Script(json.load(f))
 
     server = Server(("127.0.0.1", 0), make_handler(script, args.log, threading.Lock()))
+    if args.tls_cert:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     if args.exit_on_stdin_eof:
 

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,8 +30,14 @@ namespace ptxb::testing {
 
 class FakeOpenAiServer {
  public:
+  /// PEM certificate and key: the server speaks HTTPS with them.
+  struct Tls {
+    std::string cert, key;
+  };
+
   /// `script` as documented in fake_openai_server.py: {"responses": [...], "default": ...}.
-  explicit FakeOpenAiServer(const nlohmann::json& script) : dir_("ptxb-llm-server") {
+  explicit FakeOpenAiServer(const nlohmann::json& script, std::optional<Tls> tls = std::nullopt)
+      : dir_("ptxb-llm-server"), scheme_(tls ? "https" : "http") {
     const auto script_path = dir_.path() / "script.json";
     std::ofstream(script_path) << script.dump();
     log_path_ = dir_.path() / "requests.jsonl";
@@ -53,6 +60,7 @@ class FakeOpenAiServer {
                                      "--log",
                                      log_path_.string(),
                                      "--exit-on-stdin-eof"};
+    if (tls) args.insert(args.end(), {"--tls-cert", tls->cert, "--tls-key", tls->key});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -80,8 +88,8 @@ class FakeOpenAiServer {
   FakeOpenAiServer& operator=(const FakeOpenAiServer&) = delete;
 
   int port() const { return port_; }
-  /// The base URL a ChatConfig needs: http://127.0.0.1:PORT/v1.
-  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  /// The base URL a ChatConfig needs: http(s)://127.0.0.1:PORT/v1.
+  std::string base_url() const { return scheme_ + "://127.0.0.1:" + std::to_string(port_) + "/v1"; }
 
   /// Every request received so far: {"path", "headers", "body"}.
   std::vector<nlohmann::json> requests() const {
@@ -116,6 +124,7 @@ class FakeOpenAiServer {
   }
 
   TempDir dir_;
+  std::string scheme_;
   std::filesystem::path log_path_;
   pid_t pid_ = -1;
   int stdin_fd_ = -1;

@@ -2,10 +2,13 @@
 // refused and dropped connections, bad URLs, the response size limit, and the check macro.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "../llm/fake_server.hpp"
 #include "core/error.hpp"
 #include "llm/http_check.hpp"
 #include "llm/http_curl.hpp"
+#include "sys/files.hpp"
 
 namespace ptxb {
 namespace {
@@ -120,6 +123,42 @@ TEST(LlmHttp, TransportErrorNames) {
   EXPECT_EQ(transport_error_name(TransportError::kConnect), "connect");
   EXPECT_EQ(transport_error_name(TransportError::kNetwork), "network");
   EXPECT_EQ(transport_error_name(TransportError::kFatal), "fatal");
+}
+
+/// A self-signed certificate for 127.0.0.1 (openssl), valid for a day, in `dir`.
+FakeOpenAiServer::Tls self_signed_certificate(const std::filesystem::path& dir) {
+  const FakeOpenAiServer::Tls tls{(dir / "cert.pem").string(), (dir / "key.pem").string()};
+  const std::string cmd =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1"
+      " -addext subjectAltName=IP:127.0.0.1 -keyout " +
+      tls.key + " -out " + tls.cert + " > /dev/null 2>&1";
+  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("openssl could not make a cert");
+  return tls;
+}
+
+TEST(LlmHttp, HttpsWithTheServersAuthority) {
+  TempDir dir("ptxb-tls");
+  const FakeOpenAiServer::Tls tls = self_signed_certificate(dir.path());
+  FakeOpenAiServer server(json{{"default", {{"content", "over tls"}}}}, tls);
+  ASSERT_EQ(server.base_url().rfind("https://", 0), 0u);
+  CurlOptions options;
+  options.ca_file = tls.cert;
+  CurlTransport transport(options);
+  const HttpResponse r = transport.post(post_to(server.base_url() + "/chat/completions"));
+  ASSERT_TRUE(r.transport_ok()) << r.error_text;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(json::parse(r.body).at("choices").at(0).at("message").at("content"), "over tls");
+}
+
+TEST(LlmHttp, HttpsWithAnUnknownAuthorityIsRefused) {
+  TempDir dir("ptxb-tls");
+  FakeOpenAiServer server(json{{"default", {{"content", "never read"}}}},
+                          self_signed_certificate(dir.path()));
+  CurlTransport transport;  // the system's authorities: they never signed this certificate
+  const HttpResponse r = transport.post(post_to(server.base_url() + "/chat/completions"));
+  EXPECT_EQ(r.error, TransportError::kFatal) << r.error_text;  // not retried
+  EXPECT_NE(r.error_text.find("certificate"), std::string::npos) << r.error_text;
+  EXPECT_TRUE(server.requests().empty());
 }
 
 }  // namespace
