@@ -115,6 +115,17 @@ AttentionGradients attention_backward_fp64(const AttentionShape& s, const std::v
   return g;
 }
 
+AttentionShape attention_shape(const Shape& shape) {
+  AttentionShape s;
+  s.batch = shape.at("B");
+  s.heads = shape.at("H");
+  s.kv_heads = shape.find("HKV").value_or(s.heads);
+  s.seq = shape.at("S");
+  s.head_dim = shape.at("D");
+  s.causal = shape.find("causal").value_or(0) != 0;
+  return s;
+}
+
 double attention_flops(const AttentionShape& s, bool backward) {
   double fwd = 4.0 * static_cast<double>(s.batch) * static_cast<double>(s.heads) *
                static_cast<double>(s.seq) * static_cast<double>(s.seq) *

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/shape.hpp"
+
 namespace ptxb {
 
 struct AttentionShape {
@@ -54,5 +56,10 @@ AttentionGradients attention_backward_fp64(const AttentionShape& s, const std::v
 /// causal; backward 2.5 times the forward (five products instead of two), the convention of the
 /// FlashAttention papers and of ../shared/notes/h200-facts.md.
 double attention_flops(const AttentionShape& s, bool backward);
+
+/// The sizes of an attention task's shape: dims B, H, HKV (H when absent: no grouped-query
+/// heads), S, D and the `causal` parameter (0 when absent). The scale keeps its default: it is
+/// the task's scalar rule's to set.
+AttentionShape attention_shape(const Shape& shape);
 
 }  // namespace ptxb

@@ -170,16 +170,8 @@ double problem_flops(const TaskSpec& task, const Shape& shape) {
     return 2.0 * static_cast<double>(shape.at("M")) * static_cast<double>(shape.at("N")) *
            static_cast<double>(shape.at("K"));
   }
-  if (task.family == "attention_fwd" || task.family == "attention_bwd") {
-    AttentionShape s;
-    s.batch = shape.at("B");
-    s.heads = shape.at("H");
-    s.kv_heads = shape.find("HKV").value_or(s.heads);
-    s.seq = shape.at("S");
-    s.head_dim = shape.at("D");
-    s.causal = shape.find("causal").value_or(0) != 0;
-    return attention_flops(s, task.family == "attention_bwd");
-  }
+  if (is_attention_family(task.family))
+    return attention_flops(attention_shape(shape), task.family == "attention_bwd");
   PTXB_ASSERT(false, "problem_flops: no FLOP formula for family '" + task.family + "' yet");
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "reference/attention_fp64.hpp"
 #include "worker/gpu_problem.hpp"
 
 namespace ptxb {
@@ -38,13 +39,14 @@ float* DeviceProblem::scratch(size_t slot, int64_t floats) {
 }
 
 AttentionDims DeviceProblem::attention_dims() const {
+  const AttentionShape s = attention_shape(shape_);
   AttentionDims d;
-  d.batch = shape_.at("B");
-  d.heads = shape_.at("H");
-  d.kv_heads = shape_.find("HKV").value_or(d.heads);
-  d.seq = shape_.at("S");
-  d.head_dim = shape_.at("D");
-  d.causal = shape_.find("causal").value_or(0) != 0;
+  d.batch = s.batch;
+  d.heads = s.heads;
+  d.kv_heads = s.kv_heads;
+  d.seq = s.seq;
+  d.head_dim = s.head_dim;
+  d.causal = s.causal;
   // The scale the candidate is given (scalars), 1/sqrt(D) by the task's scalar rule.
   const auto scale = std::find(task_.scalars.begin(), task_.scalars.end(), "scale");
   d.scale = scale != task_.scalars.end()

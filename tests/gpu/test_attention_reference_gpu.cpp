@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
+#include "device_copies.hpp"
 #include "reference/attention_fp64.hpp"
 #include "verify/gpu_verify.hpp"
 
@@ -38,12 +39,7 @@ DeviceBuffer upload(const std::vector<__nv_bfloat16>& host) {
   return d;
 }
 
-std::vector<float> download(const DeviceBuffer& d, size_t count) {
-  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<float> host(count);
-  PTXB_CHECK_CUDA(cudaMemcpy(host.data(), d.data(), count * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using testing::to_host_f32;
 
 void expect_close(const std::vector<float>& got, const std::vector<double>& want,
                   const char* what) {
@@ -74,11 +70,11 @@ void check_shape(const AttentionShape& s) {
   reference_attention_backward(dq_in.data(), dk_in.data(), dv_in.data(), ddo_in.data(),
                                out.as<float>(), lse.as<float>(), delta.as<float>(), dq.as<float>(),
                                dk.as<float>(), dv.as<float>(), dims, stream.get());
-  expect_close(download(out, want.out.size()), want.out, "O");
-  expect_close(download(lse, want.lse.size()), want.lse, "LSE");
-  expect_close(download(dq, grads.dq.size()), grads.dq, "dQ");
-  expect_close(download(dk, grads.dk.size()), grads.dk, "dK");
-  expect_close(download(dv, grads.dv.size()), grads.dv, "dV");
+  expect_close(to_host_f32(out, want.out.size()), want.out, "O");
+  expect_close(to_host_f32(lse, want.lse.size()), want.lse, "LSE");
+  expect_close(to_host_f32(dq, grads.dq.size()), grads.dq, "dQ");
+  expect_close(to_host_f32(dk, grads.dk.size()), grads.dk, "dK");
+  expect_close(to_host_f32(dv, grads.dv.size()), grads.dv, "dV");
 }
 
 TEST(GpuAttentionReference, MatchesFp64Causal_GroupedQuery) {

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
+#include "device_copies.hpp"
 #include "verify/gpu_verify.hpp"
 
 namespace ptxb {
@@ -81,22 +82,8 @@ Problem attention_problem(const Case& c, SdpaDirection direction) {
   return p;
 }
 
-// NOTE: the streams are non-blocking, so plain cudaMemcpy does not wait for them: synchronize.
-std::vector<float> bf16_to_host(const DeviceBuffer& buf, int64_t count) {
-  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<__nv_bfloat16> raw(static_cast<size_t>(count));
-  PTXB_CHECK_CUDA(cudaMemcpy(raw.data(), buf.data(), raw.size() * 2, cudaMemcpyDeviceToHost));
-  std::vector<float> out(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) out[i] = __bfloat162float(raw[i]);
-  return out;
-}
-
-std::vector<float> f32_to_host(const DeviceBuffer& buf, int64_t count) {
-  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<float> out(static_cast<size_t>(count));
-  PTXB_CHECK_CUDA(cudaMemcpy(out.data(), buf.data(), out.size() * 4, cudaMemcpyDeviceToHost));
-  return out;
-}
+using testing::to_host_bf16;
+using testing::to_host_f32;
 
 // Every element within atol + rtol * |ref| (NaN fails); reports the first few that are not.
 void expect_elementwise(const std::vector<float>& got, const std::vector<float>& ref, double atol,
@@ -166,9 +153,9 @@ void check_forward(const Case& c) {
                               c.dims(), stream.get());
   stream.synchronize();
 
-  expect_elementwise(bf16_to_host(o, c.q_elements()), f32_to_host(ref_o, c.q_elements()), 2e-2,
+  expect_elementwise(to_host_bf16(o, c.q_elements()), to_host_f32(ref_o, c.q_elements()), 2e-2,
                      1.0 / 64, "O");
-  expect_elementwise(f32_to_host(lse, c.lse_elements()), f32_to_host(ref_lse, c.lse_elements()),
+  expect_elementwise(to_host_f32(lse, c.lse_elements()), to_host_f32(ref_lse, c.lse_elements()),
                      1e-3, 1e-3, "LSE");
   expect_report(sdpa);
 }
@@ -185,7 +172,7 @@ void check_backward(const Case& c) {
   DeviceBuffer o_f32(c.q_elements() * 4), lse(c.lse_elements() * 4), delta(c.lse_elements() * 4);
   reference_attention_forward(q.data(), k.data(), v.data(), o_f32.as<float>(), lse.as<float>(),
                               c.dims(), stream.get());
-  std::vector<float> o_host = f32_to_host(o_f32, c.q_elements());
+  std::vector<float> o_host = to_host_f32(o_f32, c.q_elements());
   std::vector<__nv_bfloat16> o_bf16(o_host.size());
   for (size_t i = 0; i < o_host.size(); ++i) {
     o_bf16[i] = __float2bfloat16_rn(o_host[i]);
@@ -216,11 +203,11 @@ void check_backward(const Case& c) {
                                ref_dk.as<float>(), ref_dv.as<float>(), c.dims(), stream.get());
   stream.synchronize();
 
-  expect_rel_frobenius(bf16_to_host(dq, c.q_elements()), f32_to_host(ref_dq, c.q_elements()), 1e-2,
+  expect_rel_frobenius(to_host_bf16(dq, c.q_elements()), to_host_f32(ref_dq, c.q_elements()), 1e-2,
                        "dQ");
-  expect_rel_frobenius(bf16_to_host(dk, c.kv_elements()), f32_to_host(ref_dk, c.kv_elements()),
+  expect_rel_frobenius(to_host_bf16(dk, c.kv_elements()), to_host_f32(ref_dk, c.kv_elements()),
                        1e-2, "dK");
-  expect_rel_frobenius(bf16_to_host(dv, c.kv_elements()), f32_to_host(ref_dv, c.kv_elements()),
+  expect_rel_frobenius(to_host_bf16(dv, c.kv_elements()), to_host_f32(ref_dv, c.kv_elements()),
                        1e-2, "dV");
   expect_report(sdpa);
   EXPECT_EQ(sdpa.plan_report().value("deterministic", true), false);

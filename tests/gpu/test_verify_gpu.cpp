@@ -8,20 +8,13 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
+#include "device_copies.hpp"
 #include "verify/gpu_verify.hpp"
 
 namespace ptxb {
 namespace {
 
-// NOTE: the streams are non-blocking, so plain cudaMemcpy does not wait for them: synchronize.
-std::vector<float> to_host_bf16(const DeviceBuffer& buf, int64_t count) {
-  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<__nv_bfloat16> raw(static_cast<size_t>(count));
-  PTXB_CHECK_CUDA(cudaMemcpy(raw.data(), buf.data(), raw.size() * 2, cudaMemcpyDeviceToHost));
-  std::vector<float> out(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) out[i] = __bfloat162float(raw[i]);
-  return out;
-}
+using testing::to_host_bf16;
 
 TEST(GpuInputs, SameSeedSameValuesOtherSeedOtherValues) {
   Stream s;

@@ -119,6 +119,21 @@ TEST(AttentionFp64, TaskFlopsUseTheCausalParameterAndTheDims) {
   EXPECT_DOUBLE_EQ(problem_flops(task, shape), 2.5 * 4.0 * 4 * 16 * 4096.0 * 4096 * 128);
 }
 
+TEST(AttentionFp64, ShapeDimsWithTheirDefaults) {
+  const AttentionShape gqa = attention_shape(
+      Shape{{{"B", 2}, {"H", 16}, {"HKV", 4}, {"S", 1000}, {"D", 128}, {"causal", 1}}});
+  EXPECT_EQ(gqa.batch, 2);
+  EXPECT_EQ(gqa.heads, 16);
+  EXPECT_EQ(gqa.kv_heads, 4);
+  EXPECT_EQ(gqa.seq, 1000);
+  EXPECT_EQ(gqa.head_dim, 128);
+  EXPECT_TRUE(gqa.causal);
+  // Without HKV every query head has its own key/value head; without causal, no mask.
+  const AttentionShape plain = attention_shape(Shape{{{"B", 1}, {"H", 8}, {"S", 64}, {"D", 64}}});
+  EXPECT_EQ(plain.kv_heads, 8);
+  EXPECT_FALSE(plain.causal);
+}
+
 TEST(AttentionFp64, ScalarsFollowTheShape) {
   TaskSpec task;
   task.family = "attention_fwd";
