@@ -79,7 +79,8 @@ void print_task(const TaskSpec& task, const Catalog& catalog, bool show_hidden, 
     os << "  " << target.instruction << "  required " << to_string(target.required);
     const InstructionEntry* entry = catalog.find(target.instruction, task.arch);
     if (entry != nullptr && entry->flop_rule != FlopRule::kNone)
-      os << ", min FLOP share " << target.min_flop_share;
+      os << ", min FLOP share " << target.min_flop_share << ", at most "
+         << target.max_nontarget_flop_share << " of the FLOPs done by other arithmetic";
     if (entry != nullptr) os << "\n      " << entry->note;
     os << "\n";
   }

@@ -45,6 +45,10 @@ cudaError_t launch_evidence_control(bool live, cudaStream_t stream);
 /// [1, 65535], else the launch's error; never exits or throws.
 cudaError_t launch_evidence_marker(unsigned nonce, cudaStream_t stream);
 
+/// Warp-level wgmma (GMMA pipe) executions of one live control launch: one instruction per warp of
+/// one warpgroup.
+inline constexpr double kEvidenceControlGmmaWarpInstructions = 4;
+
 /// FLOPs of the positive control's MMA work: sum over its wgmma instructions of 2*m*n*k
 /// (per warpgroup-wide instruction). One m64n8k16 wgmma, so 2*64*8*16 = 16384.
 double evidence_control_mma_flops();

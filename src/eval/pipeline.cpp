@@ -5,6 +5,7 @@
 #include "compile/compile_cache.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "eval/counter_check.hpp"
 #include "eval/runtime_outcome.hpp"
 #include "eval/sanitize.hpp"
 #include "eval/worker_fold.hpp"
@@ -183,12 +184,23 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
     stage.record["unavailable"] = stage.judgement.unavailable_reason;
   }
   r["evidence"] = stage.record;
+  const CounterCheck counters =
+      check_counters(task, catalog, r.value("counters", json::object()), stage.judgement);
+  r["counter_check"] = counters.record;
+  for (const std::string& a : counters.audit) r["audit"].push_back(a);
   const RuntimeOutcome e = apply_runtime(task, stage, r["targets"]);
   v.outcome = e.outcome;
   v.reason = e.outcome == Outcome::kPassed
                  ? "correct on " + r["correctness"]["total"].dump() + " cases; every target at " +
-                       "its required evidence level"
+                       "its required evidence level, in the profiled and in every counted call"
                  : e.reason;
+  // A cheat decides over everything but a cheat seen under the profiler; unmeasured counters
+  // only keep a pass from being claimed.
+  if ((counters.outcome == Outcome::kRejectedCheat && stage.cheat.empty()) ||
+      (counters.outcome == Outcome::kUnavailable && v.outcome == Outcome::kPassed)) {
+    v.outcome = *counters.outcome;
+    v.reason = counters.reason;
+  }
   return v;
 }
 

@@ -7,8 +7,13 @@ using nlohmann::json;
 RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage, json& rows) {
   const RuntimeJudgement& j = stage.judgement;
   if (!stage.cheat.empty()) return {Outcome::kRejectedCheat, "under the profiler: " + stage.cheat};
+  if (!j.pass_disagreement.empty())
+    return {Outcome::kRejectedCheat,
+            "the profiled call behaved differently between Nsight Compute's passes: " +
+                j.pass_disagreement};
   if (!stage.candidate_fault.empty())
-    return {Outcome::kCrashed, "CUDA fault under the profiler: " + stage.candidate_fault};
+    return {Outcome::kCrashed,
+            "CUDA fault in the evidence run (under Nsight Compute): " + stage.candidate_fault};
   if (stage.timed_out) return {Outcome::kTimeout, "the evidence run passed its deadline"};
   if (!j.call_failure.empty()) return {Outcome::kIncorrect, j.call_failure};
   RuntimeOutcome missing, low, unmeasured;
@@ -24,6 +29,8 @@ RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage, j
       row["min_executed"] = r->min_executed;
       row["floor"] = r->floor;
       if (r->min_flop_share) row["min_flop_share"] = *r->min_flop_share;
+      if (r->max_nontarget_flop_share)
+        row["max_nontarget_flop_share"] = *r->max_nontarget_flop_share;
     }
     bool met = row["S0"] == true && (t.required < EvidenceLevel::kS1 || row["S1"] == true);
     const std::string why = r != nullptr && !r->failure.empty() ? r->failure : t.instruction;

@@ -63,20 +63,24 @@ void render_evidence(std::ostringstream& os, const json& e) {
   os << "runtime evidence (" << e.value("mechanism", "") << "; controls "
      << (e["controls"]["ok"].get<bool>() ? "ok" : "FAILED") << "; warp-level executions):\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %-22s %-26s %-22s %12s %10s %10s\n", "shape", "kernel",
-                "target", "executed", "floor", "FLOP share");
+  std::snprintf(line, sizeof line, "  %-22s %-26s %-22s %12s %10s %10s %10s\n", "shape", "kernel",
+                "target", "executed", "floor", "FLOP share", "other");
   os << line;
   for (const json& f : e["feedback"]) {
     const std::string share =
         f["kernel_flop_share"].is_number() ? fmt("%.3f", f["kernel_flop_share"]) : "-";
     const std::string floor =
         f["call_flop_share"].is_number() ? fmt("%.2f", f["floor"]) : fmt("%.0f", f["floor"]);
-    std::snprintf(line, sizeof line, "  %-22s %-26s %-22s %12lld %10s %10s\n",
+    const std::string other =
+        f.contains("kernel_nontarget_share") && f["kernel_nontarget_share"].is_number()
+            ? fmt("%.3f", f["kernel_nontarget_share"])
+            : "-";
+    std::snprintf(line, sizeof line, "  %-22s %-26s %-22s %12lld %10s %10s %10s\n",
                   f["shape"].get<std::string>().c_str(),
                   short_kernel_name(f["kernel"].get<std::string>()).c_str(),
                   f["target"].get<std::string>().c_str(),
                   static_cast<long long>(f["executed"].get<int64_t>()), floor.c_str(),
-                  share.c_str());
+                  share.c_str(), other.c_str());
     os << line;
   }
 }
@@ -131,6 +135,11 @@ std::string render_text(const Verdict& v) {
   if (r.contains("correctness") && r["correctness"].contains("total"))
     os << "correctness: " << r["correctness"]["passed"].dump() << "/"
        << r["correctness"]["total"].dump() << " cases passed\n";
+  if (r.contains("counter_check") && r["counter_check"].contains("match")) {
+    const json& m = r["counter_check"]["match"];
+    os << "counted calls: " << m["calls_compared"].dump() << " at the timed shapes, "
+       << m["calls_mismatched"].dump() << " with hardware counters unlike the profiled call's\n";
+  }
   if (r.contains("timing") && !r["timing"].empty()) render_timing(os, r["timing"]);
   for (const json& v : r.value("violations", json::array()))
     os << "violation: " << v.value("finding", "") << " (during " << v.value("during", "") << ")\n";

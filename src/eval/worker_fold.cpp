@@ -97,6 +97,10 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
                       speedup, m["shape"].dump().c_str(), kAuditSpeedup);
         if (speedup > kAuditSpeedup) audit.push_back(buf);
       }
+    } else if (type == "counters_setup") {
+      record["counters"]["setup"] = m["setup"];
+    } else if (type == "counters") {
+      record["counters"]["shapes"].push_back(m);
     } else if (type == "done") {
       done = true;
     } else if (type == "no_gpu") {

@@ -35,6 +35,7 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const EvalConfig& config,
   job.message_key = random_hex(32);
   job.sandbox = worker_sandbox(config, work_dir, /*under_profiler=*/false);
   job.call_deadline_s = config.call_deadline_s;
+  job.environment = scrubbed_environment(work_dir);
   if (compiled.sass_available) {
     job.candidate_functions.emplace();
     for (const SassFunction& f : compiled.sass_functions)

@@ -3,7 +3,10 @@
 #include <cmath>
 
 #include "controls/evidence_names.hpp"
+#include "controls/flop_classes.hpp"
 #include "core/error.hpp"
+#include "instrument/counter_match.hpp"
+#include "instrument/nontarget_flops.hpp"
 #include "tasks/task_json.hpp"
 
 namespace ptxb {
@@ -18,7 +21,47 @@ json kernel_json(const ProfiledKernel& k) {
           {"grid", k.grid},
           {"block", k.block},
           {"executed_total", k.executed_total},
-          {"duration_ns", k.duration_ns ? json(*k.duration_ns) : json(nullptr)}};
+          {"duration_ns", k.duration_ns ? json(*k.duration_ns) : json(nullptr)},
+          {"metrics", k.metrics}};
+}
+
+std::string short_name(const std::string& name) {
+  std::string s = name.substr(0, name.find('('));
+  const size_t colons = s.rfind("::");
+  return colons == std::string::npos ? s : s.substr(colons + 2);
+}
+
+// The non-target arithmetic of one call's kernels; each kernel's figures go into `kernels_json`.
+CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const FlopWeights& weights,
+                             const std::vector<const InstructionEntry*>& mma_targets,
+                             double problem_flops, json& kernels_json) {
+  CallNonTarget out;
+  double total = 0, top = -1;
+  for (size_t i = 0; i < call.size(); ++i) {
+    const NonTargetFlops n = nontarget_flops(call[i], weights, mma_targets);
+    total += n.flops;
+    if (!n.unreadable.empty()) {
+      out.readable = false;
+      out.detail = short_name(call[i].name) + ": " + n.unreadable;
+    }
+    kernels_json[i]["nontarget_flops"] = n.flops;
+    kernels_json[i]["nontarget_share"] = problem_flops > 0 ? n.flops / problem_flops : 0.0;
+    kernels_json[i]["nontarget_by_source"] = n.by_source;
+    if (out.readable && n.flops > top && problem_flops > 0) {
+      top = n.flops;
+      std::string main_source;
+      double main_flops = -1;
+      for (const auto& [source, f] : n.by_source)
+        if (f > main_flops) main_source = source, main_flops = f;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "kernel %s: %s %.3f", short_name(call[i].name).c_str(),
+                    main_source.empty() ? "none" : main_source.c_str(),
+                    main_flops > 0 ? main_flops / problem_flops : 0.0);
+      out.detail = buf;
+    }
+  }
+  out.share = problem_flops > 0 ? total / problem_flops : 0;
+  return out;
 }
 
 void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::string& where) {
@@ -31,6 +74,9 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
   t.min_executed = std::min(t.min_executed, e.executed);
   if (e.flop_share)
     t.min_flop_share = std::min(t.min_flop_share.value_or(*e.flop_share), *e.flop_share);
+  if (e.nontarget_flop_share)
+    t.max_nontarget_flop_share =
+        std::max(t.max_nontarget_flop_share.value_or(0.0), *e.nontarget_flop_share);
   if (!e.r1 && *t.r1) {
     t.r1 = false;
     if (t.failure.empty()) t.failure = e.instruction + ": never executed at " + where;
@@ -40,8 +86,14 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
   } else if (!*e.r2 && t.r2 != false) {
     t.r2 = false;
     if (t.failure.empty()) {
-      char buf[200];
-      if (e.flop_share)
+      char buf[320];
+      if (e.flop_share && *e.flop_share >= e.floor && e.nontarget_flop_share)
+        std::snprintf(buf, sizeof buf,
+                      "%s: %.3f of the problem's FLOPs done by other arithmetic (%s), above the "
+                      "task's %.2f, at ",
+                      e.instruction.c_str(), *e.nontarget_flop_share, e.nontarget_detail.c_str(),
+                      e.nontarget_ceiling);
+      else if (e.flop_share)
         std::snprintf(buf, sizeof buf, "%s: FLOP share %.3f below the floor %.2f at ",
                       e.instruction.c_str(), *e.flop_share, e.floor);
       else
@@ -52,19 +104,46 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
   }
 }
 
+constexpr const char* kGmmaPipeMetric = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+
+// GMMA executions of one call by opcode and by the hardware counter; "" when they agree or the
+// counter was not collected.
+std::string gmma_pass_disagreement(const std::vector<ProfiledKernel>& call,
+                                   const std::string& where) {
+  for (const ProfiledKernel& k : call) {
+    const auto counter = metric_of(k, kGmmaPipeMetric);
+    if (!counter) return "";
+    double by_opcode = 0;
+    for (const auto& [opcode, count] : k.opcodes)
+      if (is_mma_opcode(opcode) && opcode.find("GMMA") != std::string::npos)
+        by_opcode += static_cast<double>(count);
+    if (by_opcode != *counter) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "%.0f GMMA executions counted by opcode, %.0f by the GMMA "
+                    "pipe counter",
+                    by_opcode, *counter);
+      return "kernel " + short_name(k.name) + " at " + where + ": " + buf;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 SplitKernels split_kernels(const std::vector<ProfiledKernel>& kernels,
                            const std::vector<unsigned>& nonces) {
   SplitKernels out;
-  if (kernels.size() < 2 || !kernel_name_is(kernels[0].name, kControlKernelName) ||
-      !kernel_name_is(kernels[1].name, kControlKernelName)) {
-    out.problem = "the profile does not start with the two control kernels";
+  if (kernels.size() < 3 || !kernel_name_is(kernels[0].name, kControlKernelName) ||
+      !kernel_name_is(kernels[1].name, kControlKernelName) ||
+      !kernel_name_is(kernels[2].name, kFlopControlKernelName)) {
+    out.problem = "the profile does not start with the three control kernels";
     return out;
   }
   out.positive = kernels[0];
   out.negative = kernels[1];
-  size_t next = 2;
+  out.flop = kernels[2];
+  size_t next = 3;
   for (const unsigned nonce : nonces) {
     std::vector<ProfiledKernel> call;
     bool marked = false;
@@ -162,6 +241,21 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
     out.unavailable_reason = "controls failed: " + controls.problem;
     return out;
   }
+  std::string flop_problem;
+  const std::optional<FlopWeights> weights = calibrate_flop_weights(*split.flop, &flop_problem);
+  rec["controls"]["flop"] = kernel_json(*split.flop);
+  if (!weights) {
+    rec["controls"]["ok"] = false;
+    out.unavailable_reason = "controls failed: " + flop_problem;
+    return out;
+  }
+  rec["controls"]["flop_weights"] = *weights;
+  std::vector<const InstructionEntry*> mma_targets;
+  for (const TargetSpec& t : task.targets) {
+    const InstructionEntry* entry = catalog.find(t.instruction, task.arch);
+    if (entry->flop_rule != FlopRule::kNone) mma_targets.push_back(entry);
+  }
+  const std::vector<CounterSpec> counters = catalog.counters_for(task.arch);
 
   rec["calls"] = json::array();
   rec["feedback"] = json::array();
@@ -181,12 +275,25 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
     call["targets"] = json::array();
     const double flops = problem_flops(task, sc->shape);
     const double bytes = input_bytes(task, sc->shape);
+    const CallNonTarget nontarget =
+        call_nontarget(split.calls[i], *weights, mma_targets, flops, call["kernels"]);
+    call["nontarget_flop_share"] = nontarget.share;
+    out.profiled_counters[label] = profiled_counts(split.calls[i], counters);
+    if (out.pass_disagreement.empty())
+      out.pass_disagreement = gmma_pass_disagreement(split.calls[i], label);
+    call["counters"] = out.profiled_counters[label];
     for (const TargetSpec& t : task.targets) {
       const InstructionEntry* entry = catalog.find(t.instruction, task.arch);
-      const TargetCallEvidence e = judge_target(*entry, t, split.calls[i], flops, bytes);
+      const TargetCallEvidence e = judge_target(
+          *entry, t, split.calls[i], flops, bytes,
+          entry->flop_rule != FlopRule::kNone ? std::optional(nontarget) : std::nullopt);
       fold_target(out.targets[t.instruction], e, label);
       call["targets"].push_back(to_json(e));
-      for (const KernelTargetCount& k : e.kernels)
+      for (size_t ki = 0; ki < e.kernels.size(); ++ki) {
+        const KernelTargetCount& k = e.kernels[ki];
+        const json mma_share = e.flop_share ? json(k.mma_flops / flops) : json(nullptr);
+        const json other_share =
+            e.flop_share ? json(call["kernels"][ki].value("nontarget_share", 0.0)) : json(nullptr);
         rec["feedback"].push_back(
             {{"shape", label},
              {"kernel", k.kernel},
@@ -194,7 +301,9 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
              {"executed", k.executed},
              {"floor", e.floor},
              {"call_flop_share", e.flop_share ? json(*e.flop_share) : json(nullptr)},
-             {"kernel_flop_share", e.flop_share ? json(k.mma_flops / flops) : json(nullptr)}});
+             {"kernel_flop_share", mma_share},
+             {"kernel_nontarget_share", other_share}});
+      }
     }
     rec["calls"].push_back(std::move(call));
   }

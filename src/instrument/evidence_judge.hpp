@@ -17,13 +17,14 @@ namespace ptxb {
 
 /// ncu's kernel list cut at the worker's profiler ranges.
 struct SplitKernels {
-  std::optional<ProfiledKernel> positive, negative;  ///< the two control launches
+  std::optional<ProfiledKernel> positive, negative;  ///< the two evidence-control launches
+  std::optional<ProfiledKernel> flop;                ///< the FLOP control's live launch
   std::vector<std::vector<ProfiledKernel>> calls;    ///< per nonce: the call's kernels in order
   std::string problem;  ///< non-empty when the list does not have that structure
 };
 
-/// Expects: control, control, then per nonce the call's kernels followed by a marker kernel whose
-/// grid is (nonce, 1, 1); nothing after the last marker.
+/// Expects: control, control, FLOP control, then per nonce the call's kernels followed by a marker
+/// kernel whose grid is (nonce, 1, 1); nothing after the last marker.
 SplitKernels split_kernels(const std::vector<ProfiledKernel>& kernels,
                            const std::vector<unsigned>& nonces);
 
@@ -43,6 +44,7 @@ ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
 struct TargetRuntime {
   std::optional<bool> r1, r2;  ///< nullopt: unavailable
   std::optional<double> min_flop_share;
+  std::optional<double> max_nontarget_flop_share;  ///< the highest over the calls (MMA targets)
   int64_t min_executed = 0;
   double floor = 0;
   std::string failure;  ///< why R1 or R2 failed, naming the call's shape
@@ -54,8 +56,15 @@ struct RuntimeJudgement {
   /// A profiled call's output was wrong or its plan/run failed: the evidence describes a call
   /// that did not do the task. Set with the shape.
   std::string call_failure;
+  /// A profiled call whose kernels behaved differently between ncu's passes: the GMMA executions
+  /// counted per opcode (the instrumented pass) differ from the GMMA pipe's hardware counter (an
+  /// uninstrumented pass). Deterministic for honest code: set with both numbers, a cheat.
+  std::string pass_disagreement;
   std::map<std::string, TargetRuntime> targets;  ///< by instruction name
-  nlohmann::json record;                         ///< the verdict's "evidence" object
+  /// The catalog's hardware counters summed over each profiled call's kernels, by shape label:
+  /// what the timed calls' counters are compared with (instrument/counter_match.hpp).
+  std::map<std::string, std::map<std::string, double>> profiled_counters;
+  nlohmann::json record;  ///< the verdict's "evidence" object
 };
 
 /// `messages` are the worker's "evidence_control" and "evidence_call" messages in order.

@@ -177,6 +177,8 @@ std::vector<ProfiledKernel> parse_ncu_csv(std::string_view text) {
     } else if (metric == kDurationMetric) {
       k.duration_ns = parse_number(value);
       if (!k.duration_ns) throw InputError(where + ": duration '" + value + "' is not a number");
+    } else if (const auto number = parse_number(value)) {
+      k.metrics[metric] = *number;  // NOTE: other instanced metrics ("762 (BRA: 88; ...)") skipped
     }
   }
   std::vector<ProfiledKernel> out;
@@ -187,6 +189,12 @@ std::vector<ProfiledKernel> parse_ncu_csv(std::string_view text) {
     out.push_back(std::move(k));
   }
   return out;
+}
+
+std::optional<double> metric_of(const ProfiledKernel& k, const std::string& name) {
+  const auto it = k.metrics.find(name);
+  if (it == k.metrics.end()) return std::nullopt;
+  return it->second;
 }
 
 bool kernel_name_is(const std::string& ncu_name, std::string_view name) {

@@ -30,7 +30,13 @@ struct ProfiledKernel {
   std::map<std::string, int64_t> opcodes;
   int64_t executed_total = 0;         ///< the metric's aggregate value
   std::optional<double> duration_ns;  ///< gpu__time_duration.sum, when collected
+  /// Every other numeric metric row by name: the hardware counters and thread-level arithmetic
+  /// counts of docs/evidence.md ("sm__inst_executed_pipe_fma.sum": 3975680).
+  std::map<std::string, double> metrics;
 };
+
+/// A metric of `k` by name; nullopt when ncu did not report it for this kernel.
+std::optional<double> metric_of(const ProfiledKernel& k, const std::string& name);
 
 /// Parses ncu's CSV log. Lines that are not CSV rows ("==PROF==", warnings) are skipped. Kernels
 /// come back in result-ID order. Throws InputError naming the line when a row is malformed, the

@@ -1,6 +1,7 @@
 #include "instrument/ncu_evidence.hpp"
 
 #include "compile/tools.hpp"
+#include "controls/flop_classes.hpp"
 #include "core/error.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
@@ -34,6 +35,13 @@ size_t timed_shapes(const TaskSpec& task) {
 
 fs::path default_ncu() { return find_cuda_tool("PTXBENCH_NCU", "ncu"); }
 
+std::string evidence_ncu_metrics(const TaskSpec& task, const Catalog& catalog) {
+  std::string metrics = std::string(kOpcodeMetric) + "," + std::string(kDurationMetric);
+  for (const CounterSpec& c : catalog.counters_for(task.arch)) metrics.append(",").append(c.metric);
+  for (const FlopClass& c : kFlopClasses) metrics.append(",").append(flop_class_metric(c));
+  return metrics;
+}
+
 EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, WorkerJob job,
                                  const fs::path& worker, const EvidenceOptions& options,
                                  const fs::path& work_dir,
@@ -53,12 +61,15 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
   job.run_timing = false;
   job.run_evidence = true;
   job.result_file = work_dir / "evidence-messages.jsonl";
-  write_file_atomic(work_dir / "evidence-job.json", to_json(job).dump(2));
+  // NOTE: the same path as the timing worker's job (which it deleted on reading), so that argv is
+  // the same in both processes.
+  const fs::path job_file = work_dir / "job.json";
+  write_file_atomic(job_file, to_json(job).dump(2));
   // NOTE: ncu's log lives outside the worker folder, which candidate code may write to: a
   // private folder of this process (0700), copied into the worker folder only after reading.
   TempDir profile_dir("ptxbench-ncu");
   const fs::path log = profile_dir.path() / "ncu.csv";
-  const size_t launch_cap = 2 + timed_shapes(task) * (options.max_kernels_per_call + 1);
+  const size_t launch_cap = 3 + timed_shapes(task) * (options.max_kernels_per_call + 1);
 
   ProcessSpec spec;
   spec.argv = {options.ncu.string(),
@@ -69,7 +80,7 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
                "--target-processes",
                "application-only",
                "--metrics",
-               std::string(kOpcodeMetric) + "," + std::string(kDurationMetric),
+               evidence_ncu_metrics(task, catalog),
                "--print-metric-instances",
                "details",
                "--csv",
@@ -78,7 +89,7 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
                "--launch-count",
                std::to_string(launch_cap),
                worker.string(),
-               (work_dir / "evidence-job.json").string()};
+               job_file.string()};
   spec.cwd = work_dir;
   spec.env = std::move(env);
   spec.stdout_path = work_dir / "evidence-stdout.txt";

@@ -21,6 +21,11 @@ struct EvidenceOptions {
   int max_kernels_per_call = 64;       ///< more and the profile is cut: unavailable
 };
 
+/// The --metrics list of the evidence run: executed opcodes, duration, the catalog's hardware
+/// counters (compared with the timed calls') and the thread-level arithmetic counts of the
+/// non-target rule (docs/evidence.md).
+std::string evidence_ncu_metrics(const TaskSpec& task, const Catalog& catalog);
+
 /// PTXBENCH_NCU, else `ncu` on PATH, else /usr/local/cuda/bin/ncu; empty when none is executable.
 std::filesystem::path default_ncu();
 

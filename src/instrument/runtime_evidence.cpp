@@ -38,7 +38,8 @@ int64_t count_floor(const InstructionEntry& entry, double input_bytes) {
 
 TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec& target,
                                 const std::vector<ProfiledKernel>& call_kernels,
-                                double problem_flops, double input_bytes) {
+                                double problem_flops, double input_bytes,
+                                const std::optional<CallNonTarget>& nontarget) {
   PTXB_ASSERT(entry.name == target.instruction, "catalog entry does not match the target");
   TargetCallEvidence e;
   e.instruction = target.instruction;
@@ -56,6 +57,18 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
     if (!shape_unreadable && problem_flops > 0) {
       e.flop_share = flops / problem_flops;
       e.r2 = *e.flop_share >= e.floor;
+    }
+    e.nontarget_ceiling = target.max_nontarget_flop_share;
+    if (nontarget) {
+      e.floor_rule +=
+          "; FLOPs of other arithmetic / the problem's FLOPs <= max_nontarget_flop_share";
+      e.nontarget_detail = nontarget->detail;
+      if (!nontarget->readable) {
+        e.r2.reset();
+      } else {
+        e.nontarget_flop_share = nontarget->share;
+        if (e.r2) e.r2 = *e.r2 && nontarget->share <= e.nontarget_ceiling;
+      }
     }
   } else {
     e.floor = static_cast<double>(count_floor(entry, input_bytes));
@@ -93,6 +106,10 @@ nlohmann::json to_json(const TargetCallEvidence& e) {
           {"floor_rule", e.floor_rule},
           {"R1", e.r1},
           {"R2", e.r2 ? nlohmann::json(*e.r2) : nlohmann::json("unavailable")},
+          {"nontarget_flop_share", e.nontarget_flop_share ? nlohmann::json(*e.nontarget_flop_share)
+                                                          : nlohmann::json(nullptr)},
+          {"max_nontarget_flop_share", e.nontarget_ceiling},
+          {"nontarget_detail", e.nontarget_detail},
           {"kernels", kernels}};
 }
 

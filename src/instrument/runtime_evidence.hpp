@@ -22,6 +22,13 @@ struct KernelTargetCount {
   double mma_flops = 0;                    ///< FLOPs those executions performed (MMA targets)
 };
 
+/// The arithmetic of one call done outside the task's target MMA instructions.
+struct CallNonTarget {
+  double share = 0;  ///< non-target FLOPs / the problem's FLOPs
+  bool readable = true;
+  std::string detail;  ///< the kernel and source contributing most ("simt_gemm: ffma 0.998")
+};
+
 /// One target over all kernels of one candidate call.
 struct TargetCallEvidence {
   std::string instruction;
@@ -31,7 +38,12 @@ struct TargetCallEvidence {
   std::optional<double> flop_share;
   /// The R2 floor: a FLOP share for MMA targets, else a minimum executed count.
   double floor = 1;
-  std::string floor_rule;                  ///< how the floor was derived, in words
+  std::string floor_rule;  ///< how the floor was derived, in words
+  /// MMA targets: the call's non-target FLOP share and the task's ceiling for it (R2 needs both
+  /// the floor and the ceiling). nullopt when not measured.
+  std::optional<double> nontarget_flop_share;
+  double nontarget_ceiling = 0;
+  std::string nontarget_detail;
   bool r1 = false;                         ///< executed > 0
   std::optional<bool> r2;                  ///< meets the floor; nullopt: could not be measured
   std::vector<KernelTargetCount> kernels;  ///< every kernel of the call, in launch order
@@ -47,10 +59,13 @@ KernelTargetCount count_target(const InstructionEntry& entry, const ProfiledKern
 /// max(1, ceil(ceil(input_bytes / bytes_per_instruction) / 2)); 1 without bytes_per_instruction.
 int64_t count_floor(const InstructionEntry& entry, double input_bytes);
 
-/// R1/R2 of one target over the kernels one candidate call launched.
+/// R1/R2 of one target over the kernels one candidate call launched. For MMA targets R2 also asks
+/// that `nontarget` (when given) stays within the target's max_nontarget_flop_share; an
+/// unreadable non-target measure leaves R2 unavailable.
 TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec& target,
                                 const std::vector<ProfiledKernel>& call_kernels,
-                                double problem_flops, double input_bytes);
+                                double problem_flops, double input_bytes,
+                                const std::optional<CallNonTarget>& nontarget = std::nullopt);
 
 /// Bytes of every input tensor of `task` at `shape`.
 double input_bytes(const TaskSpec& task, const Shape& shape);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -166,6 +167,15 @@ std::string read_text_file(const std::filesystem::path& path, size_t max_bytes) 
   text.resize(static_cast<size_t>(in.gcount()));
   if (in.peek() != EOF) text += "\n[... cut at " + std::to_string(max_bytes) + " bytes]\n";
   return text;
+}
+
+void replace_environment(const std::vector<std::string>& env) {
+  ::clearenv();
+  for (const std::string& entry : env) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    ::setenv(entry.substr(0, eq).c_str(), entry.substr(eq + 1).c_str(), 1);
+  }
 }
 
 }  // namespace ptxb

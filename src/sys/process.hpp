@@ -48,6 +48,11 @@ struct ProcessResult {
 /// the child could not be started (fork/pipe failure); a missing program shows as exit 127.
 ProcessResult run_process(const ProcessSpec& spec);
 
+/// Replaces this process's environment with exactly `env` ("NAME=value" each; entries without
+/// '=' are skipped). Not thread-safe against concurrent getenv: call before starting threads that
+/// read it.
+void replace_environment(const std::vector<std::string>& env);
+
 /// Reads a whole file (for logs); at most max_bytes, with a note when cut.
 std::string read_text_file(const std::filesystem::path& path, size_t max_bytes = 1 << 20);
 

@@ -90,10 +90,32 @@ InstructionEntry read_entry(TableReader& reader, const std::string& arch) {
   return entry;
 }
 
-std::vector<InstructionEntry> read_catalog_file(const std::filesystem::path& path) {
+CounterSpec read_counter(TableReader& reader, const std::string& arch) {
+  reader.only_keys({"metric", "tolerance", "note"});
+  CounterSpec counter;
+  counter.arch = arch;
+  counter.metric = reader.string("metric");
+  static const std::regex kMetric(R"([a-z0-9]+__[a-z0-9_]+\.(sum|max|min|avg))");
+  if (!std::regex_match(counter.metric, kMetric))
+    reader.fail("metric", "'" + counter.metric + "' is not a metric name such as sm__x.sum");
+  if (counter.metric.find("_sass_") != std::string::npos)
+    reader.fail("metric", "SASS metrics patch code; only hardware counters are allowed");
+  counter.tolerance = reader.number("tolerance");
+  if (counter.tolerance < 0 || counter.tolerance >= 1)
+    reader.fail("tolerance", "must be in [0, 1)");
+  counter.note = reader.string("note");
+  return counter;
+}
+
+struct CatalogFile {
+  std::vector<InstructionEntry> entries;
+  std::vector<CounterSpec> counters;
+};
+
+CatalogFile read_catalog_file(const std::filesystem::path& path) {
   const toml::table document = tasks_detail::parse_toml_file(path);
   TableReader root(document, path.string(), "");
-  root.only_keys({"arch", "instructions"});
+  root.only_keys({"arch", "instructions", "counters"});
   const std::string arch = root.string("arch");
   const auto& archs = known_archs();
   if (std::find(archs.begin(), archs.end(), arch) == archs.end())
@@ -109,7 +131,16 @@ std::vector<InstructionEntry> read_catalog_file(const std::filesystem::path& pat
         table.fail("name", "duplicate entry '" + entry.name + "' for " + arch);
     entries.push_back(std::move(entry));
   }
-  return entries;
+  CatalogFile out{std::move(entries), {}};
+  if (root.has("counters")) {
+    for (TableReader& table : root.table_list("counters")) {
+      CounterSpec counter = read_counter(table, arch);
+      for (const CounterSpec& seen : out.counters)
+        if (seen.metric == counter.metric) table.fail("metric", "duplicate counter " + seen.metric);
+      out.counters.push_back(std::move(counter));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -156,6 +187,13 @@ std::vector<const InstructionEntry*> Catalog::for_arch(const std::string& arch) 
   return out;
 }
 
+std::vector<CounterSpec> Catalog::counters_for(const std::string& arch) const {
+  std::vector<CounterSpec> out;
+  for (const CounterSpec& c : counters)
+    if (c.arch == arch) out.push_back(c);
+  return out;
+}
+
 Catalog load_catalog(const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
@@ -168,7 +206,9 @@ Catalog load_catalog(const std::filesystem::path& dir) {
 
   Catalog catalog;
   for (const auto& file : files) {
-    for (InstructionEntry& entry : read_catalog_file(file)) {
+    CatalogFile content = read_catalog_file(file);
+    for (CounterSpec& counter : content.counters) catalog.counters.push_back(std::move(counter));
+    for (InstructionEntry& entry : content.entries) {
       if (catalog.find(entry.name, entry.arch) != nullptr)
         throw InputError(file.string() + ": instructions: entry '" + entry.name + "' for " +
                          entry.arch + " is already defined in another catalog file");

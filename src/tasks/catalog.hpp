@@ -41,14 +41,27 @@ struct InstructionEntry {
   bool is_glue(const std::string& sass_opcode) const;
 };
 
+/// A hardware counter read both in the timed process (CUPTI range profiler) and in the evidence
+/// run (ncu), compared call by call (docs/evidence.md, "Counters from the timed process").
+struct CounterSpec {
+  std::string metric;  ///< "sm__inst_executed_pipe_tensor_op_gmma.sum": no "_sass_" metrics
+  std::string arch;
+  /// Largest relative difference (of the larger count) that is not a mismatch.
+  double tolerance = 0;
+  std::string note;  ///< why this counter and this tolerance
+};
+
 class Catalog {
  public:
   std::vector<InstructionEntry> entries;
+  std::vector<CounterSpec> counters;
 
   /// The entry for `name` on `arch`, or nullptr.
   const InstructionEntry* find(const std::string& name, const std::string& arch) const;
   /// Entries of `arch`, in file order.
   std::vector<const InstructionEntry*> for_arch(const std::string& arch) const;
+  /// Counters of `arch`, in file order (empty: the arch has no counter check).
+  std::vector<CounterSpec> counters_for(const std::string& arch) const;
 };
 
 std::string_view to_string(FlopRule rule);

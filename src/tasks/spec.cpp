@@ -201,7 +201,7 @@ void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& tas
   std::vector<TableReader> tables = root.table_list("targets");
   if (tables.empty()) root.fail("targets", "must name at least one target instruction");
   for (const TableReader& reader : tables) {
-    reader.only_keys({"instruction", "required", "min_flop_share"});
+    reader.only_keys({"instruction", "required", "min_flop_share", "max_nontarget_flop_share"});
     TargetSpec target;
     target.instruction = reader.string("instruction");
     const InstructionEntry* entry = catalog.find(target.instruction, task.arch);
@@ -227,6 +227,13 @@ void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& tas
                         target.instruction + "' has none");
       if (!(*share > 0 && *share <= 1)) reader.fail("min_flop_share", "must be in (0, 1]");
       target.min_flop_share = *share;
+    }
+    if (const auto share = reader.optional_number("max_nontarget_flop_share")) {
+      if (entry->flop_rule == FlopRule::kNone)
+        reader.fail("max_nontarget_flop_share", "only MMA targets have a non-target FLOP rule");
+      if (!(*share >= 0 && *share < 1))
+        reader.fail("max_nontarget_flop_share", "must be in [0, 1)");
+      target.max_nontarget_flop_share = *share;
     }
     task.targets.push_back(std::move(target));
   }

@@ -43,6 +43,9 @@ struct TargetSpec {
   std::string instruction;                      ///< catalog entry name, "wgmma.mma_async"
   EvidenceLevel required = EvidenceLevel::kR2;  ///< "required" in task.toml; R2 when omitted
   double min_flop_share = 0.9;                  ///< R2 floor for MMA targets
+  /// R2 ceiling for MMA targets: FLOPs done outside the target MMA instructions (scalar and packed
+  /// arithmetic, other MMA forms) over the problem's FLOPs, per profiled call (docs/evidence.md).
+  double max_nontarget_flop_share = 0.02;
 };
 
 /// Tolerances of one output, overriding its distribution's defaults

@@ -28,7 +28,8 @@ nlohmann::json targets_json(const TaskSpec& task) {
   for (const TargetSpec& target : task.targets) {
     out.push_back({{"instruction", target.instruction},
                    {"required", to_string(target.required)},
-                   {"min_flop_share", target.min_flop_share}});
+                   {"min_flop_share", target.min_flop_share},
+                   {"max_nontarget_flop_share", target.max_nontarget_flop_share}});
   }
   return out;
 }

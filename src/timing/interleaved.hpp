@@ -14,6 +14,11 @@ namespace ptxb {
 struct TimedCall {
   std::string name;
   std::function<int(cudaStream_t)> call;
+  /// Optional, outside the timed events: `enter` runs before the call's L2 flush (or before a
+  /// warm-up call), `leave` after its end event, told whether a flush preceded the call. The
+  /// timing process brackets candidate calls with hardware-counter ranges this way.
+  std::function<void()> enter = nullptr;
+  std::function<void(bool after_flush)> leave = nullptr;
 };
 
 struct TimingOptions {
@@ -38,7 +43,8 @@ struct TimingSamples {
 /// Times every call in rounds (see TimingOptions for how many): in round i each implementation runs
 /// once, the order alternating between rounds, each call preceded by an L2 flush (a write over a
 /// buffer of twice the L2 size) so that no call finds its inputs in L2. Events bracket only the
-/// call itself. Throws ApiError on CUDA failures (a faulting candidate shows up here).
+/// call itself: enter, flush, start event, call, end event, leave. Throws ApiError on CUDA
+/// failures (a faulting candidate shows up here).
 TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const TimingOptions& options,
                                cudaStream_t stream);
 

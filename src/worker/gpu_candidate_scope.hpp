@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sys/host_state.hpp"
+#include "worker/gpu_call_counters.hpp"
 #include "worker/gpu_monitor.hpp"
 #include "worker/gpu_watchdog.hpp"
 #include "worker/result_channel.hpp"
@@ -28,6 +29,8 @@ struct StageContext {
   const ResultChannel& out;
   CallWatchdog& watchdog;
   CandidateMonitor* monitor = nullptr;  ///< nullptr: CUPTI unavailable (e.g. under ncu)
+  /// Counts every candidate call at a timed shape; nullptr: unavailable (e.g. under ncu).
+  CallCounters* counters = nullptr;
   /// Mangled names in the candidate's cubin; nullopt: unknown (no SASS listing).
   std::optional<std::set<std::string>> candidate_functions;
   std::string candidate_library;  ///< the candidate's own shared object: loading it is no finding

@@ -1,13 +1,15 @@
 // The worker's evidence stage, run under Nsight Compute (instrument/ncu_evidence.hpp drives it):
-// profiler ranges around the controls and around each candidate call, a marker kernel after each
-// call so the parent can split ncu's kernel list by call. Nothing here reads counters: the
-// parent parses what ncu measured.
+// profiler ranges around the controls and around each profiled candidate call, a marker kernel
+// after each call so the parent can split ncu's kernel list by call, and before each profiled call
+// a random number of unprofiled ones, so that it looks like any timed call. Nothing here reads
+// counters: the parent parses what ncu measured.
 #include <cuda_profiler_api.h>
 
 #include <random>
 #include <set>
 
 #include "controls/evidence_controls.hpp"
+#include "controls/flop_control.hpp"
 #include "cuda/cuda_check.hpp"
 #include "worker/gpu_stage_helpers.hpp"
 #include "worker/gpu_stages.hpp"
@@ -41,13 +43,25 @@ std::vector<unsigned> draw_nonces(size_t count) {
   return out;
 }
 
-void run_controls(const ResultChannel& out, cudaStream_t stream) {
-  for (const bool live : {true, false}) {
+constexpr int kMaxUnprofiledCalls = 32;
+
+}  // namespace
+
+void run_evidence_controls(const ResultChannel& out, cudaStream_t stream) {
+  struct Control {
+    const char* kernel;
+    bool live;
+    cudaError_t (*launch)(bool, cudaStream_t);
+  };
+  for (const Control& c : {Control{kControlKernelName, true, &launch_evidence_control},
+                           Control{kControlKernelName, false, &launch_evidence_control},
+                           Control{kFlopControlKernelName, true, &launch_flop_control}}) {
     cudaError_t launch = cudaSuccess;
-    const cudaError_t err = profiled([&] { launch = launch_evidence_control(live, stream); });
+    const cudaError_t err = profiled([&] { launch = c.launch(c.live, stream); });
     const cudaError_t first = launch != cudaSuccess ? launch : err;
     out.send({{"type", "evidence_control"},
-              {"live", live},
+              {"kernel", c.kernel},
+              {"live", c.live},
               {"ok", first == cudaSuccess},
               {"error", first == cudaSuccess ? "" : cudaGetErrorString(first)},
               {"mma_flops", evidence_control_mma_flops()}});
@@ -55,17 +69,17 @@ void run_controls(const ResultChannel& out, cudaStream_t stream) {
   }
 }
 
-}  // namespace
-
 void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext& ctx) {
   const ResultChannel& out = ctx.out;
   const cudaStream_t stream = ctx.stream;
-  run_controls(out, stream);
   std::vector<const ShapeCase*> shapes;
   for (const ShapeCase& sc : task.shapes)
     if (sc.timed) shapes.push_back(&sc);
   const std::vector<unsigned> nonces = draw_nonces(shapes.size());
   const DistributionSpec& dist = task.correctness.distributions.front();
+  std::random_device rd;
+  std::uniform_int_distribution<int> unprofiled_calls(1, kMaxUnprofiledCalls);
+  std::uniform_int_distribution<uint64_t> seeds(1, uint64_t(1) << 40);
   for (size_t i = 0; i < shapes.size(); ++i) {
     const ShapeCase& sc = *shapes[i];
     DeviceProblem problem(task, sc.shape);
@@ -80,6 +94,26 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
       out.send(msg);
       continue;
     }
+    const ptxb_args args =
+        problem.args(planned.workspace.data(), planned.workspace.bytes(), stream);
+    const int warm_calls = unprofiled_calls(rd);
+    msg["unprofiled_calls_before"] = warm_calls;
+    {
+      // Unprofiled calls on fresh inputs: whatever a candidate does on its first calls, or on a
+      // count of them, the profiled call comes after a number of calls it cannot predict.
+      CandidateScope scope(ctx, "ptxb_run (unprofiled) at " + sc.shape.to_string(),
+                           std::max(std::chrono::seconds(60), 3 * ctx.call_deadline));
+      for (int c = 0; c < warm_calls; ++c) {
+        problem.redraw_free_inputs(dist, seeds(rd), stream);
+        problem.poison_outputs(stream);
+        scope.arm();
+        const int warm_status = candidate.run(args);
+        scope.disarm();
+        if (warm_status != 0) msg["unprofiled_status"] = warm_status;
+      }
+      scope.close();
+    }
+    problem.redraw_free_inputs(dist, seeds(rd), stream);
     problem.poison_outputs(stream);
     PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
     int status = 0;
@@ -88,8 +122,7 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
     // Profiling replays each kernel several times: a longer deadline than a plain call's.
     CandidateScope scope(ctx, what, std::max(std::chrono::seconds(60), 3 * ctx.call_deadline));
     const cudaError_t err = profiled([&] {
-      status =
-          candidate.run(problem.args(planned.workspace.data(), planned.workspace.bytes(), stream));
+      status = candidate.run(args);
       // Launch order is ncu's result order: every kernel the call launched comes before this.
       marker = launch_evidence_marker(nonces[i], stream);
     });

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "worker/gpu_cupti_library.hpp"
 
 namespace ptxb {
 namespace {
@@ -109,7 +110,7 @@ const std::unordered_set<std::string_view>& forbidden_set() {
   return set;
 }
 
-// ---- libcupti, loaded once per process and never closed (CUPTI keeps threads running) ----
+// ---- libcupti entry points (the library itself: worker/gpu_cupti_library.hpp) ----
 
 struct CuptiApi {
   decltype(&cuptiGetResultString) get_result_string = nullptr;
@@ -126,20 +127,6 @@ struct CuptiApi {
   decltype(&cuptiGetStreamIdEx) get_stream_id = nullptr;
 };
 
-std::vector<std::string> cupti_library_candidates() {
-  std::vector<std::string> paths = {"libcupti.so.13", "libcupti.so"};
-  // NOTE: read here rather than in a config struct: it only widens where a tool library is
-  // looked for and changes no result.
-  const char* cuda_home = std::getenv("CUDA_HOME");
-  for (const std::string& root :
-       {std::string(cuda_home ? cuda_home : ""), std::string("/usr/local/cuda")}) {
-    if (root.empty()) continue;
-    for (const char* dir : {"/extras/CUPTI/lib64", "/lib64", "/lib"})
-      paths.push_back(root + dir + "/libcupti.so.13");
-  }
-  return paths;
-}
-
 template <typename Fn>
 bool bind(void* handle, const char* symbol, Fn* out, std::string* why_not) {
   *out = reinterpret_cast<Fn>(::dlsym(handle, symbol));
@@ -150,15 +137,9 @@ bool bind(void* handle, const char* symbol, Fn* out, std::string* why_not) {
 /// The process's CUPTI entry points, or nullptr with the reason (computed once).
 const CuptiApi* load_cupti(std::string* why_not) {
   static const std::pair<const CuptiApi*, std::string> loaded = []() {
-    std::string tried;
-    void* handle = nullptr;
-    for (const std::string& path : cupti_library_candidates()) {
-      handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle != nullptr) break;
-      tried += (tried.empty() ? "" : "; ") + std::string(::dlerror());
-    }
-    if (handle == nullptr)
-      return std::pair<const CuptiApi*, std::string>{nullptr, "libcupti not found: " + tried};
+    std::string missing;
+    void* handle = cupti_library(&missing);
+    if (handle == nullptr) return std::pair<const CuptiApi*, std::string>{nullptr, missing};
     auto* api = new CuptiApi;  // NOTE: lives as long as the process, like the library
     std::string why;
     const bool ok =
@@ -351,26 +332,6 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
   throw_api("CUPTI", call, result, text, text, file, line);
 }
 
-/// The calling thread's current CUDA context, through the driver entry point cudart exposes
-/// (the worker links no libcuda). Throws ApiError when it cannot be read.
-CUcontext current_context() {
-  using CtxGetCurrent = CUresult (*)(CUcontext*);
-  static const CtxGetCurrent get_current = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    const cudaError_t err =
-        cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found);
-    if (err != cudaSuccess || fn == nullptr)
-      throw_api("CUDA", "cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)", err,
-                cudaGetErrorName(err), cudaGetErrorString(err), __FILE__, __LINE__);
-    return reinterpret_cast<CtxGetCurrent>(fn);
-  }();
-  CUcontext context = nullptr;
-  if (const CUresult result = get_current(&context); result != CUDA_SUCCESS)
-    throw_api("CUDA driver", "cuCtxGetCurrent", result, "", "", __FILE__, __LINE__);
-  return context;
-}
-
 }  // namespace
 
 // The one check for CUPTI calls made on behalf of the caller (outside create()).
@@ -496,7 +457,7 @@ uint32_t CandidateMonitor::stream_id(cudaStream_t stream) {
       stream == cudaStreamLegacy || per_thread ? nullptr : reinterpret_cast<CUstream>(stream);
   uint32_t id = 0;
   PTXB_CHECK_CUPTI(
-      subscription_->api->get_stream_id(current_context(), handle, per_thread ? 1 : 0, &id));
+      subscription_->api->get_stream_id(current_cuda_context(), handle, per_thread ? 1 : 0, &id));
   return id;
 }
 

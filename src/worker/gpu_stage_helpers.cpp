@@ -15,12 +15,6 @@ void check_after_candidate(cudaStream_t stream, const std::string& what) {
     throw CandidateFault(what + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
 }
 
-json shape_json(const Shape& shape) {
-  json j = json::object();
-  for (const auto& [name, size] : shape.dims) j[name] = size;
-  return j;
-}
-
 json number_json(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";

@@ -9,6 +9,7 @@
 
 #include "cuda/device.hpp"
 #include "tasks/spec.hpp"
+#include "tasks/task_json.hpp"  // shape_json
 #include "verify/compare_stats.hpp"
 #include "worker/gpu_candidate_scope.hpp"
 #include "worker/gpu_problem.hpp"
@@ -19,8 +20,6 @@ namespace ptxb {
 /// Synchronizes after candidate code; any CUDA error now is the candidate's: throws CandidateFault.
 void check_after_candidate(cudaStream_t stream, const std::string& what);
 
-/// {"M": 4096, "N": 4096, "K": 4096}
-nlohmann::json shape_json(const Shape& shape);
 /// JSON has no NaN or Inf: such values become the strings "NaN", "Infinity", "-Infinity".
 nlohmann::json number_json(double v);
 nlohmann::json stats_json(const CompareStats& s);

@@ -72,12 +72,16 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
         problem.poison_outputs(stream);
         PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
         int status = 0;
+        // NOTE: the counter range opens before the monitor is armed and closes after the scope
+        // drained the stream: PTXBench's own CUPTI calls are never candidate code.
+        if (sc.timed && ctx.counters != nullptr) ctx.counters->begin(si);
         {
           CandidateScope scope(ctx, "ptxb_run at " + sc.shape.to_string());
           status = candidate.run(
               problem.args(planned.workspace.data(), planned.workspace.bytes(), stream));
           scope.close();
         }
+        if (sc.timed && ctx.counters != nullptr) ctx.counters->end(false);
         json msg = {{"type", "case"},      {"shape_index", si}, {"shape", shape_json(sc.shape)},
                     {"hidden", sc.hidden}, {"seed", seed},      {"distribution", dist.name},
                     {"run_status", status}};
@@ -155,15 +159,19 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     const auto limit = std::max(std::chrono::seconds(60), 3 * ctx.call_deadline);
     CandidateScope scope(ctx, "timing at " + sc.shape.to_string(), limit);
     scope.disarm();
-    std::vector<TimedCall> calls = {
-        {"candidate",
-         [&](cudaStream_t) {
-           scope.arm();
-           const int status = candidate.run(cand_args);
-           scope.disarm();
-           return status;
-         }},
-        {"baseline", [&](cudaStream_t) { return baseline.run(base_args); }}};
+    TimedCall timed_candidate{"candidate", [&](cudaStream_t) {
+                                scope.arm();
+                                const int status = candidate.run(cand_args);
+                                scope.disarm();
+                                return status;
+                              }};
+    if (ctx.counters != nullptr) {
+      timed_candidate.enter = [&, si] { ctx.counters->begin(si); };
+      timed_candidate.leave = [&](bool after_flush) { ctx.counters->end(after_flush); };
+    }
+    std::vector<TimedCall> calls = {std::move(timed_candidate), {"baseline", [&](cudaStream_t) {
+                                                                   return baseline.run(base_args);
+                                                                 }}};
 
     const json clocks_before = clock_snapshot(job.device);
     TimingSamples samples;
@@ -210,6 +218,26 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     msg["speedup"] = median_json(median_ci(paired_ratios(samples.us[1], samples.us[0])));
     msg["baseline_plan"] = baseline.plan_report();
     ctx.out.send(msg);
+  }
+}
+
+void send_counters(const TaskSpec& task, CallCounters& counters, const ResultChannel& out) {
+  const std::map<size_t, std::vector<CountedCalls>> shapes = counters.collect();
+  if (!counters.failure().empty()) {
+    out.send({{"type", "candidate_violation"},
+              {"during", "reading the hardware counters of candidate calls"},
+              {"finding", "the counters stopped working after candidate code ran (" +
+                              counters.failure() + ")"}});
+    return;
+  }
+  for (const auto& [si, groups] : shapes) {
+    json list = json::array();
+    for (const CountedCalls& g : groups)
+      list.push_back({{"values", g.values}, {"count", g.count}, {"calls", g.calls}});
+    out.send({{"type", "counters"},
+              {"shape_index", si},
+              {"shape", shape_json(task.shapes[si].shape)},
+              {"groups", std::move(list)}});
   }
 }
 

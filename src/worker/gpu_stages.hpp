@@ -27,10 +27,23 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
 void run_timing(const TaskSpec& task, Implementation& candidate, Implementation& baseline,
                 const WorkerJob& job, StageContext& ctx);
 
-/// The evidence stage, meant to run under Nsight Compute with profiling off at start: the positive
-/// and negative control each in a profiler range ("evidence_control" messages), then one call per
+/// One "counters" message per timed shape with the hardware counts of every candidate call made
+/// there (groups of equal counts), or a "candidate_violation" when the counters broke after
+/// candidate code ran.
+void send_counters(const TaskSpec& task, CallCounters& counters, const ResultChannel& out);
+
+/// The evidence run's controls, each in its own profiler range ("evidence_control" messages): the
+/// evidence control live and dead, then the FLOP control live. Run before candidate code is loaded
+/// and before the environment is replaced: the profiler sets up its counter collection on the
+/// first profiled kernel and reads its own variables then.
+void run_evidence_controls(const ResultChannel& out, cudaStream_t stream);
+
+/// The evidence stage, meant to run under Nsight Compute with profiling off at start, after
+/// run_evidence_controls: one call per
 /// timed shape in its own range followed by a marker kernel whose grid size is the nonce of its
-/// "evidence_call" message (which also says whether that call's output was correct).
+/// "evidence_call" message (which also says whether that call's output was correct). Before each
+/// profiled call, a random number (1 to 32) of unprofiled calls on fresh inputs, so that the
+/// profiled call is no first call (docs/evidence.md).
 void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext& ctx);
 
 }  // namespace ptxb

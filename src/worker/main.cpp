@@ -12,7 +12,9 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
 #include "sys/files.hpp"
+#include "sys/process.hpp"
 #include "sys/sandbox.hpp"
+#include "worker/gpu_call_counters.hpp"
 #include "worker/gpu_candidate_scope.hpp"
 #include "worker/gpu_environment.hpp"
 #include "worker/gpu_monitor.hpp"
@@ -30,6 +32,21 @@ int exit_code(WorkerExit e) { return static_cast<int>(e); }
 // Set once candidate code may have run: from then on a failing CUDA call of PTXBench's own (out
 // of memory after the candidate grabbed it all, a context it broke) is the candidate's doing.
 bool candidate_code_ran = false;
+
+// The hardware counters of candidate calls (worker/gpu_call_counters.hpp), checked on the
+// controls; nullptr when unavailable, which the "counters_setup" message explains. Not under ncu,
+// which holds the profiling interface itself.
+std::unique_ptr<ptxb::CallCounters> open_counters(const ptxb::Catalog& catalog,
+                                                  const ptxb::TaskSpec& task,
+                                                  const ptxb::WorkerJob& job, cudaStream_t stream,
+                                                  const ptxb::ResultChannel& out) {
+  std::string why;
+  auto counters = ptxb::CallCounters::create(catalog.counters_for(task.arch), job.device, &why);
+  json setup = counters ? counters->check(stream) : json{{"ok", false}, {"problem", why}};
+  out.send({{"type", "counters_setup"}, {"setup", setup}});
+  if (counters && !counters->ok()) counters.reset();
+  return counters;
+}
 
 int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   int devices = 0;
@@ -65,12 +82,21 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   out.send({{"type", "monitor"},
             {"available", monitor != nullptr},
             {"reason", monitor ? "" : monitor_problem}});
+  std::unique_ptr<ptxb::CallCounters> counters;
+  if (job.run_evidence)
+    ptxb::run_evidence_controls(out, stream.get());  // before the environment changes
+  else
+    counters = open_counters(catalog, task, job, stream.get(), out);
+  // CUDA and any profiler's injection have initialised: from here on the process's environment
+  // is the job's, the same under ncu as in the timing process (docs/evidence.md).
+  if (!job.environment.empty()) ptxb::replace_environment(job.environment);
   ptxb::CallWatchdog watchdog(out);
   out.send({{"type", "sandbox"},
             {"report", job.sandbox ? ptxb::apply_sandbox(*job.sandbox) : json("off")}});
 
   ptxb::StageContext ctx{out, watchdog};
   ctx.monitor = monitor.get();
+  ctx.counters = counters.get();
   if (job.candidate_functions)
     ctx.candidate_functions.emplace(job.candidate_functions->begin(),
                                     job.candidate_functions->end());
@@ -108,6 +134,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
     ptxb::run_timing(task, *candidate, self_baseline ? *self_baseline : *library_baseline, job,
                      ctx);
   }
+  if (counters) ptxb::send_counters(task, *counters, out);
   out.send({{"type", "done"}});
   return exit_code(WorkerExit::kOk);
 }

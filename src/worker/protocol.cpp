@@ -25,7 +25,8 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"timing_min_ms", job.timing_min_ms},
           {"timing_max_samples", job.timing_max_samples},
           {"device", job.device},
-          {"baseline", job.baseline}};
+          {"baseline", job.baseline},
+          {"environment", job.environment}};
 }
 
 WorkerJob worker_job_from_json(const nlohmann::json& j) {
@@ -56,6 +57,7 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.timing_max_samples = field("timing_max_samples").get<int>();
   job.device = field("device").get<int>();
   job.baseline = field("baseline").get<std::string>();
+  job.environment = field("environment").get<std::vector<std::string>>();
   if (job.baseline != "library" && job.baseline != "self")
     throw InputError("worker job: baseline: expected \"library\" or \"self\"");
   if (job.timing_samples < 1) throw InputError("worker job: timing_samples: must be >= 1");

@@ -13,7 +13,7 @@
 
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 4;
+constexpr int kWorkerProtocolVersion = 5;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -58,6 +58,10 @@ struct WorkerJob {
   /// "library": the task's baseline (cuBLASLt); "self": the candidate timed against itself, the
   /// timing self-check (speedup must come out 1.00).
   std::string baseline = "library";
+  /// The environment candidate code sees, "NAME=value" each. The worker replaces its own with
+  /// exactly this once CUDA (and a profiler's injection) has initialised, so the timing and the
+  /// evidence process look the same to getenv. Empty: left as inherited.
+  std::vector<std::string> environment;
 };
 
 nlohmann::json to_json(const WorkerJob& job);

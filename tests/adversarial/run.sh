@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the adversarial submissions through `ptxbench eval` and checks each verdict against the
-# `// ptxbench-expect: task=T outcome=O [target=I]` line at the top of its file. With target=,
-# the verdict's targets[] must also hold a row for instruction I with met == false.
+# `// ptxbench-expect: task=T outcome=O [target=I] [timing=yes]` line at the top of its file. With
+# target=, the verdict's targets[] must also hold a row for instruction I with met == false. Files
+# are judged with --no-timing unless they say timing=yes (their cheat shows only in timed rounds).
 # A control submission (an expert solution, expected `passed`) runs once first and once last, so
 # that a broken harness or machine shows up as a failed control instead of a row of "expected"
 # failures.
@@ -64,7 +65,7 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = re.match(r"\s*//\s*ptxbench-expect:\s*(.*)$", line)
     if m:
         fields = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
-        print("\x1f".join(fields.get(k, "") for k in ("task", "outcome", "target")))
+        print("\x1f".join(fields.get(k, "") for k in ("task", "outcome", "target", "timing")))
         break
 EOF
 }
@@ -98,9 +99,11 @@ print(f"{got}\x1f{'yes' if ok else 'no'}\x1f{reason}")
 EOF
 }
 
-# run_case NAME FILE TASK OUTCOME TARGET
+# run_case NAME FILE TASK OUTCOME TARGET [TIMING]
 run_case() {
-  local name="$1" file="$2" task="$3" outcome="$4" target="$5"
+  local name="$1" file="$2" task="$3" outcome="$4" target="$5" timing="${6:-}"
+  local timing_flag=(--no-timing)
+  [[ "$timing" == "yes" ]] && timing_flag=()
   local json="$OUT_DIR/$name.json" log="$OUT_DIR/$name.log"
   local expected="$outcome${target:+[$target:met=false]}"
   local got ok reason rc
@@ -112,7 +115,7 @@ run_case() {
     expected="?"
   else
     echo "[run] $name ($task)" >&2
-    "$PTXBENCH" eval "$file" --task "$task" --no-timing --json-out "$json" "${EXTRA[@]}" \
+    "$PTXBENCH" eval "$file" --task "$task" "${timing_flag[@]}" --json-out "$json" "${EXTRA[@]}" \
       >"$log" 2>&1
     rc=$?
     if [[ $rc -ne 0 ]]; then
@@ -130,9 +133,9 @@ run_case() {
 run_case control-start "$CONTROL" "$CONTROL_TASK" passed ""
 for f in "${FILES[@]}"; do
   name="$(basename "$f" .cu)"
-  task="" outcome="" target=""
-  IFS="$US" read -r task outcome target < <(read_expectation "$f" 2>/dev/null || true)
-  run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}"
+  task="" outcome="" target="" timing=""
+  IFS="$US" read -r task outcome target timing < <(read_expectation "$f" 2>/dev/null || true)
+  run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}" "${timing:-}"
 done
 run_case control-end "$CONTROL" "$CONTROL_TASK" passed ""
 

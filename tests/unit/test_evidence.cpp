@@ -144,7 +144,8 @@ TEST(CountFloor, GlueOpcodesAreNotEvidence) {
 
 std::vector<ProfiledKernel> profile(std::vector<ProfiledKernel> middle) {
   std::vector<ProfiledKernel> out = {kernel("ptxb_evidence_control", {{"EXIT", 8}}),
-                                     kernel("ptxb_evidence_control", {{"EXIT", 8}})};
+                                     kernel("ptxb_evidence_control", {{"EXIT", 8}}),
+                                     kernel("ptxb_flop_control", {{"EXIT", 4}})};
   for (auto& k : middle) out.push_back(std::move(k));
   return out;
 }
@@ -168,6 +169,12 @@ TEST(SplitKernels, ACallWithoutKernelsIsAnEmptyCall) {
 
 TEST(SplitKernels, NamesEveryBrokenStructure) {
   EXPECT_NE(split_kernels({kernel("x", {})}, {}).problem, "");
+  EXPECT_NE(split_kernels({kernel("ptxb_evidence_control", {}), kernel("ptxb_evidence_control", {}),
+                           kernel("ptxb_evidence_marker", {}, {3, 1, 1})},
+                          {3})
+                .problem.find("three control kernels"),
+            std::string::npos)
+      << "the FLOP control is missing";
   EXPECT_NE(split_kernels(profile({kernel("a", {})}), {3}).problem.find("missing"),
             std::string::npos);
   EXPECT_NE(split_kernels(profile({kernel("ptxb_evidence_marker", {}, {4, 1, 1})}), {3})
@@ -212,7 +219,15 @@ TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
     EXPECT_EQ(r.r2, true) << t.instruction;
   }
   EXPECT_GE(*j.targets.at("wgmma.mma_async").min_flop_share, 0.99);
+  EXPECT_EQ(*j.targets.at("wgmma.mma_async").max_nontarget_flop_share, 0.0)
+      << "the expert does all its arithmetic with wgmma";
+  EXPECT_TRUE(j.pass_disagreement.empty()) << j.pass_disagreement;
   EXPECT_EQ(j.record["calls"].size(), 4u);
+  EXPECT_EQ(j.profiled_counters.at("M=4096 N=4096 K=4096")
+                .at("sm__inst_executed_pipe_tensor_op_gmma.sum"),
+            1048576)
+      << "HGMMA.64x256x16 warp executions: 2*4096^3 / (2*64*256*16) x 4 warps";
+  EXPECT_EQ(j.profiled_counters.size(), 4u);
   for (const json& row : j.record["feedback"]) {
     const std::string shape = row["shape"];
     EXPECT_TRUE(shape.rfind("hidden shape #", 0) == 0 || shape.rfind("M=4096", 0) == 0 ||

@@ -1,0 +1,340 @@
+// Probe: can the timing process read hardware counters of individual candidate calls through
+// CUPTI's range profiler (user ranges, user replay) while PTXBench's CUPTI monitor (callbacks and
+// kernel activity) is subscribed in the same process? Prints what it finds; see
+// bench/results/*-range-profiler-probe for the H200 output.
+// Usage: ptxbench-range-probe TASKS_DIR EXPERT.so [ncu]   (EXPERT.so: the GEMM expert compiled as
+// a submission). With "ncu" it only runs the control kernels and one expert call at 4096^3 inside
+// a cudaProfilerStart/Stop range, for Nsight Compute to count, and prints its environment.
+#include <cuda_profiler_api.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "controls/evidence_controls.hpp"
+#include "controls/flop_control.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device.hpp"
+#include "sys/process.hpp"
+#include "tasks/catalog.hpp"
+#include "tasks/spec.hpp"
+#include "worker/gpu_cupti_library.hpp"
+#include "worker/gpu_environment.hpp"
+#include "worker/gpu_monitor.hpp"
+#include "worker/gpu_problem.hpp"
+#include "worker/gpu_range_profiler.hpp"
+#include "worker/gpu_shared_object.hpp"
+#include "worker/gpu_stage_helpers.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+void print_values(const char* what, const ptxb::RangeProfiler& rp,
+                  const std::vector<std::vector<double>>& values) {
+  std::printf("%s: %zu range(s)\n", what, values.size());
+  for (size_t r = 0; r < values.size(); ++r)
+    for (size_t m = 0; m < rp.metrics().size(); ++m)
+      std::printf("  range %zu %-48s %.0f\n", r, rp.metrics()[m].c_str(), values[r][m]);
+}
+
+void attempt(const char* what, const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    std::printf("%s: FAILED: %s\n", what, e.what());
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+extern char** environ;
+
+// The kernels Nsight Compute should count, each once, inside one profiler range.
+int ncu_mode(const char* tasks_dir, const char* expert_so) {
+  for (char** e = environ; *e != nullptr; ++e) std::printf("env %s\n", *e);
+  const ptxb::Catalog catalog = ptxb::load_catalog(std::string(tasks_dir) + "/catalog");
+  const ptxb::TaskSpec task =
+      ptxb::load_task(std::string(tasks_dir) + "/sm90/gemm/bf16-wgmma-tma/task.toml", catalog);
+  ptxb::SharedObjectImplementation expert(expert_so);
+  ptxb::Stream stream;
+  const cudaStream_t s = stream.get();
+  ptxb::DeviceProblem problem(task, ptxb::Shape{{{"M", 4096}, {"N", 4096}, {"K", 4096}}});
+  problem.generate_inputs(task.correctness.distributions.front(), 1, s);
+  ptxb::Planned plan = ptxb::plan_for(expert, problem, s);
+  const ptxb_args args = problem.args(plan.workspace.data(), plan.workspace.bytes(), s);
+  // PROBE_CLEARENV=early: the environment emptied before the first profiled kernel; =late: after
+  // one profiled kernel. Does Nsight Compute's injection need its variables later on?
+  const char* clear = std::getenv("PROBE_CLEARENV");
+  const std::string when = clear != nullptr ? clear : "";
+  const std::vector<std::string> minimal = {"PATH=/usr/bin:/bin", "HOME=/tmp"};
+  if (std::getenv("PROBE_NVML") != nullptr)  // the worker reads NVML before profiling starts
+    std::printf("nvml %s\n", ptxb::device_environment(0).dump().c_str());
+  if (when == "early") ptxb::replace_environment(minimal);
+  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+  PTXB_CHECK_CUDA(cudaProfilerStart());
+  PTXB_CHECK_CUDA(ptxb::launch_evidence_control(true, s));
+  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+  PTXB_CHECK_CUDA(cudaProfilerStop());
+  if (when == "late") ptxb::replace_environment(minimal);
+  PTXB_CHECK_CUDA(cudaProfilerStart());
+  PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
+  PTXB_CHECK_CUDA(ptxb::launch_flop_control(false, s));
+  expert.run(args);
+  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+  PTXB_CHECK_CUDA(cudaProfilerStop());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: %s TASKS_DIR EXPERT.so [ncu]\n", argv[0]);
+    return 2;
+  }
+  PTXB_CHECK_CUDA(cudaSetDevice(0));
+  PTXB_CHECK_CUDA(cudaFree(nullptr));
+  if (argc == 4) return ncu_mode(argv[1], argv[2]);
+  ptxb::Stream stream, side;
+  std::string why;
+  auto monitor = ptxb::CandidateMonitor::create(&why);
+  std::printf("monitor: %s %s\n", monitor ? "subscribed" : "NOT available", why.c_str());
+
+  // Which hardware metrics fit one pass? Singles and pairs first, then a greedy set in order of
+  // preference (what the evidence check needs most comes first).
+  const std::vector<std::string> preferred = {"sm__inst_executed_pipe_tensor_op_gmma.sum",
+                                              "sm__inst_executed_pipe_fma.sum",
+                                              "sm__inst_executed_pipe_tensor_op_hmma.sum",
+                                              "sm__inst_executed_pipe_fp64.sum",
+                                              "smsp__inst_executed.sum",
+                                              "sm__inst_executed.sum",
+                                              "sm__inst_executed_pipe_tensor_op_imma.sum",
+                                              "sm__inst_executed_pipe_tensor_op_dmma.sum",
+                                              "sm__inst_executed_pipe_fma_type_fp16.sum",
+                                              "sm__inst_executed_pipe_alu.sum",
+                                              "sm__inst_executed_pipe_tensor.sum",
+                                              "sm__cycles_elapsed.max"};
+  CUcontext ctx = ptxb::current_cuda_context();
+  std::string chip;
+  {
+    auto first = ptxb::RangeProfiler::create(ctx, 0, {preferred[0]}, 4, &why);
+    if (!first) {
+      std::printf("range profiler: NOT available even for %s: %s\n", preferred[0].c_str(),
+                  why.c_str());
+      return 1;
+    }
+    chip = first->chip();
+  }
+  for (size_t i = 0; i < preferred.size(); ++i) {
+    why.clear();
+    std::printf("passes %zu for %s %s\n",
+                ptxb::RangeProfiler::passes_needed(chip, {preferred[i]}, &why),
+                preferred[i].c_str(), why.c_str());
+    for (size_t j = i + 1; j < preferred.size(); ++j) {
+      why.clear();
+      const size_t p = ptxb::RangeProfiler::passes_needed(chip, {preferred[i], preferred[j]}, &why);
+      if (p != 1)
+        std::printf("  pair needs %zu: %s + %s %s\n", p, preferred[i].c_str(), preferred[j].c_str(),
+                    why.c_str());
+    }
+  }
+  std::vector<std::string> core;
+  for (const std::string& m : preferred) {
+    std::vector<std::string> trial = core;
+    trial.push_back(m);
+    why.clear();
+    if (ptxb::RangeProfiler::passes_needed(chip, trial, &why) == 1) core = trial;
+  }
+  std::printf("one-pass set:");
+  for (const std::string& m : core) std::printf(" %s", m.c_str());
+  std::printf("\n");
+  auto rp = ptxb::RangeProfiler::create(ctx, 0, core, 64, &why);
+  if (!rp) {
+    std::printf("range profiler: NOT available: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("range profiler: chip %s, metrics %zu, 1 pass\n", rp->chip().c_str(), core.size());
+  for (const char* part : {"inst_executed_pipe", "gmma"}) {
+    std::printf("base metrics containing '%s':", part);
+    for (const std::string& m : ptxb::RangeProfiler::base_metrics(rp->chip(), part))
+      std::printf(" %s", m.c_str());
+    std::printf("\n");
+  }
+
+  const cudaStream_t s = stream.get();
+  auto one_range = [&](const char* what, const std::function<void()>& launch) {
+    attempt(what, [&] {
+      PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+      const auto t0 = Clock::now();
+      rp->start();
+      rp->push(what);
+      launch();
+      rp->pop();
+      rp->stop();
+      const double enqueue_us = us_since(t0);
+      PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+      const auto t1 = Clock::now();
+      const auto values = rp->decode();
+      std::printf("[%s] start..stop %.1f us, decode+evaluate %.1f us\n", what, enqueue_us,
+                  us_since(t1));
+      print_values(what, *rp, values);
+    });
+  };
+  // A: one full pass per call, known kernels.
+  one_range("A evidence control live",
+            [&] { PTXB_CHECK_CUDA(ptxb::launch_evidence_control(true, s)); });
+  one_range("A evidence control dead",
+            [&] { PTXB_CHECK_CUDA(ptxb::launch_evidence_control(false, s)); });
+  one_range("A flop control live", [&] { PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s)); });
+  one_range("A flop control dead", [&] { PTXB_CHECK_CUDA(ptxb::launch_flop_control(false, s)); });
+  one_range("D flop control on another stream",
+            [&] { PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, side.get())); });
+  one_range("A same range twice: flop x2", [&] {
+    PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
+    PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
+  });
+  // B: three passes without decoding between them, then one decode.
+  attempt("B three passes then one decode", [&] {
+    for (int i = 0; i < 3; ++i) {
+      rp->start();
+      rp->push("B");
+      PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
+      rp->pop();
+      rp->stop();
+    }
+    PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+    print_values("B three passes then one decode", *rp, rp->decode());
+  });
+  // C: one pass with five ranges.
+  attempt("C one pass, five ranges", [&] {
+    rp->start();
+    for (int i = 0; i < 5; ++i) {
+      rp->push("C");
+      for (int k = 0; k <= i; ++k) PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
+      rp->pop();
+    }
+    rp->stop();
+    PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+    print_values("C one pass, five ranges (1..5 flop launches)", *rp, rp->decode());
+  });
+  // C2: decode without a sync first.
+  attempt("C2 decode without synchronize", [&] {
+    rp->start();
+    rp->push("C2");
+    PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
+    rp->pop();
+    rp->stop();
+    print_values("C2 decode without synchronize", *rp, rp->decode());
+  });
+
+  // E: the GEMM expert, one pass per shape: an L2-flush-like kernel, then push (unique name),
+  // events around the call, pop; every other call outside any range. Decoded once per shape.
+  const ptxb::Catalog catalog = ptxb::load_catalog(std::string(argv[1]) + "/catalog");
+  const ptxb::TaskSpec task =
+      ptxb::load_task(std::string(argv[1]) + "/sm90/gemm/bf16-wgmma-tma/task.toml", catalog);
+  ptxb::SharedObjectImplementation expert(argv[2]);
+  for (const size_t capacity : {2048u, 1024u, 512u}) {
+    why.clear();
+    auto big = ptxb::RangeProfiler::create(ctx, 0, core, capacity, &why);
+    std::printf("capacity %zu ranges: %s %s\n", capacity, big ? "ok" : "FAILED", why.c_str());
+    if (!big) continue;
+    rp = std::move(big);
+    break;
+  }
+  ptxb::DeviceBuffer flush_buf(size_t(120) << 20);
+  for (const ptxb::ShapeCase& sc : task.shapes) {
+    if (!sc.timed) continue;
+    attempt("E expert", [&] {
+      ptxb::DeviceProblem problem(task, sc.shape);
+      problem.generate_inputs(task.correctness.distributions.front(), 1, s);
+      ptxb::Planned plan = ptxb::plan_for(expert, problem, s);
+      const ptxb_args args = problem.args(plan.workspace.data(), plan.workspace.bytes(), s);
+      ptxb::Event e0, e1;
+      std::vector<double> plain_us, ranged_us, push_us, pop_us;
+      for (int i = 0; i < 3; ++i) expert.run(args);
+      rp->reset();
+      auto t_start = Clock::now();
+      rp->start();
+      const double start_us = us_since(t_start);
+      const int rounds = 200;
+      for (int round = 0; round < rounds; ++round) {
+        const bool ranged = round % 2 == 1;
+        PTXB_CHECK_CUDA(cudaMemsetAsync(flush_buf.data(), round & 0xff, flush_buf.bytes(), s));
+        const std::string name = "call" + std::to_string(round);
+        auto t0 = Clock::now();
+        if (ranged) rp->push(name.c_str());
+        const double push = us_since(t0);
+        e0.record(s);
+        expert.run(args);
+        e1.record(s);
+        t0 = Clock::now();
+        if (ranged) rp->pop();
+        const double pop = us_since(t0);
+        PTXB_CHECK_CUDA(cudaStreamSynchronize(s));
+        const double us = 1000.0 * e1.elapsed_ms_since(e0);
+        (ranged ? ranged_us : plain_us).push_back(us);
+        if (ranged) {
+          push_us.push_back(push);
+          pop_us.push_back(pop);
+        }
+      }
+      t_start = Clock::now();
+      rp->stop();
+      const double stop_us = us_since(t_start);
+      t_start = Clock::now();
+      const auto values = rp->decode();
+      const double decode_us = us_since(t_start);
+      std::vector<double> first_metric, second_metric;
+      for (const auto& v : values) {
+        first_metric.push_back(v[0]);
+        second_metric.push_back(v[1]);
+      }
+      std::printf(
+          "E %s: plain %.1f us, ranged %.1f us (x%.4f); host push %.1f us, pop %.1f us, "
+          "start %.0f us, stop %.0f us, decode+evaluate of %zu ranges %.0f us; "
+          "%s min %.0f max %.0f; %s min %.0f max %.0f\n",
+          sc.shape.to_string().c_str(), median(plain_us), median(ranged_us),
+          median(ranged_us) / median(plain_us), median(push_us), median(pop_us), start_us, stop_us,
+          values.size(), decode_us, core[0].c_str(),
+          *std::min_element(first_metric.begin(), first_metric.end()),
+          *std::max_element(first_metric.begin(), first_metric.end()), core[1].c_str(),
+          *std::min_element(second_metric.begin(), second_metric.end()),
+          *std::max_element(second_metric.begin(), second_metric.end()));
+      print_values("E first range of the shape", *rp, {values.front()});
+    });
+  }
+  // F: after reset, a fresh image holds only the new ranges.
+  attempt("F reset", [&] {
+    rp->reset();
+    rp->start();
+    for (int i = 0; i < 3; ++i) {
+      const std::string name = "F" + std::to_string(i);
+      rp->push(name.c_str());
+      PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
+      rp->pop();
+    }
+    rp->stop();
+    print_values("F three ranges after reset", *rp, rp->decode());
+  });
+  if (monitor) {
+    const ptxb::MonitorReport report = monitor->collect();
+    std::printf("monitor after all: %zu kernel records, %llu dropped, %zu errors\n",
+                report.kernels.size(), static_cast<unsigned long long>(report.dropped_records),
+                report.monitor_errors.size());
+    for (const auto& e : report.monitor_errors) std::printf("  monitor error: %s\n", e.c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,64 @@
+// Hardware counters of the timed process, read through CUPTI's range profiler
+// (cupti_range_profiler.h: user ranges, user replay) so that the evidence describes the very calls
+// that were timed (docs/evidence.md, "Counters from the timed process"). Hardware counters only:
+// metrics with "_sass_" patch code and are never asked for here. Loaded through dlopen like the
+// CUPTI monitor, with which it shares the process's one libcupti.
+#pragma once
+
+#include <cuda.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ptxb {
+
+class RangeProfiler {
+ public:
+  /// Sets up counting of `metrics` on device `device` in `context` (the worker's primary context),
+  /// with room for `max_ranges` ranges per pass. Returns nullptr with *why_not when CUPTI or the
+  /// device does not support it, a metric is unknown, or the metrics need more than one pass (a
+  /// second pass would replay candidate code). Throws nothing.
+  static std::unique_ptr<RangeProfiler> create(CUcontext context, int device,
+                                               const std::vector<std::string>& metrics,
+                                               size_t max_ranges, std::string* why_not);
+  /// Disables the range profiler and frees the host objects; errors are ignored.
+  ~RangeProfiler();
+  RangeProfiler(const RangeProfiler&) = delete;
+  RangeProfiler& operator=(const RangeProfiler&) = delete;
+
+  const std::vector<std::string>& metrics() const { return metrics_; }
+  /// The chip name CUPTI reported ("GH100").
+  const std::string& chip() const { return chip_; }
+
+  /// One pass: start(), then push()/pop() pairs (at most max_ranges), then stop(). Ranges count
+  /// all work of the context between push and pop, on every stream. Throw ApiError on failure.
+  void start();
+  void push(const char* range_name);
+  void pop();
+  void stop();
+  /// Copies the finished pass's counters into the counter data image and evaluates every range in
+  /// it: values[range][metric], in the order of metrics(). Throws ApiError on failure, including
+  /// dropped ranges.
+  std::vector<std::vector<double>> decode();
+
+  /// Empties the counter data image (decode() returns every range since the last reset) and
+  /// configures the next pass. Throws ApiError on failure.
+  void reset();
+
+  /// Passes the metrics would need on `chip` (nullopt-like: 0 with *why_not on failure).
+  static size_t passes_needed(const std::string& chip, const std::vector<std::string>& metrics,
+                              std::string* why_not);
+  /// Base metric names the host API knows for `chip` that contain `part` (probe aid).
+  static std::vector<std::string> base_metrics(const std::string& chip, const std::string& part);
+
+  struct Impl;
+
+ private:
+  RangeProfiler() = default;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::string> metrics_;
+  std::string chip_;
+};
+
+}  // namespace ptxb

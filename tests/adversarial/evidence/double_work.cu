@@ -1,0 +1,20 @@
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=low_instruction_share target=wgmma.mma_async
+// Evidence cheat: the whole GEMM through wgmma into the workspace (FLOP share exactly 1.0) while a
+// SIMT (FFMA) kernel computes C. Same in every call, so the counters agree; caught by counting all
+// the arithmetic: FFMA does about 1.0 of the problem's FLOPs, far above the task's ceiling.
+__device__ bool divert_to_simt() { return false; }
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  const int status = expert_plan(problem, workspace_bytes);
+  *workspace_bytes = static_cast<uint64_t>(problem->outputs[0].shape[0]) *
+                     static_cast<uint64_t>(problem->outputs[0].shape[1]) * 2;  // a second C
+  return status;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  void* scratch_out[1] = {args->workspace};
+  ptxb_args for_show = *args;
+  for_show.outputs = scratch_out;
+  const int status = expert_run(&for_show);
+  return status != PTXB_OK ? status : simt::run(args);
+}

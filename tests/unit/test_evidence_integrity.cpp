@@ -1,0 +1,287 @@
+// The checks that tie the runtime evidence to the timed calls and to all the arithmetic
+// (docs/evidence.md): the non-target FLOP rule, the agreement of ncu's passes, the comparison of
+// the timed calls' hardware counters with the profiled call's, and the catalog and task fields
+// they read. Recorded data: tests/fixtures/ncu (an evidence run of the TMA expert) and
+// tests/fixtures/evidence (worker counters of that expert and of two cheats, H200 2026-12-01).
+#include <gtest/gtest.h>
+
+#include "controls/flop_classes.hpp"
+#include "core/error.hpp"
+#include "eval/counter_check.hpp"
+#include "instrument/counter_match.hpp"
+#include "instrument/evidence_judge.hpp"
+#include "instrument/nontarget_flops.hpp"
+#include "sys/files.hpp"
+#include "sys/process.hpp"
+#include "tasks/task_json.hpp"
+#include "worker/protocol.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+const std::filesystem::path kFixtures = std::filesystem::path(PTXB_FIXTURE_DIR);
+
+const Catalog& catalog() {
+  static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
+  return loaded;
+}
+const TaskSpec& task(const std::string& id) {
+  static std::map<std::string, TaskSpec> tasks;
+  if (!tasks.count(id)) tasks.emplace(id, find_task(kTasksRoot, catalog(), id));
+  return tasks.at(id);
+}
+std::vector<const InstructionEntry*> wgmma_target() {
+  return {catalog().find("wgmma.mma_async", "sm_90a")};
+}
+
+// The FLOP control as ncu counts it: every class at its known thread-level count.
+ProfiledKernel flop_control() {
+  ProfiledKernel k;
+  k.name = kFlopControlKernelName;
+  for (const FlopClass& c : kFlopClasses)
+    k.metrics[flop_class_metric(c)] = flop_control_thread_count(c);
+  return k;
+}
+
+ProfiledKernel arithmetic(std::map<std::string, double> classes,
+                          std::map<std::string, int64_t> opcodes = {}) {
+  ProfiledKernel k;
+  k.name = "k(int)";
+  for (const FlopClass& c : kFlopClasses) k.metrics[flop_class_metric(c)] = 0;
+  for (const auto& [name, count] : classes)
+    k.metrics["smsp__sass_thread_inst_executed_op_" + name + "_pred_on.sum"] = count;
+  k.opcodes = std::move(opcodes);
+  return k;
+}
+
+// ---- non-target arithmetic ----
+
+TEST(NonTargetFlops, WeightsComeFromTheControlAndMatchTheIsa) {
+  std::string problem;
+  const auto w = calibrate_flop_weights(flop_control(), &problem);
+  ASSERT_TRUE(w) << problem;
+  for (const FlopClass& c : kFlopClasses) EXPECT_DOUBLE_EQ(w->at(std::string(c.name)), c.flops);
+
+  ProfiledKernel half = flop_control();
+  half.metrics["smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"] /= 2;  // 8 FLOPs each?
+  EXPECT_TRUE(calibrate_flop_weights(half, &problem)) << "within a factor of two: calibrated";
+  half.metrics["smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"] /= 2;
+  EXPECT_FALSE(calibrate_flop_weights(half, &problem));
+  EXPECT_NE(problem.find("hfma"), std::string::npos) << problem;
+  ProfiledKernel missing = flop_control();
+  missing.metrics.erase("smsp__sass_thread_inst_executed_op_dadd_pred_on.sum");
+  EXPECT_FALSE(calibrate_flop_weights(missing, &problem)) << "a class ncu did not count";
+}
+
+TEST(NonTargetFlops, ScalarPackedAndForeignMmaCountTheTargetDoesNot) {
+  const auto w = *calibrate_flop_weights(flop_control(), nullptr);
+  const NonTargetFlops n = nontarget_flops(
+      arithmetic({{"ffma", 1000}, {"hfma", 10}, {"dadd", 3}},
+                 {{"HGMMA.64x256x16.F32.BF16", 4000}, {"HMMA.16816.F32.BF16", 5}, {"FFMA", 31}}),
+      w, wgmma_target());
+  EXPECT_TRUE(n.unreadable.empty()) << n.unreadable;
+  EXPECT_DOUBLE_EQ(n.by_source.at("ffma"), 2000);
+  EXPECT_DOUBLE_EQ(n.by_source.at("hfma"), 40);
+  EXPECT_DOUBLE_EQ(n.by_source.at("dadd"), 3);
+  EXPECT_DOUBLE_EQ(n.by_source.at("HMMA.16816.F32.BF16"), 5 * 2.0 * 16 * 8 * 16);
+  EXPECT_EQ(n.by_source.count("HGMMA.64x256x16.F32.BF16"), 0u) << "the target's own work";
+  EXPECT_DOUBLE_EQ(n.flops, 2000 + 40 + 3 + 5 * 4096.0);
+}
+
+TEST(NonTargetFlops, AnotherWgmmaTypeIsNonTargetWhenTheTargetRowExcludesIt) {
+  InstructionEntry bf16_only = *catalog().find("wgmma.mma_async", "sm_90a");
+  bf16_only.primary_opcodes = {"HGMMA"};  // e.g. a future fp8 row would list QGMMA only
+  const auto w = *calibrate_flop_weights(flop_control(), nullptr);
+  const NonTargetFlops n =
+      nontarget_flops(arithmetic({}, {{"QGMMA.64x128x32.F32.E4M3.E4M3", 8}}), w, {&bf16_only});
+  EXPECT_DOUBLE_EQ(n.flops, 8 * 2.0 * 64 * 128 * 32 / 4) << "four warp executions per instruction";
+}
+
+TEST(NonTargetFlops, WarpMmaShapesAndUnreadableOnes) {
+  EXPECT_EQ(mma_flops_per_warp_execution("HMMA.1688.F32.TF32"), 2.0 * 16 * 8 * 8);
+  EXPECT_EQ(mma_flops_per_warp_execution("IMMA.16832.S8.S8"), 2.0 * 16 * 8 * 32);
+  EXPECT_EQ(mma_flops_per_warp_execution("DMMA.884"), 2.0 * 8 * 8 * 4);
+  EXPECT_EQ(mma_flops_per_warp_execution("HGMMA.64x8x16.F32.BF16"), 2.0 * 64 * 8 * 16 / 4);
+  EXPECT_FALSE(mma_flops_per_warp_execution("HMMA.999.F32"));
+  EXPECT_FALSE(mma_flops_per_warp_execution("FFMA"));
+  const auto w = *calibrate_flop_weights(flop_control(), nullptr);
+  EXPECT_NE(nontarget_flops(arithmetic({}, {{"HMMA.999.F32", 1}}), w, wgmma_target()).unreadable,
+            "");
+  ProfiledKernel no_metrics;
+  EXPECT_NE(nontarget_flops(no_metrics, w, wgmma_target()).unreadable, "")
+      << "a kernel ncu counted no classes for cannot be judged";
+}
+
+TEST(NonTargetFlops, RTwoNeedsTheFloorAndTheCeiling) {
+  const TargetSpec& t = task("sm90/gemm/bf16-wgmma").targets.at(0);
+  EXPECT_DOUBLE_EQ(t.max_nontarget_flop_share, 0.02);
+  ProfiledKernel gemm = arithmetic({}, {{"HGMMA.64x128x16.F32.BF16", 4}});
+  const double flops = 2.0 * 64 * 128 * 16;  // exactly one warpgroup instruction's worth
+  const InstructionEntry& wgmma = *catalog().find("wgmma.mma_async", "sm_90a");
+  EXPECT_EQ(judge_target(wgmma, t, {gemm}, flops, 0, CallNonTarget{0.01, true, ""}).r2, true);
+  const TargetCallEvidence over =
+      judge_target(wgmma, t, {gemm}, flops, 0, CallNonTarget{0.5, true, "kernel k: ffma 0.5"});
+  EXPECT_EQ(over.r2, false) << "double work: full share, and as much again outside";
+  EXPECT_EQ(over.nontarget_flop_share, 0.5);
+  EXPECT_FALSE(
+      judge_target(wgmma, t, {gemm}, flops, 0, CallNonTarget{0, false, "x"}).r2.has_value())
+      << "an unreadable measure is unavailable, never passed";
+}
+
+// ---- ncu's passes must agree ----
+
+TEST(PassAgreement, RecordedExpertRunAgreesAndATamperedOneDoesNot) {
+  auto kernels = parse_ncu_csv(read_file(kFixtures / "ncu" / "expert_tma_evidence.csv"));
+  bool truncated = false;
+  const auto messages =
+      parse_worker_messages(read_file(kFixtures / "ncu" / "expert_tma_messages.jsonl"), &truncated);
+  const TaskSpec& tma = task("sm90/gemm/bf16-wgmma-tma");
+  EXPECT_TRUE(judge_runtime(tma, catalog(), kernels, messages).pass_disagreement.empty());
+  // What a kernel that times itself would show: wgmma in the instrumented pass, none in the
+  // hardware-counter pass.
+  kernels[3].metrics["sm__inst_executed_pipe_tensor_op_gmma.sum"] = 0;
+  const RuntimeJudgement j = judge_runtime(tma, catalog(), kernels, messages);
+  EXPECT_NE(j.pass_disagreement.find("1048576 GMMA executions counted by opcode, 0 by the GMMA"),
+            std::string::npos)
+      << j.pass_disagreement;
+}
+
+// ---- the timed calls' counters against the profiled call's ----
+
+struct Recorded {
+  json counters;               // the worker's record (setup + shapes)
+  RuntimeJudgement judgement;  // available, with the profiled counts by label
+};
+
+Recorded recorded(const std::string& file, const TaskSpec& t) {
+  const json f = json::parse(read_file(kFixtures / "evidence" / file));
+  Recorded r{f["counters"], {}};
+  r.judgement.available = true;
+  for (const json& call : f["profiled"])
+    r.judgement.profiled_counters[shape_label(t, *find_shape(t, call["shape"]))] =
+        call["counters"].get<std::map<std::string, double>>();
+  return r;
+}
+
+TEST(CounterCheck, RecordedExpertRunMatchesEveryCountedCall) {
+  const TaskSpec& t = task("sm90/gemm/bf16-wgmma-tma");
+  const Recorded r = recorded("expert_tma_counters.json", t);
+  const CounterCheck c = check_counters(t, catalog(), r.counters, r.judgement);
+  EXPECT_FALSE(c.outcome.has_value()) << c.reason;
+  EXPECT_TRUE(c.audit.empty());
+  EXPECT_GT(c.record["match"]["calls_compared"].get<int64_t>(), 1000);
+  EXPECT_EQ(c.record["match"]["calls_mismatched"], 0);
+}
+
+TEST(CounterCheck, RecordedCheatsAreRejectedWithBothNumbers) {
+  const TaskSpec& t = task("sm90/gemm/bf16-wgmma");
+  for (const char* file : {"profiler_aware_counters.json", "random_half_counters.json"}) {
+    const Recorded r = recorded(file, t);
+    const CounterCheck c = check_counters(t, catalog(), r.counters, r.judgement);
+    ASSERT_EQ(c.outcome, Outcome::kRejectedCheat) << file;
+    EXPECT_NE(c.reason.find("sm__inst_executed_pipe_tensor_op_gmma.sum"), std::string::npos)
+        << c.reason;
+    EXPECT_NE(c.reason.find("in the profiled call"), std::string::npos) << c.reason;
+  }
+}
+
+TEST(CounterCheck, OneOddCallIsAnAuditNoteTwoAreACheat) {
+  const std::vector<CounterSpec> counters = catalog().counters_for("sm_90a");
+  const std::map<std::string, std::map<std::string, double>> profiled = {
+      {"s", {{counters[0].metric, 100}, {counters[2].metric, 1000}}}};
+  TimedShapeCounts honest{"s", {{{100, 100, 1000, 0}, 50, {0, 1}}}};
+  EXPECT_EQ(match_counters(counters, {honest}, profiled).calls_mismatched, 0);
+  TimedShapeCounts one = honest;
+  one.groups.push_back({{0, 0, 90000, 0}, 1, {7}});
+  const CounterMatch m1 = match_counters(counters, {one}, profiled);
+  EXPECT_EQ(m1.calls_mismatched, 1);
+  EXPECT_FALSE(m1.confirmed());
+  TimedShapeCounts two = one;
+  two.groups.back().count = 2;
+  EXPECT_TRUE(match_counters(counters, {two}, profiled).confirmed());
+  TimedShapeCounts within = honest;
+  within.groups[0].values[2] = 1000 * (1 + counters[2].tolerance * 0.9);
+  EXPECT_EQ(match_counters(counters, {within}, profiled).calls_mismatched, 0)
+      << "FMA-pipe counts within the catalog's tolerance";
+  EXPECT_EQ(
+      match_counters(counters, {TimedShapeCounts{"other", two.groups}}, profiled).calls_compared, 0)
+      << "a shape that was not profiled is not compared";
+}
+
+TEST(CounterCheck, UnreadableCountersKeepAPassFromBeingClaimed) {
+  const TaskSpec& t = task("sm90/gemm/bf16-wgmma-tma");
+  Recorded r = recorded("expert_tma_counters.json", t);
+  json broken = r.counters;
+  broken["setup"] = {{"ok", false}, {"problem", "the counters need 2 passes, not 1"}};
+  CounterCheck c = check_counters(t, catalog(), broken, r.judgement);
+  EXPECT_EQ(c.outcome, Outcome::kUnavailable);
+  EXPECT_NE(c.reason.find("2 passes"), std::string::npos);
+  json one_shape_missing = r.counters;
+  one_shape_missing["shapes"].erase(0);
+  c = check_counters(t, catalog(), one_shape_missing, r.judgement);
+  EXPECT_EQ(c.outcome, Outcome::kUnavailable);
+  EXPECT_NE(c.reason.find("no counted call"), std::string::npos) << c.reason;
+  r.judgement.available = false;
+  EXPECT_FALSE(check_counters(t, catalog(), broken, r.judgement).outcome.has_value())
+      << "nothing to tie when the runtime evidence itself is unavailable";
+}
+
+// ---- data: catalog counters, task ceilings, the worker job ----
+
+TEST(CatalogCounters, Sm90HasFourHardwareCountersSm100None) {
+  const auto sm90 = catalog().counters_for("sm_90a");
+  ASSERT_EQ(sm90.size(), 4u);
+  EXPECT_EQ(sm90[0].metric, "sm__inst_executed_pipe_tensor_op_gmma.sum");
+  for (const CounterSpec& c : sm90) EXPECT_EQ(c.metric.find("_sass_"), std::string::npos);
+  EXPECT_TRUE(catalog().counters_for("sm_100a").empty());
+}
+
+TEST(CatalogCounters, SassMetricsAndBadTolerancesAreRefused) {
+  TempDir dir("ptxb-catalog-counters");
+  const std::string head =
+      "arch = \"sm_90a\"\n[[instructions]]\nname = \"x\"\nptx_pattern = 'x'\n"
+      "primary_opcodes = [\"HGMMA\"]\nstatus = \"guess\"\nnote = \"n\"\n";
+  write_file_atomic(dir.path() / "a.toml",
+                    head +
+                        "[[counters]]\nmetric = \"smsp__sass_inst_executed.sum\"\n"
+                        "tolerance = 0.0\nnote = \"n\"\n");
+  EXPECT_THROW(load_catalog(dir.path()), InputError);
+  write_file_atomic(dir.path() / "a.toml", head +
+                                               "[[counters]]\nmetric = \"sm__x.sum\"\n"
+                                               "tolerance = 1.5\nnote = \"n\"\n");
+  EXPECT_THROW(load_catalog(dir.path()), InputError);
+  write_file_atomic(dir.path() / "a.toml", head +
+                                               "[[counters]]\nmetric = \"sm__x.sum\"\n"
+                                               "tolerance = 0.5\nnote = \"n\"\n");
+  EXPECT_EQ(load_catalog(dir.path()).counters.size(), 1u);
+}
+
+TEST(TaskCeilings, EveryMmaTargetHasOneAndTheAttentionTasksTheirMeasuredOnes) {
+  EXPECT_DOUBLE_EQ(task("sm90/attention/fwd-bf16").targets.at(0).max_nontarget_flop_share, 0.029);
+  EXPECT_DOUBLE_EQ(task("sm90/attention/bwd-bf16").targets.at(0).max_nontarget_flop_share, 0.026);
+  for (const TaskSpec& t : load_all_tasks(kTasksRoot, catalog()))
+    for (const TargetSpec& target : t.targets)
+      EXPECT_GE(target.max_nontarget_flop_share, 0.02) << t.id << " " << target.instruction;
+}
+
+TEST(WorkerJob, CarriesTheEnvironmentCandidateCodeSees) {
+  WorkerJob job;
+  job.environment = {"PATH=/usr/bin", "HOME=/w"};
+  EXPECT_EQ(worker_job_from_json(to_json(job)).environment, job.environment);
+}
+
+TEST(ReplaceEnvironment, LeavesExactlyTheGivenVariables) {
+  const std::string saved_path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "";
+  ::setenv("PTXB_TEST_PROFILER_VAR", "1", 1);
+  replace_environment({"PATH=" + saved_path, "PTXB_TEST_KEPT=a=b", "no-equals-sign"});
+  EXPECT_EQ(std::getenv("PTXB_TEST_PROFILER_VAR"), nullptr);
+  ASSERT_NE(std::getenv("PTXB_TEST_KEPT"), nullptr);
+  EXPECT_STREQ(std::getenv("PTXB_TEST_KEPT"), "a=b");
+  EXPECT_STREQ(std::getenv("PATH"), saved_path.c_str());
+}
+
+}  // namespace
+}  // namespace ptxb
