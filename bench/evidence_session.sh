@@ -6,7 +6,8 @@
 #   experts LIST N   the experts in LIST (comma-separated: tma,wgmma,fwd,bwd) N times each
 #   self             the TMA GEMM expert timed against itself (--self-baseline)
 #   old LIST N DIR   the experts in LIST N times each with DIR/bin/ptxbench and DIR/tasks
-#   cheats [K]     every evidence cheat once (random_half K times), timing shortened
+#   cheats [K]     every generated cheat (evidence, timing) once, random_half K times in all,
+#                  timing shortened
 #   library        ptxbench-library-profile under ncu for every sm90 task
 #   fixture        one expert evaluation with its worker folder kept (ncu.csv, messages)
 set -uo pipefail
@@ -64,7 +65,7 @@ while [[ $# -gt 0 ]]; do
       ;;
     cheats)
       k="${1:-1}"; [[ "${1:-}" =~ ^[0-9]+$ ]] && shift
-      tests/adversarial/make_evidence_cheats.sh "$out/cheats-src" > /dev/null
+      tests/adversarial/make_cheats.sh "$out/cheats-src" > /dev/null
       PTXBENCH_TIMING_SAMPLES=10 PTXBENCH_TIMING_MIN_MS=0 PTXBENCH_TIMING_WARMUP=2 \
         tests/adversarial/run.sh "$bin" "$out/cheats" "$out"/cheats-src/*.cu > "$out/cheats.log" 2>&1
       for i in $(seq 2 "$k"); do

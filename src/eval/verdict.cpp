@@ -94,6 +94,12 @@ void render_timing(std::ostringstream& os, const json& timing) {
       os << "  " << shape << ": " << t["error"].dump() << "\n";
       continue;
     }
+    if (t.value("hidden", false)) {  // the redaction rule: a hidden shape's speedup only
+      os << "  " << t.value("label", std::string("a hidden shape")) << ": speedup "
+         << fmt("%.3f", t["speedup"]["median"]) << " [" << fmt("%.3f", t["speedup"]["low"]) << ", "
+         << fmt("%.3f", t["speedup"]["high"]) << "]\n";
+      continue;
+    }
     os << "  " << shape << " candidate " << fmt("%.1f", t["candidate"]["median"]) << " us ("
        << fmt("%.0f", t["candidate_tflops"]) << " TFLOP/s)  library "
        << fmt("%.1f", t["baseline"]["median"]) << " us (" << fmt("%.0f", t["baseline_tflops"])

@@ -22,6 +22,17 @@ json timing_summary(const json& m) {
   return s;
 }
 
+// Why a timing message's calls were not verified: the first wrong round (docs/timing.md).
+std::string timed_round_failure(const json& m) {
+  const json failure = m.value("rounds", json::object()).value("failure", json());
+  std::string what = "the output of a timed call on fresh inputs was wrong";
+  if (failure.is_object())
+    what = "timed round " + failure.value("round", json(0)).dump() + ": " +
+           failure.value("what", std::string("wrong output"));
+  return what + " at " + m["shape"].dump() +
+         " (correct in the correctness stage: a skipped, cached or replayed call)";
+}
+
 // The one-line reason for the first failing correctness case.
 std::string case_failure(const json& f) {
   std::string why = "at " + f["shape"].dump() + (f.value("hidden", false) ? " (hidden)" : "");
@@ -87,9 +98,7 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
     } else if (type == "timing") {
       timing.push_back(timing_summary(m));
       if (m.contains("verified") && !m["verified"].get<bool>() && cheat.reason.empty())
-        cheat = {Outcome::kRejectedCheat,
-                 "the output of a timed call on fresh inputs was wrong at " + m["shape"].dump() +
-                     " (correct in the correctness stage: a cached or replayed output)"};
+        cheat = {Outcome::kRejectedCheat, timed_round_failure(m)};
       if (m.contains("speedup")) {
         const double speedup = m["speedup"]["median"].get<double>();
         char buf[160];

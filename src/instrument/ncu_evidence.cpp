@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
+#include "tasks/task_json.hpp"
 
 namespace ptxb {
 namespace fs = std::filesystem;
@@ -23,6 +24,20 @@ std::string ncu_version(const fs::path& ncu, const fs::path& work_dir) {
   const size_t at = text.find("Version");
   if (!r.ok() || at == std::string::npos) return "unknown";
   return text.substr(at, text.find('\n', at) - at);
+}
+
+// ncu's "==ERROR==" lines, joined, or "no error lines".
+std::string ncu_errors(const std::string& log) {
+  std::string out;
+  size_t begin = 0;
+  while (begin < log.size()) {
+    size_t end = log.find('\n', begin);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(begin, end - begin);
+    if (line.rfind("==ERROR==", 0) == 0) out += (out.empty() ? "" : " ") + line.substr(10);
+    begin = end + 1;
+  }
+  return out.empty() ? "no error lines" : out;
 }
 
 size_t timed_shapes(const TaskSpec& task) {
@@ -114,6 +129,7 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     return out;
   }
   std::vector<json> evidence_messages;
+  json open_shape;  // the timed shape whose candidate calls had started and not finished
   bool done = false;
   for (const json& m : messages) {
     const std::string type = m.value("type", "");
@@ -125,9 +141,18 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     if (type == "candidate_timeout") out.timed_out = true;
     if (type == "sandbox") rec["sandbox"] = m["report"];
     if (type == "evidence_control" || type == "evidence_call") evidence_messages.push_back(m);
+    if (type == "evidence_shape_start") open_shape = m["shape"];
+    if (type == "evidence_call") open_shape = nullptr;
     if (type == "done") done = true;
   }
   if (!out.cheat.empty() || !out.candidate_fault.empty() || out.timed_out) return out;
+  if (!done && !open_shape.is_null()) {
+    const ShapeCase* sc = find_shape(task, open_shape);
+    out.candidate_fault = "the run ended (" + proc.describe() + ") during candidate code at " +
+                          (sc != nullptr ? shape_label(task, *sc) : std::string("a timed shape")) +
+                          "; ncu: " + ncu_errors(read_text_file(log, 16384));
+    return out;
+  }
   if (!done) {
     out.judgement.unavailable_reason = "the evidence run ended early (" + proc.describe() +
                                        "); ncu log: " + read_text_file(log, 2048) +

@@ -1,5 +1,6 @@
 #include "llm/feedback.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <regex>
 #include <sstream>
@@ -28,6 +29,40 @@ std::string shape_text(const TaskSpec& task, const json& shape) {
   return sc != nullptr ? shape_label(task, *sc) : "an unknown shape";
 }
 
+// NOTE: the one redaction rule (docs/model-runs.md): of a hidden shape a model learns its label,
+// pass/fail and speedup only: no sizes, times, TFLOP/s, element, byte or instruction counts,
+// coordinates or shares, which all give its sizes away.
+bool is_hidden(const TaskSpec& task, const json& shape) {
+  const ShapeCase* sc = find_shape(task, shape);
+  return sc == nullptr || sc->hidden;
+}
+
+// The outcome in words, for a reason that concerns a hidden shape.
+std::string outcome_in_words(const std::string& outcome) {
+  if (outcome == "incorrect") return "a wrong output or a failed call";
+  if (outcome == "rejected_cheat") return "behaviour the rules forbid";
+  if (outcome == "low_instruction_share") return "a target instruction below its required share";
+  if (outcome == "instruction_missing") return "a target instruction that never executed";
+  if (outcome == "crashed") return "a crash";
+  if (outcome == "timeout") return "a call that did not finish in time";
+  return "the verdict " + outcome;
+}
+
+// The verdict's reason, or, when it concerns a hidden shape, only what and where.
+std::string visible_reason(const TaskSpec& task, const std::string& outcome,
+                           const std::string& reason) {
+  const std::string redacted = redact_hidden_shapes(task, reason);
+  const size_t at = redacted.find("hidden shape #");
+  if (at == std::string::npos && reason.find("(hidden)") == std::string::npos) return redacted;
+  std::string label = "a hidden shape";
+  if (at != std::string::npos) {
+    size_t end = at + std::string("hidden shape #").size();
+    while (end < redacted.size() && std::isdigit(static_cast<unsigned char>(redacted[end]))) ++end;
+    label = redacted.substr(at, end - at);
+  }
+  return outcome_in_words(outcome) + " at " + label;
+}
+
 // Compiler diagnostics without the judge's temporary folders: "cand.cu(12): error: ...".
 void render_compile(std::ostringstream& os, const json& verdict, const FeedbackOptions& o) {
   const std::string log = verdict.value("compile", json::object()).value("log", "");
@@ -48,7 +83,11 @@ void render_compile(std::ostringstream& os, const json& verdict, const FeedbackO
   if (errors == 0) os << "  (no diagnostic lines; the compile step failed: see the reason)\n";
 }
 
-void render_output(std::ostringstream& os, const json& out) {
+void render_output(std::ostringstream& os, const json& out, bool hidden) {
+  if (hidden) {
+    os << "    " << out.value("name", "?") << ": wrong\n";
+    return;
+  }
   os << "    " << out.value("name", "?") << ": " << out.value("mismatches", 0) << " of "
      << out.value("count", 0) << " elements off tolerance, " << out.value("nan_count", 0)
      << " NaN/Inf, max abs error " << number(out.value("max_abs_error", json()))
@@ -72,18 +111,29 @@ void render_correctness(std::ostringstream& os, const TaskSpec& task, const json
   for (const json& k : c.value("cases", json::array())) {
     if (k.value("passed", true) || shown == o.max_failing_cases) continue;
     ++shown;
+    const bool hidden = is_hidden(task, k.value("shape", json()));
     os << "  " << shape_text(task, k.value("shape", json())) << ", seed " << k.value("seed", 0)
        << ", inputs " << k.value("distribution", "?") << ":";
     if (k.contains("plan_status")) os << " ptxb_plan returned " << k["plan_status"];
     if (k.value("run_status", 0) != 0) os << " ptxb_run returned " << k["run_status"];
     if (k.value("modified_input_bytes", 0) != 0)
-      os << " the inputs changed (" << k["modified_input_bytes"] << " bytes)";
+      os << " the inputs changed"
+         << (hidden ? "" : " (" + k["modified_input_bytes"].dump() + " bytes)");
     if (k.value("modified_guard_bytes", 0) != 0)
-      os << " writes outside the output buffers (" << k["modified_guard_bytes"] << " bytes)";
+      os << " writes outside the output buffers"
+         << (hidden ? "" : " (" + k["modified_guard_bytes"].dump() + " bytes)");
     os << "\n";
     for (const json& out : k.value("outputs", json::array()))
-      if (!out.value("passed", true)) render_output(os, out);
+      if (!out.value("passed", true)) render_output(os, out, hidden);
   }
+}
+
+// Whether a feedback row meets its floor: the FLOP share for MMA targets, else the count.
+bool row_meets_floor(const json& f) {
+  const double floor = f.value("floor", 0.0);
+  if (f.contains("call_flop_share") && f["call_flop_share"].is_number())
+    return f["call_flop_share"].get<double>() >= floor;
+  return f.value("executed", 0.0) >= floor;
 }
 
 void render_targets(std::ostringstream& os, const json& verdict) {
@@ -99,11 +149,17 @@ void render_targets(std::ostringstream& os, const json& verdict) {
   if (!evidence.contains("feedback") || evidence["feedback"].empty()) return;
   os << "  executed per kernel (warp-level counts; floor = minimum needed):\n";
   for (const json& f : evidence["feedback"]) {
-    os << "    " << f.value("shape", "?") << ", " << f.value("kernel", "?") << ", "
-       << f.value("target", "?") << ": executed " << f.value("executed", 0) << ", floor "
-       << number(f.value("floor", json()));
+    const std::string shape = f.value("shape", "?");
+    os << "    " << shape << ", " << f.value("kernel", "?") << ", " << f.value("target", "?");
+    if (shape.rfind("hidden shape #", 0) == 0) {  // the judge labels hidden shapes so
+      os << (row_meets_floor(f) ? ": meets its floor" : ": below its floor") << "\n";
+      continue;
+    }
+    os << ": executed " << f.value("executed", 0) << ", floor " << number(f.value("floor", json()));
     if (f.contains("call_flop_share") && f["call_flop_share"].is_number())
       os << ", share of the FLOPs " << number(f["call_flop_share"]);
+    if (f.contains("kernel_nontarget_share") && f["kernel_nontarget_share"].is_number())
+      os << ", done by other arithmetic " << number(f["kernel_nontarget_share"]);
     os << "\n";
   }
 }
@@ -115,6 +171,10 @@ void render_timing(std::ostringstream& os, const TaskSpec& task, const json& ver
     os << "  " << shape_text(task, t.value("shape", json())) << ": ";
     if (t.contains("error")) {
       os << t["error"].dump() << "\n";
+      continue;
+    }
+    if (is_hidden(task, t.value("shape", json()))) {
+      os << "speedup " << fmt("%.3f", t["speedup"]["median"].get<double>()) << "\n";
       continue;
     }
     os << "yours " << number(t["candidate"]["median"]) << " us ("
@@ -155,7 +215,7 @@ std::string render_feedback(const TaskSpec& task, const json& verdict,
     return os.str();
   }
   os << "Verdict: " << outcome;
-  const std::string reason = verdict.value("reason", "");
+  const std::string reason = visible_reason(task, outcome, verdict.value("reason", ""));
   if (!reason.empty()) os << ": " << reason;
   os << "\n";
   if (outcome == "compile_error") render_compile(os, verdict, options);

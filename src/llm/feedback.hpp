@@ -1,7 +1,8 @@
 // The feedback a model gets about its previous answer in the repair loop: a short structured text
 // built from the verdict (outcome, compiler errors, first mismatches with coordinates, target
-// evidence per kernel, time against the library). Hidden shapes are never described by their
-// sizes: they appear as "hidden shape #n", in every part, the one-line reason included.
+// evidence per kernel, time against the library). One redaction rule for hidden shapes: a model
+// learns their label ("hidden shape #n"), pass/fail and speedup only: no sizes, times, TFLOP/s,
+// element, byte or instruction counts, coordinates or shares, in any part, the reason included.
 #pragma once
 
 #include <cstddef>

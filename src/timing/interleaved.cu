@@ -35,6 +35,11 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
   for (int s = 0;
        want_more_samples(s, timed_us, options.samples, options.min_total_us, options.max_samples);
        ++s) {
+    // NOTE: lines a call marked persisting would stay in L2 for the next one; the candidate is
+    // forbidden to mark any (docs/threat-model.md), and this makes sure none survive a round.
+    // Best effort: where the driver refuses persisting L2 (inside the sandbox on the H200) no one
+    // could have set it, and the refusal must not stay behind as a "last error".
+    if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
     if (options.before_sample) options.before_sample(s);
     for (size_t j = 0; j < calls.size(); ++j) {
       const size_t i = (s % 2 == 0) ? j : calls.size() - 1 - j;  // alternate the order
@@ -51,6 +56,7 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
       timed_us += out.us[i].back();
     }
     if (out.failed_status != 0) return out;
+    if (options.after_sample) options.after_sample(s);
   }
   return out;
 }

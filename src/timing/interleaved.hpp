@@ -32,6 +32,9 @@ struct TimingOptions {
   /// Enqueued before each sample round (sample = 0..samples-1) on the stream, outside the
   /// timed events: e.g. fresh input values. Not called for warm-up rounds.
   std::function<void(int sample)> before_sample;
+  /// Called after each sample round once the stream is synchronized, outside the timed events:
+  /// e.g. checking the round's outputs. Not called for warm-up rounds.
+  std::function<void(int sample)> after_sample;
 };
 
 struct TimingSamples {
@@ -43,7 +46,8 @@ struct TimingSamples {
 /// Times every call in rounds (see TimingOptions for how many): in round i each implementation runs
 /// once, the order alternating between rounds, each call preceded by an L2 flush (a write over a
 /// buffer of twice the L2 size) so that no call finds its inputs in L2. Events bracket only the
-/// call itself: enter, flush, start event, call, end event, leave. Throws ApiError on CUDA
+/// call itself: enter, flush, start event, call, end event, leave. Every round starts with the
+/// persisting-L2 lines reset (cudaCtxResetPersistingL2Cache, best effort). Throws ApiError on CUDA
 /// failures (a faulting candidate shows up here).
 TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const TimingOptions& options,
                                cudaStream_t stream);

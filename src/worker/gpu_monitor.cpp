@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "worker/gpu_cupti_library.hpp"
+#include "worker/gpu_monitor_rules.hpp"
 
 namespace ptxb {
 namespace {
@@ -93,7 +94,12 @@ const std::vector<std::string> kForbiddenApis = {
     "cuIpcGetEventHandle", "cuIpcOpenEventHandle", "cuIpcGetMemHandle", "cuIpcOpenMemHandle",
     "cuIpcCloseMemHandle", "cuMemExportToShareableHandle", "cuMemImportFromShareableHandle",
     "cuMemPoolExportToShareableHandle", "cuMemPoolImportFromShareableHandle",
-    "cuMemPoolExportPointer", "cuMemPoolImportPointer"};
+    "cuMemPoolExportPointer", "cuMemPoolImportPointer",
+    // what lies where in the process (the direct driver queries: gpu_monitor_rules.hpp)
+    "cudaPointerGetAttributes",
+    // L2 residency: stream attributes (access-policy windows) and persisting lines
+    "cudaStreamSetAttribute", "cuStreamSetAttribute", "cudaCtxResetPersistingL2Cache",
+    "cuCtxResetPersistingL2Cache"};
 
 // Launches of kernels: their correlation id ties the launching call to the kernel record.
 constexpr std::array<std::string_view, 15> kLaunchApis = {
@@ -200,36 +206,42 @@ pid_t this_thread_id() {
   return tid;
 }
 
-enum class ApiKind : uint8_t {
-  kUnclassified = 0,
-  kLaunch,
-  kForbidden,
-  kLaunchAndForbidden,
-  kOther
+// What the callback does with an API, as bits: 0 = not classified yet.
+enum ApiKindBits : uint8_t {
+  kClassified = 1,
+  kLaunch = 2,           // ties the kernel record to the call (correlation id)
+  kForbidden = 4,        // forbidden whenever candidate code calls it
+  kInspect = 8,          // forbidden for some parameters (gpu_monitor_rules.hpp)
+  kDirectForbidden = 16  // forbidden when called directly, not by the runtime inside its own call
 };
 
-ApiKind classify(std::string_view function_name) {
-  const bool launch = is_kernel_launch_api(function_name);
-  const bool forbidden = is_forbidden_candidate_api(function_name);
-  if (launch && forbidden) return ApiKind::kLaunchAndForbidden;
-  if (launch) return ApiKind::kLaunch;
-  return forbidden ? ApiKind::kForbidden : ApiKind::kOther;
+uint8_t classify(std::string_view function_name) {
+  const std::string_view base = base_api_name(function_name);
+  uint8_t kind = kClassified;
+  if (is_kernel_launch_api(function_name)) kind |= kLaunch;
+  if (is_forbidden_candidate_api(function_name)) kind |= kForbidden;
+  if (has_inspected_parameters(base)) kind |= kInspect;
+  if (is_direct_call_forbidden_api(base)) kind |= kDirectForbidden;
+  return kind;
 }
 
 /// The kind of an API callback, cached per (domain, callback id): a name is classified once.
-ApiKind api_kind(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
+uint8_t api_kind(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
   constexpr size_t kMaxCbid = 2048;
-  static std::array<std::atomic<ApiKind>, 2 * kMaxCbid> cache{};
-  if (name == nullptr) return ApiKind::kOther;
+  static std::array<std::atomic<uint8_t>, 2 * kMaxCbid> cache{};
+  if (name == nullptr) return kClassified;
   if (cbid >= kMaxCbid) return classify(name);
-  std::atomic<ApiKind>& slot = cache[(domain == CUPTI_CB_DOMAIN_DRIVER_API ? kMaxCbid : 0) + cbid];
-  ApiKind kind = slot.load(std::memory_order_relaxed);
-  if (kind == ApiKind::kUnclassified) {
+  std::atomic<uint8_t>& slot = cache[(domain == CUPTI_CB_DOMAIN_DRIVER_API ? kMaxCbid : 0) + cbid];
+  uint8_t kind = slot.load(std::memory_order_relaxed);
+  if (kind == 0) {
     kind = classify(name);
     slot.store(kind, std::memory_order_relaxed);
   }
   return kind;
 }
+
+// Runtime API calls this thread is inside: driver calls made then are the runtime's own.
+thread_local int t_runtime_depth = 0;
 
 void record_forbidden(std::string call) {
   for (auto& [name, count] : g_gathered.forbidden) {
@@ -245,18 +257,30 @@ void CUPTIAPI on_api_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
                           const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
-  if (info->callbackSite != CUPTI_API_ENTER) return;
-  const ApiKind kind = api_kind(domain, cbid, info->functionName);
-  if (kind == ApiKind::kOther) return;
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (info->callbackSite != CUPTI_API_ENTER) {
+    if (runtime) --t_runtime_depth;
+    return;
+  }
+  const bool nested = t_runtime_depth > 0;  // a driver call the runtime makes for its caller
+  if (runtime) ++t_runtime_depth;
+  const uint8_t kind = api_kind(domain, cbid, info->functionName);
+  if (kind == kClassified) return;
   const bool armed = g_armed.load(std::memory_order_acquire);
   const bool other_thread = this_thread_id() != g_owner_thread.load(std::memory_order_acquire);
+  const bool candidate = armed || other_thread;
+  std::string finding;
+  if (candidate && (kind & kForbidden)) finding = std::string(base_api_name(info->functionName));
+  if (candidate && (kind & kDirectForbidden) && !(runtime == false && nested))
+    finding = std::string(base_api_name(info->functionName));
+  if (candidate && (kind & kInspect))
+    if (std::string bad =
+            forbidden_parameters(base_api_name(info->functionName), info->functionParams);
+        !bad.empty())
+      finding = std::move(bad);
   std::lock_guard lock(g_gathered.mutex);
-  if (kind == ApiKind::kLaunch || kind == ApiKind::kLaunchAndForbidden)
-    g_gathered.launches[info->correlationId] = LaunchInfo{armed, other_thread};
-  if ((kind == ApiKind::kForbidden || kind == ApiKind::kLaunchAndForbidden) &&
-      (armed || other_thread))
-    record_forbidden(std::string(base_api_name(info->functionName)) +
-                     (other_thread ? " (another thread)" : ""));
+  if (kind & kLaunch) g_gathered.launches[info->correlationId] = LaunchInfo{armed, other_thread};
+  if (!finding.empty()) record_forbidden(finding + (other_thread ? " (another thread)" : ""));
 }
 
 constexpr size_t kActivityBufferBytes = 8u << 20;

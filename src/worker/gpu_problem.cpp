@@ -160,6 +160,30 @@ void DeviceProblem::compute_reference(cudaStream_t stream) {
   }
 }
 
+void DeviceProblem::reference_from_outputs_of(const DeviceProblem& other, cudaStream_t stream) {
+  PTXB_ASSERT(other.out_desc_.size() == out_desc_.size(), "outputs of another task");
+  for (size_t i = 0; i < out_desc_.size(); ++i) {
+    const int64_t count = elements(out_desc_[i]);
+    PTXB_ASSERT(elements(other.out_desc_[i]) == count, "outputs of another shape");
+    const auto dtype = static_cast<DType>(out_desc_[i].dtype);
+    if (dtype == DType::kBF16) {
+      bf16_to_f32(other.out_ptrs_[i], references_[i].as<float>(), count, stream);
+    } else {
+      PTXB_ASSERT(dtype == DType::kF32, "only bf16 and f32 outputs can serve as a reference");
+      PTXB_CHECK_CUDA(cudaMemcpyAsync(references_[i].data(), other.out_ptrs_[i],
+                                      static_cast<size_t>(count) * sizeof(float),
+                                      cudaMemcpyDeviceToDevice, stream));
+    }
+  }
+}
+
+ptxb_args DeviceProblem::args_into(const DeviceProblem& other, void* workspace,
+                                   uint64_t workspace_bytes, cudaStream_t stream) const {
+  ptxb_args a = args(workspace, workspace_bytes, stream);
+  a.outputs = other.out_ptrs_.data();
+  return a;
+}
+
 CompareStats DeviceProblem::compare_output(size_t index, const CompareTolerance& tol,
                                            cudaStream_t stream) const {
   const ptxb_tensor_desc& d = out_desc_[index];

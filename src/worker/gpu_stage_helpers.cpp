@@ -58,6 +58,22 @@ CompareTolerance tolerance_of(const DistributionSpec& d, const std::string& outp
   return tol;
 }
 
+OutputCheck check_against_reference(DeviceProblem& problem, const DistributionSpec& dist,
+                                    cudaStream_t stream) {
+  problem.compute_reference(stream);
+  OutputCheck out;
+  for (size_t o = 0; o < problem.num_outputs(); ++o) {
+    const CompareTolerance tol = tolerance_of(dist, problem.output_name(o));
+    const CompareStats stats = problem.compare_output(o, tol, stream);
+    json entry = stats_json(stats);
+    entry["name"] = problem.output_name(o);
+    entry["passed"] = stats.passed(tol);
+    out.passed = out.passed && stats.passed(tol);
+    out.outputs.push_back(std::move(entry));
+  }
+  return out;
+}
+
 namespace {
 
 // What ptxb_plan returned and asked for, as a Planned: the workspace limit applied here only.

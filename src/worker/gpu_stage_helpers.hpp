@@ -26,6 +26,15 @@ nlohmann::json stats_json(const CompareStats& s);
 /// The tolerance of output `output` under distribution `d` (its per-output override if any).
 CompareTolerance tolerance_of(const DistributionSpec& d, const std::string& output);
 
+/// Every output of `problem` against the fp32 reference of its current (pristine) inputs, with
+/// `dist`'s tolerances: the reference is computed here.
+struct OutputCheck {
+  bool passed = true;
+  nlohmann::json outputs = nlohmann::json::array();  ///< per output: stats_json + name, passed
+};
+OutputCheck check_against_reference(DeviceProblem& problem, const DistributionSpec& dist,
+                                    cudaStream_t stream);
+
 /// The result of ptxb_plan for one problem: status 0 and the workspace it asked for, status -1
 /// when it asked for more than PTXB_MAX_WORKSPACE_BYTES, else the non-zero status it returned.
 struct Planned {

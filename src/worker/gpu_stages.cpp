@@ -11,9 +11,11 @@
 #include "cuda/device.hpp"
 #include "timing/interleaved.hpp"
 #include "timing/median_json.hpp"
+#include "timing/round_seeds.hpp"
 #include "timing/stats.hpp"
 #include "worker/gpu_environment.hpp"
 #include "worker/gpu_problem.hpp"
+#include "worker/gpu_round_check.hpp"
 #include "worker/gpu_stage_helpers.hpp"
 
 namespace ptxb {
@@ -92,18 +94,9 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
         msg["modified_guard_bytes"] = guards;
         if (modified != 0 || guards != 0) passed = false;
         if (status == 0) {
-          problem.compute_reference(stream);
-          json outputs = json::array();
-          for (size_t o = 0; o < problem.num_outputs(); ++o) {
-            const CompareTolerance tol = tolerance_of(dist, problem.output_name(o));
-            const CompareStats stats = problem.compare_output(o, tol, stream);
-            json entry = stats_json(stats);
-            entry["name"] = problem.output_name(o);
-            entry["passed"] = stats.passed(tol);
-            passed = passed && entry["passed"].get<bool>();
-            outputs.push_back(std::move(entry));
-          }
-          msg["outputs"] = std::move(outputs);
+          OutputCheck check = check_against_reference(problem, dist, stream);
+          passed = passed && check.passed;
+          msg["outputs"] = std::move(check.outputs);
         }
         msg["passed"] = passed;
         all_passed = all_passed && passed;
@@ -121,10 +114,11 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
   for (size_t si = 0; si < task.shapes.size(); ++si) {
     const ShapeCase& sc = task.shapes[si];
     if (!sc.timed) continue;
-    // Separate buffers, the same values: the candidate's output survives the baseline's call.
+    // Separate buffers and independent values (timing/round_seeds.hpp): while candidate code
+    // runs, no output computed from its current inputs exists anywhere in the process.
     DeviceProblem cand_problem(task, sc.shape), base_problem(task, sc.shape);
     cand_problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
-    base_problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
+    base_problem.generate_inputs(dist, kBaselineFirstSeed, stream);
     Planned cand_plan = plan_candidate(candidate, cand_problem, ctx, sc.shape);
     Planned base_plan = plan_for(baseline, base_problem, stream);
     if (cand_plan.status != 0 || base_plan.status != 0) {
@@ -150,11 +144,17 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     // replayed output cannot be right, and no call finds its inputs already seen. Derived
     // inputs (attention backward: O, LSE) and their sources keep their first values.
     options.before_sample = [&](int sample) {
-      const uint64_t seed = 0x7157'0000ull + static_cast<uint64_t>(sample);
-      cand_problem.redraw_free_inputs(dist, seed, stream);
-      base_problem.redraw_free_inputs(dist, seed, stream);
+      const RoundSeeds seeds = round_seeds(sample);
+      cand_problem.redraw_free_inputs(dist, seeds.candidate, stream);
+      base_problem.redraw_free_inputs(dist, seeds.baseline, stream);
       cand_problem.poison_outputs(stream);
     };
+    // Every round's candidate output is checked after the round (the baseline's own buffers,
+    // done with its timed call, receive the library's answer for the candidate's inputs).
+    RoundCheck rounds(dist, cand_problem, base_problem,
+                      job.baseline == "library" ? &baseline : nullptr, base_plan.workspace.data(),
+                      base_plan.workspace.bytes(), stream);
+    options.after_sample = [&](int sample) { rounds.after_round(sample); };
     // The watchdog covers the whole timing of the shape; the monitor only the candidate's calls.
     const auto limit = std::max(std::chrono::seconds(60), 3 * ctx.call_deadline);
     CandidateScope scope(ctx, "timing at " + sc.shape.to_string(), limit);
@@ -186,6 +186,8 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     json msg = {{"type", "timing"},
                 {"shape_index", si},
                 {"shape", shape_json(sc.shape)},
+                {"hidden", sc.hidden},
+                {"label", shape_label(task, sc)},
                 {"flops", problem_flops(task, sc.shape)},
                 {"clocks_before", clocks_before},
                 {"clocks_after", clocks_after},
@@ -197,20 +199,12 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
       continue;
     }
     // The last sample round's candidate outputs, on that round's fresh inputs.
-    cand_problem.compute_reference(stream);
-    bool verified = cand_problem.modified_input_bytes(stream) == 0 &&
-                    cand_problem.modified_guard_bytes(stream) == 0;
-    json verification = json::array();
-    for (size_t o = 0; o < cand_problem.num_outputs(); ++o) {
-      const CompareTolerance tol = tolerance_of(dist, cand_problem.output_name(o));
-      const CompareStats check = cand_problem.compare_output(o, tol, stream);
-      verified = verified && check.passed(tol);
-      json entry = stats_json(check);
-      entry["name"] = cand_problem.output_name(o);
-      verification.push_back(std::move(entry));
-    }
-    msg["verified"] = verified;
-    msg["verification"] = std::move(verification);
+    const bool inputs_intact = cand_problem.modified_input_bytes(stream) == 0 &&
+                               cand_problem.modified_guard_bytes(stream) == 0;
+    OutputCheck last = check_against_reference(cand_problem, dist, stream);
+    msg["verified"] = inputs_intact && last.passed && !rounds.failed();
+    msg["verification"] = std::move(last.outputs);
+    msg["rounds"] = rounds.report();
     msg["candidate_us"] = samples.us[0];
     msg["baseline_us"] = samples.us[1];
     msg["candidate"] = median_json(median_ci(samples.us[0]));

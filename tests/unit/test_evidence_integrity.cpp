@@ -10,6 +10,7 @@
 #include "eval/counter_check.hpp"
 #include "instrument/counter_match.hpp"
 #include "instrument/evidence_judge.hpp"
+#include "instrument/ncu_evidence.hpp"
 #include "instrument/nontarget_flops.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
@@ -227,6 +228,44 @@ TEST(CounterCheck, UnreadableCountersKeepAPassFromBeingClaimed) {
   r.judgement.available = false;
   EXPECT_FALSE(check_counters(t, catalog(), broken, r.judgement).outcome.has_value())
       << "nothing to tie when the runtime evidence itself is unavailable";
+}
+
+// ---- a fault under the profiler is the candidate's ----
+
+// A stand-in for ncu: writes the worker's messages up to the start of a shape's candidate calls,
+// an ncu error line into its log, and ends as ncu does when the target faults.
+std::filesystem::path fake_ncu(const std::filesystem::path& dir, const std::string& shape) {
+  const std::filesystem::path script = dir / "ncu";
+  write_file_atomic(script,
+                    "#!/usr/bin/env python3\n"
+                    "import json, sys\n"
+                    "args = sys.argv[1:]\n"
+                    "if args == ['--version']: print('Version fake'); sys.exit(0)\n"
+                    "log = args[args.index('--log-file') + 1]\n"
+                    "job = json.load(open(args[-1]))\n"
+                    "with open(job['result_file'], 'w') as f:\n"
+                    "    for i, m in enumerate([{'type': 'hello', 'protocol': " +
+                        std::to_string(kWorkerProtocolVersion) +
+                        "}, {'type': 'evidence_shape_start', 'shape': " + shape +
+                        "}]):\n"
+                        "        m['seq'] = i; f.write(json.dumps(m) + '\\n')\n"
+                        "open(log, 'w').write('==ERROR== Failed to profile \"gemm\"\\n')\n"
+                        "sys.exit(9)\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  return script;
+}
+
+TEST(EvidenceStage, ARunThatEndsInsideCandidateCodeIsACrashNamingTheShape) {
+  TempDir work("ptxb-evidence-crash");
+  const TaskSpec& t = task("sm90/gemm/bf16-wgmma-tma");
+  EvidenceOptions options;
+  options.ncu = fake_ncu(work.path(), R"({"M": 4000, "N": 3000, "K": 2000})");
+  const EvidenceStage s =
+      run_evidence_stage(t, catalog(), WorkerJob{}, "ptxbench-worker", options, work.path());
+  EXPECT_NE(s.candidate_fault.find("during candidate code at hidden shape #"), std::string::npos)
+      << s.candidate_fault;
+  EXPECT_EQ(s.candidate_fault.find("4000"), std::string::npos) << "hidden sizes stay out";
+  EXPECT_NE(s.candidate_fault.find("Failed to profile"), std::string::npos) << s.candidate_fault;
 }
 
 // ---- data: catalog counters, task ceilings, the worker job ----

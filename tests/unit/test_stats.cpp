@@ -1,9 +1,11 @@
-// Median and confidence-interval logic of the timing statistics.
+// Median and confidence-interval logic of the timing statistics, and the timing rounds' seeds.
 #include <gtest/gtest.h>
+#include <set>
 
 #include <random>
 
 #include "core/error.hpp"
+#include "timing/round_seeds.hpp"
 #include "timing/stats.hpp"
 
 namespace ptxb {
@@ -71,6 +73,27 @@ TEST(Stats, ShortCallsGetMoreSamplesUpToTheCap) {
   EXPECT_FALSE(want_more_samples(50, 0, 50, 100e3, 10));
   // No time target: exactly the minimum.
   EXPECT_FALSE(want_more_samples(50, 0, 50, 0, 1000));
+}
+
+}  // namespace
+}  // namespace ptxb
+
+// ---- no resident answer: the two sides' input seeds ----
+
+namespace ptxb {
+namespace {
+
+TEST(RoundSeeds, CandidateAndLibraryNeverShareInputs) {
+  std::set<uint64_t> candidate, baseline;
+  for (int r = 0; r < 5000; ++r) {
+    candidate.insert(round_seeds(r).candidate);
+    baseline.insert(round_seeds(r).baseline);
+  }
+  EXPECT_EQ(candidate.size(), 5000u) << "a fresh draw every round";
+  EXPECT_EQ(baseline.size(), 5000u);
+  baseline.insert(kBaselineFirstSeed);
+  for (const uint64_t s : candidate) EXPECT_EQ(baseline.count(s), 0u) << s;
+  for (const uint64_t s : {1ull, 2ull, 3ull}) EXPECT_EQ(baseline.count(s), 0u) << "a task seed";
 }
 
 }  // namespace

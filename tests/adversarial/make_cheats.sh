@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Generates the evidence cheats of tests/adversarial/evidence/ as complete submissions: each is the
+# Generates the cheats of tests/adversarial/evidence/ and tests/adversarial/timing/ as complete
+# submissions ("evidence_NAME.cu", "timing_NAME.cu"): each is the
 # prelude (a SIMT GEMM), the wgmma expert solution with its kernel diverting to the SIMT path when
 # the cheat's divert_to_simt() says so and its entry points renamed expert_plan/expert_run, then
 # the cheat itself (its own ptxb_plan/ptxb_run). The cheat's "// ptxbench-expect:" line goes first.
 # NOTE: generated rather than committed whole, so that every cheat runs the real expert's wgmma.
-# Usage: tests/adversarial/make_evidence_cheats.sh OUT_DIR   (prints the generated files)
+# Usage: tests/adversarial/make_cheats.sh OUT_DIR   (prints the generated files)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$1"; mkdir -p "$out"
 expert="$root/kernels/reference/sm90_gemm_bf16_wgmma.cu"
 grep -q '^  const int k_blocks = (K + kBlockK - 1) / kBlockK;$' "$expert" ||
-  { echo "make_evidence_cheats: the expert's kernel no longer has the line the diversion follows" >&2; exit 1; }
-for cheat in "$root"/tests/adversarial/evidence/*.cu; do
-  name="evidence_$(basename "$cheat" .cu)"
+  { echo "make_cheats: the expert's kernel no longer has the line the diversion follows" >&2; exit 1; }
+for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/timing/*.cu; do
+  name="$(basename "$(dirname "$cheat")")_$(basename "$cheat" .cu)"
   {
     grep -m1 '^// ptxbench-expect:' "$cheat"
     cat "$root/tests/adversarial/evidence/prelude.inc"

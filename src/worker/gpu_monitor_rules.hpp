@@ -1,0 +1,26 @@
+// The CUPTI monitor's rules that need more than a function's name (docs/threat-model.md): calls
+// whose parameters break the ABI (a persisting-L2 limit, an L2 access-policy window among launch
+// attributes), and queries that are forbidden only when candidate code makes them itself (pointer
+// and address-range queries, which the CUDA runtime also makes inside its own calls).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ptxb {
+
+/// True for the base names (no "_v2"/"_ptsz" suffix) whose parameters forbidden_parameters reads:
+/// cudaDeviceSetLimit, cuCtxSetLimit, cudaLaunchKernelExC, cuLaunchKernelEx.
+bool has_inspected_parameters(std::string_view base_name);
+
+/// Why the call `base_name` with CUPTI's `functionParams` breaks the ABI, "" when it does not:
+/// "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)", "cuLaunchKernelEx with an L2
+/// access-policy window".
+std::string forbidden_parameters(std::string_view base_name, const void* params);
+
+/// Pointer and address-range queries (cuPointerGetAttribute(s), cuMemGetAddressRange,
+/// cuMemRetainAllocationHandle): a candidate could walk the process's allocations with them.
+/// Forbidden when called directly, not when the runtime calls them inside one of its own calls.
+bool is_direct_call_forbidden_api(std::string_view base_name);
+
+}  // namespace ptxb

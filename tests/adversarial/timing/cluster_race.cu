@@ -1,0 +1,61 @@
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=crashed
+// A race of the kind a public cluster GEMM had: a CTA of a 2-CTA cluster exits while its partner
+// still signals its shared-memory mbarrier (no cluster barrier before exit). Each call launches,
+// beside the correct expert GEMM, a small cluster kernel: CTA 1 waits a fixed time (clock64) and
+// exits; CTA 0 first does a fixed amount of arithmetic, then arrives on CTA 1's mbarrier. Natively
+// the arrive comes long before the exit and every call is clean; under Nsight Compute's
+// instrumentation the arithmetic runs several times slower, the arrive lands after CTA 1 exited,
+// and the profiled call faults. Such a fault is the candidate's: `crashed`, naming the evidence
+// run, not `unavailable` (docs/evidence.md).
+__device__ bool divert_to_simt() { return false; }
+
+namespace {
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(32)
+    racy_cluster(int work, long long wait, int* sink) {
+  __shared__ alignas(8) uint64_t bar;
+  uint32_t rank = 0;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&bar)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+  if (threadIdx.x != 0) return;
+  if (rank == 1) {  // waits a fixed time, then leaves without waiting for its partner
+    const long long until = clock64() + wait;
+    while (clock64() < until) {
+    }
+    return;
+  }
+  unsigned x = static_cast<unsigned>(work);
+#pragma unroll 1
+  for (int i = 0; i < work; ++i) x = x * 2654435761u + 1u;  // slowed down by instrumentation
+  uint32_t remote = 0;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, 1;" : "=r"(remote) : "r"(smem_u32(&bar)));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+               : "memory");
+  if (x == 7u) *sink = 1;
+}
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  const int status = expert_plan(problem, workspace_bytes);
+  *workspace_bytes = 256;
+  return status;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  // About 20k dependent IMADs (~0.1 ms at 1.98 GHz) before the arrive; CTA 1 leaves after 1M
+  // cycles (~0.5 ms).
+  racy_cluster<<<2, 32, 0, static_cast<cudaStream_t>(args->stream)>>>(
+      20000, 1000000, static_cast<int*>(args->workspace));
+  if (cudaGetLastError() != cudaSuccess) return 3;
+  return expert_run(args);
+}
