@@ -3,7 +3,6 @@
 #include "compile/static_stage.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <sstream>
 
 #include "compile/compile_cache.hpp"
@@ -11,6 +10,7 @@
 #include "compile/ptxas_log.hpp"
 #include "compile/sass.hpp"
 #include "compile/tools.hpp"
+#include "core/arch.hpp"
 #include "core/error.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
@@ -25,14 +25,11 @@ constexpr std::chrono::seconds kCuobjdumpDeadline{120};
 
 std::string note(const std::string& text) { return "[ptxbench] " + text + "\n"; }
 
-/// "sm_90a" -> "arch=compute_90a,code=sm_90a". InputError for anything that is not
-/// sm_<digits>[a|f].
+/// The -gencode value of `arch` (core/arch.hpp). InputError for an unknown architecture.
 std::string gencode_for(const std::string& arch) {
-  static const std::regex kArch(R"(sm_(\d+[af]?))");
-  std::smatch m;
-  if (!std::regex_match(arch, m, kArch))
-    throw InputError("compile: arch '" + arch + "': expected sm_90a or sm_100a");
-  return "arch=compute_" + m[1].str() + ",code=" + arch;
+  const Arch* a = find_arch(arch);
+  if (a == nullptr) throw InputError("compile: arch '" + arch + "' is not a known architecture");
+  return a->gencode;
 }
 
 std::string with_newline(std::string text) {

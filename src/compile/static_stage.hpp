@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "core/arch.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {
 
 struct CompileOptions {
-  std::string arch = "sm_90a";                  ///< -gencode arch=compute_90a,code=sm_90a
+  std::string arch = known_archs().front();  ///< an Arch name (core/arch.hpp); its gencode is used
   std::chrono::milliseconds deadline{180'000};  ///< nvcc wall-clock limit
   std::filesystem::path cache_dir;              ///< content-hashed cache root
   std::filesystem::path nvcc;                   ///< nvcc executable

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "compile/compile_cache.hpp"
+#include "core/arch.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "eval/counter_check.hpp"
@@ -172,7 +173,13 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
     return v;
   }
   EvidenceStage stage;
-  if (config.run_evidence) {
+  const Arch* arch = find_arch(task.arch);
+  if (config.run_evidence && !arch->evidence_controls) {
+    stage.judgement.unavailable_reason =
+        "no evidence control kernels exist for " + task.arch + " (src/controls is built for " +
+        "the architectures core/arch.hpp marks), so runtime evidence cannot be checked";
+    stage.record["unavailable"] = stage.judgement.unavailable_reason;
+  } else if (config.run_evidence) {
     WorkerJob evidence_job = job;
     evidence_job.sandbox = worker_sandbox(config, work.path(), /*under_profiler=*/true);
     stage = run_evidence_stage(task, catalog, evidence_job, config.worker, config.evidence,

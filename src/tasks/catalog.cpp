@@ -6,6 +6,7 @@
 #include <charconv>
 #include <regex>
 
+#include "core/arch.hpp"
 #include "core/error.hpp"
 #include "tasks/toml_reader.hpp"
 
@@ -117,9 +118,11 @@ CatalogFile read_catalog_file(const std::filesystem::path& path) {
   TableReader root(document, path.string(), "");
   root.only_keys({"arch", "instructions", "counters"});
   const std::string arch = root.string("arch");
-  const auto& archs = known_archs();
-  if (std::find(archs.begin(), archs.end(), arch) == archs.end())
-    root.fail("arch", "'" + arch + "' is not one of sm_90a, sm_100a");
+  if (find_arch(arch) == nullptr) {
+    std::string names;
+    for (const std::string& a : known_archs()) names += (names.empty() ? "" : ", ") + a;
+    root.fail("arch", "'" + arch + "' is not one of " + names);
+  }
   std::vector<TableReader> tables = root.table_list("instructions");
   if (tables.empty()) root.fail("instructions", "must hold at least one entry");
 
@@ -144,11 +147,6 @@ CatalogFile read_catalog_file(const std::filesystem::path& path) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& known_archs() {
-  static const std::vector<std::string> kArchs{"sm_90a", "sm_100a"};
-  return kArchs;
-}
 
 std::string_view to_string(FlopRule rule) {
   switch (rule) {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <filesystem>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+#include "core/arch.hpp"  // known_archs
 
 namespace ptxb {
 
@@ -66,9 +68,6 @@ class Catalog {
 
 std::string_view to_string(FlopRule rule);
 std::optional<FlopRule> flop_rule_from_string(std::string_view name);
-
-/// The architectures PTXBench knows: "sm_90a", "sm_100a".
-const std::vector<std::string>& known_archs();
 
 /// Loads every *.toml under `dir` (tasks/catalog). Throws InputError naming file, field, problem.
 Catalog load_catalog(const std::filesystem::path& dir);

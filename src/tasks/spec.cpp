@@ -44,14 +44,6 @@ std::vector<std::string> identifier_list(const TableReader& reader, const std::s
   return names;
 }
 
-std::string arch_folder(const std::string& arch) {  // "sm_90a" -> "sm90"
-  std::string out;
-  for (char c : arch)
-    if (c != '_') out += c;
-  if (!out.empty() && out.back() == 'a') out.pop_back();
-  return out;
-}
-
 void read_header(const TableReader& root, TaskSpec& task) {
   task.id = root.string("id");
   static const std::regex kId("[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)+");
@@ -62,7 +54,7 @@ void read_header(const TableReader& root, TaskSpec& task) {
   task.arch = root.string("arch");
   if (!contains(known_archs(), task.arch))
     root.fail("arch", "'" + task.arch + "' is not one of " + join(known_archs()));
-  const std::string prefix = arch_folder(task.arch) + "/";
+  const std::string prefix = find_arch(task.arch)->folder + "/";
   if (task.id.rfind(prefix, 0) != 0)
     root.fail("id", "'" + task.id + "' must start with '" + prefix + "' for arch " + task.arch);
   task.family = root.string("family");

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "baselines/library_baseline.hpp"
+#include "core/arch.hpp"
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
@@ -60,14 +61,15 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
 
   const ptxb::Catalog catalog = ptxb::load_catalog(job.catalog_dir);
   const ptxb::TaskSpec task = ptxb::load_task(job.task_toml, catalog);
-  // Arch-specific code (sm_90a, sm_100a) runs only on that exact architecture.
+  // Arch-specific code runs only on that exact architecture (core/arch.hpp).
   cudaDeviceProp prop{};
   PTXB_CHECK_CUDA(cudaGetDeviceProperties(&prop, job.device));
-  const std::string device_sm = "sm_" + std::to_string(prop.major * 10 + prop.minor);
-  if (device_sm + "a" != task.arch) {
+  const ptxb::Arch* device_arch = ptxb::arch_for_device(prop.major, prop.minor);
+  if (device_arch == nullptr || device_arch->name != task.arch) {
     out.send({{"type", "no_gpu"},
               {"message", "this task needs an " + task.arch + " GPU; device " +
-                              std::to_string(job.device) + " is " + device_sm}});
+                              std::to_string(job.device) + " has compute capability " +
+                              std::to_string(prop.major) + "." + std::to_string(prop.minor)}});
     return exit_code(WorkerExit::kNoGpu);
   }
   ptxb::Stream stream;

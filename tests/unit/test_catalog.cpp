@@ -77,6 +77,24 @@ TEST(Catalog, ArchSpecificLookups) {
   EXPECT_EQ(real_catalog().for_arch("sm_100a").size(), 14u);
 }
 
+TEST(Arch, OneTableAnswersEveryArchitectureQuestion) {
+  ASSERT_EQ(known_archs().size(), 2u);
+  const Arch* hopper = find_arch("sm_90a");
+  ASSERT_NE(hopper, nullptr);
+  EXPECT_EQ(hopper->folder, "sm90");
+  EXPECT_EQ(hopper->gencode, "arch=compute_90a,code=sm_90a");
+  EXPECT_TRUE(hopper->evidence_controls);
+  EXPECT_EQ(arch_for_device(9, 0), hopper);
+  const Arch* blackwell = arch_for_device(10, 0);
+  ASSERT_NE(blackwell, nullptr);
+  EXPECT_EQ(blackwell->name, "sm_100a");
+  EXPECT_FALSE(blackwell->evidence_controls) << "no control kernels for sm_100a yet";
+  EXPECT_EQ(arch_for_device(8, 0), nullptr);
+  EXPECT_EQ(arch_for_device(9, 1), nullptr) << "a targets run only on their exact capability";
+  EXPECT_EQ(find_arch("sm_90"), nullptr);
+  for (const Arch& a : known_arch_list()) EXPECT_GT(a.bf16_flops_per_sm_clock, 0) << a.name;
+}
+
 TEST(Catalog, IsPrimaryMatchesWholeDottedParts) {
   const InstructionEntry& wgmma = entry("wgmma.mma_async", "sm_90a");
   EXPECT_TRUE(wgmma.is_primary("HGMMA"));
