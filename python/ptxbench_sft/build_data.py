@@ -61,9 +61,10 @@ def task_arch(task: str) -> str:
 
 
 def task_family(task: str, verdict: dict[str, Any] | None = None) -> str:
-    """Family of a task id: ``sm90/gemm/x`` -> ``gemm``; attention splits by direction:
-    ``sm90/attention/fwd-bf16`` -> ``attention_fwd``. A ``family`` in the verdict (top level or
-    its ``config``) wins when present."""
+    """The task's family as the judge recorded it: the verdict's ``family`` (every verdict since
+    the family registry carries it). Records judged before that have none; for them only, the
+    family is read off the task id (``sm90/gemm/x`` -> ``gemm``, ``sm90/attention/fwd-bf16`` ->
+    ``attention_fwd``)."""
     if verdict:
         for holder in (verdict, verdict.get("config") or {}):
             fam = holder.get("family") if isinstance(holder, dict) else None

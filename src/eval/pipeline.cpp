@@ -103,6 +103,8 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   Verdict v;
   json& r = v.record;
   r["task"] = task.id;
+  r["family"] = task.family;
+  r["arch"] = task.arch;
   r["source"] = {{"path", request.source_path.string()}, {"sha256", sha256_hex(request.source)}};
   r["ptxbench_version"] = PTXB_VERSION;
   r["ptxbench_commit"] = ptxbench_commit();

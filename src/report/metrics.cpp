@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "families/family.hpp"
 #include "report/report.hpp"
 
 namespace ptxb {
@@ -215,10 +216,8 @@ GroupMetrics finalize(const Group& g, std::string family, std::string arch, cons
 }
 
 int family_rank(const std::string& family) {
-  if (family == "gemm") return 0;
-  if (family == "attention_fwd") return 1;
-  if (family == "attention_bwd") return 2;
-  return 3;
+  const Family* f = find_family(family);
+  return f != nullptr ? f->report_rank() : 1000;  // unknown families (old records) last
 }
 
 std::string audit_reason(const EvaluationRecord& e) {

@@ -58,7 +58,7 @@ void read_header(const TableReader& root, TaskSpec& task) {
   if (task.id.rfind(prefix, 0) != 0)
     root.fail("id", "'" + task.id + "' must start with '" + prefix + "' for arch " + task.arch);
   task.family = root.string("family");
-  if (!contains(known_families(), task.family))
+  if (find_family(task.family) == nullptr)
     root.fail("family", "'" + task.family + "' is not one of " + join(known_families()));
   const int64_t level = root.integer("level");
   if (level < 1 || level > 9) root.fail("level", "must be an integer from 1 to 9");
@@ -71,24 +71,20 @@ void read_dims(const TableReader& root, TaskSpec& task) {
   for (const char* reserved : {"hidden", "timed", "causal"})
     if (contains(task.dims, reserved))
       root.fail("dims", "'" + std::string(reserved) + "' is reserved for [[shapes]] flags");
-  if (task.family == "gemm")
-    for (const char* dim : {"M", "N", "K"})
-      if (!contains(task.dims, dim))
-        root.fail("dims", std::string("a gemm task must declare M, N and K (missing ") + dim + ")");
-  if (is_attention(task))
-    for (const char* dim : {"B", "H", "S", "D"})
-      if (!contains(task.dims, dim))
-        root.fail("dims", std::string("an attention task must declare B, H, S and D (missing ") +
-                              dim + "; HKV is optional, for grouped-query attention)");
+  const Family& family = family_of(task.family);
+  for (const std::string& dim : family.required_dims())
+    if (!contains(task.dims, dim))
+      root.fail("dims", "a " + task.family + " task must declare " + join(family.required_dims()) +
+                            " (missing " + dim + ")" +
+                            (family.dims_hint().empty() ? "" : "; " + family.dims_hint()));
   task.scalars = identifier_list(
       root, "scalars", root.optional_string_list("scalars").value_or(std::vector<std::string>{}));
+  const std::vector<std::string> known_scalars = family.scalars();
   for (size_t i = 0; i < task.scalars.size(); ++i)
-    if (!contains(known_scalars(task.family), task.scalars[i]))
+    if (!contains(known_scalars, task.scalars[i]))
       root.fail("scalars[" + std::to_string(i) + "]",
                 "'" + task.scalars[i] + "' is not a scalar of family " + task.family + " (known: " +
-                    (known_scalars(task.family).empty() ? std::string("none")
-                                                        : join(known_scalars(task.family))) +
-                    ")");
+                    (known_scalars.empty() ? std::string("none") : join(known_scalars)) + ")");
 
   if (!root.has("multiple_of")) return;
   const TableReader rules = root.table("multiple_of");
@@ -164,9 +160,9 @@ ShapeCase read_shape(const TableReader& reader, const TaskSpec& task) {
     shape.shape.dims.emplace_back(dim, size);
   }
   const std::optional<bool> causal = reader.optional_boolean("causal");
-  if (causal && !is_attention(task))
-    reader.fail("causal", "only attention tasks have a causal mask");
-  if (is_attention(task)) shape.shape.dims.emplace_back("causal", causal.value_or(false) ? 1 : 0);
+  const bool has_causal = family_of(task.family).has_causal_flag();
+  if (causal && !has_causal) reader.fail("causal", "family " + task.family + " has no causal mask");
+  if (has_causal) shape.shape.dims.emplace_back("causal", causal.value_or(false) ? 1 : 0);
   shape.hidden = reader.optional_boolean("hidden").value_or(false);
   shape.timed = reader.optional_boolean("timed").value_or(false);
   return shape;
@@ -295,7 +291,10 @@ void read_correctness(const TableReader& root, TaskSpec& task) {
   reader.only_keys({"reference", "seeds", "distributions"});
   CorrectnessSpec& spec = task.correctness;
   spec.reference = reader.string("reference");
-  if (spec.reference.empty()) reader.fail("reference", "must not be empty");
+  const std::vector<std::string> references = family_of(task.family).references();
+  if (!contains(references, spec.reference))
+    reader.fail("reference", "'" + spec.reference + "' is not a reference of family " +
+                                 task.family + " (known: " + join(references) + ")");
   const std::vector<int64_t> seeds = reader.integer_list("seeds");
   if (seeds.empty()) reader.fail("seeds", "must list at least one seed");
   for (size_t i = 0; i < seeds.size(); ++i) {
@@ -319,8 +318,10 @@ void read_baseline(const TableReader& root, TaskSpec& task) {
   const TableReader reader = root.table("baseline");
   reader.only_keys({"library", "heuristic_algos", "workspace_mib"});
   task.baseline.library = reader.string("library");
-  if (task.baseline.library != "cublaslt" && task.baseline.library != "cudnn")
-    reader.fail("library", "'" + task.baseline.library + "' is not one of cublaslt, cudnn");
+  const std::vector<std::string> libraries = family_of(task.family).baselines();
+  if (!contains(libraries, task.baseline.library))
+    reader.fail("library", "'" + task.baseline.library + "' cannot time family " + task.family +
+                               " (known: " + join(libraries) + ")");
   const int64_t algos = reader.optional_integer("heuristic_algos").value_or(32);
   if (algos < 1 || algos > 1024) reader.fail("heuristic_algos", "must be from 1 to 1024");
   task.baseline.heuristic_algos = static_cast<int>(algos);

@@ -11,6 +11,7 @@
 
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
+#include "families/family.hpp"  // known_families, family_of
 #include "tasks/catalog.hpp"
 
 namespace ptxb {
@@ -91,7 +92,7 @@ struct TaskSpec {
   std::string id;  ///< "sm90/gemm/bf16-wgmma-tma"
   std::string title;
   std::string arch;    ///< "sm_90a" | "sm_100a"
-  std::string family;  ///< "gemm" | "attention_fwd" | "attention_bwd"
+  std::string family;  ///< a family of the registry (families/family.hpp)
   int level = 1;
   std::vector<std::string> dims;  ///< dimension names in order: {"M", "N", "K"}
   std::vector<TensorSpec> tensors;
@@ -116,9 +117,6 @@ struct TaskSpec {
 std::string_view to_string(TensorRole role);              ///< "in" | "out"
 std::string_view to_string(DistributionSpec::Kind kind);  ///< "normal" | "uniform_int"
 
-/// The families PTXBench knows: "gemm", "attention_fwd", "attention_bwd".
-const std::vector<std::string>& known_families();
-
 /// The task tree: $PTXBENCH_TASKS_DIR if set and non-empty, else <source>/tasks. The instruction
 /// catalog is its "catalog" folder. Reads the environment: call once, from the CLI.
 std::filesystem::path default_tasks_root();
@@ -134,12 +132,6 @@ std::vector<TaskSpec> load_all_tasks(const std::filesystem::path& tasks_root,
 /// The task with `id` under `tasks_root`; InputError listing known ids if absent.
 TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catalog,
                    const std::string& id);
-
-/// True for the attention families ("attention_fwd", "attention_bwd").
-bool is_attention(const TaskSpec& task);
-
-/// The scalar names a family knows: attention "scale" (1/sqrt(D)) and "causal" (0 or 1); GEMM none.
-const std::vector<std::string>& known_scalars(const std::string& family);
 
 /// The values of the task's scalars at `shape`, in the task's order (ptxb_problem.scalars).
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape);

@@ -2,11 +2,9 @@
 // around TaskSpec (evidence levels, roles, FLOP counts).
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdlib>
 
 #include "core/error.hpp"
-#include "reference/attention_fp64.hpp"
 #include "sys/home.hpp"
 #include "tasks/spec.hpp"
 
@@ -59,37 +57,10 @@ std::string_view to_string(DistributionSpec::Kind kind) {
   return kind == DistributionSpec::Kind::kNormal ? "normal" : "uniform_int";
 }
 
-const std::vector<std::string>& known_families() {
-  static const std::vector<std::string> kFamilies{"gemm", "attention_fwd", "attention_bwd"};
-  return kFamilies;
-}
-
-namespace {
-
-bool is_attention_family(const std::string& family) {
-  return family == "attention_fwd" || family == "attention_bwd";
-}
-
-}  // namespace
-
-bool is_attention(const TaskSpec& task) { return is_attention_family(task.family); }
-
-const std::vector<std::string>& known_scalars(const std::string& family) {
-  static const std::vector<std::string> kAttention{"scale", "causal"}, kNone;
-  return is_attention_family(family) ? kAttention : kNone;
-}
-
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape) {
+  const Family& family = family_of(task.family);
   std::vector<double> values;
-  for (const std::string& name : task.scalars) {
-    if (name == "scale") {
-      values.push_back(1.0 / std::sqrt(static_cast<double>(shape.at("D"))));
-    } else if (name == "causal") {
-      values.push_back(static_cast<double>(shape.find("causal").value_or(0)));
-    } else {
-      PTXB_ASSERT(false, "scalar '" + name + "' has no value rule (known_scalars is out of date)");
-    }
-  }
+  for (const std::string& name : task.scalars) values.push_back(family.scalar_value(name, shape));
   return values;
 }
 
@@ -166,14 +137,7 @@ TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catal
 }
 
 double problem_flops(const TaskSpec& task, const Shape& shape) {
-  if (task.family == "gemm") {
-    return 2.0 * static_cast<double>(shape.at("M")) * static_cast<double>(shape.at("N")) *
-           static_cast<double>(shape.at("K"));
-  }
-  if (is_attention_family(task.family))
-    return attention_flops(attention_shape(shape), task.family == "attention_bwd");
-  PTXB_ASSERT(false, "problem_flops: no FLOP formula for family '" + task.family + "' yet");
-  return 0;
+  return family_of(task.family).flops(shape);
 }
 
 }  // namespace ptxb

@@ -142,7 +142,7 @@ TEST(AttentionFp64, ScalarsFollowTheShape) {
   EXPECT_EQ(scalar_values(task, shape), (std::vector<double>{0.125, 1.0}));
   task.scalars = {"causal"};
   EXPECT_EQ(scalar_values(task, Shape{{{"D", 128}}}), (std::vector<double>{0.0}));
-  EXPECT_TRUE(known_scalars("gemm").empty());
+  EXPECT_TRUE(family_of("gemm").scalars().empty());
 }
 
 TEST(AttentionFp64, BadShapesAreInputErrors) {

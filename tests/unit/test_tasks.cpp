@@ -219,7 +219,7 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"bad-arch", "arch:", "'sm_90'"}, BrokenCase{"bad-family", "family:", "'conv'"},
         BrokenCase{"id-arch-mismatch", "id:", "must start with 'sm90/'"},
         BrokenCase{"bad-level-name", "targets[0].required:", "'S3'"},
-        BrokenCase{"causal-gemm", "shapes[0].causal:", "only attention tasks"},
+        BrokenCase{"causal-gemm", "shapes[0].causal:", "family gemm has no causal mask"},
         BrokenCase{"flop-share-range", "targets[0].min_flop_share:", "(0, 1]"},
         BrokenCase{"flop-share-non-mma", "targets[1].min_flop_share:", "only MMA targets"},
         BrokenCase{"duplicate-target", "targets[1].instruction:", "duplicate target"},
@@ -229,6 +229,9 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"negative-atol", "correctness.distributions[0].atol:", ">= 0"},
         BrokenCase{"no-distributions", "correctness.distributions:", "required field is missing"},
         BrokenCase{"bad-baseline", "baseline.library:", "'cutlass'"},
+        BrokenCase{"cudnn-gemm", "baseline.library:", "'cudnn' cannot time family gemm"},
+        BrokenCase{"wrong-reference", "correctness.reference:",
+                   "'attention_fwd_fp32' is not a reference of family gemm"},
         BrokenCase{"unused-dim", "dims:", "'L' is not used by any tensor"},
         BrokenCase{"no-output", "tensors:", "no tensor has role \"out\""},
         BrokenCase{"syntax-error", "line 3", "TOML syntax error"},
@@ -243,11 +246,26 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
+  ASSERT_EQ(known_families(), (std::vector<std::string>{"gemm", "attention_fwd", "attention_bwd"}));
+  for (const std::string& name : known_families()) {
+    const Family& f = family_of(name);
+    EXPECT_EQ(f.name(), name);
+    EXPECT_FALSE(f.required_dims().empty()) << name;
+    EXPECT_FALSE(f.references().empty()) << name;
+    EXPECT_FALSE(f.baselines().empty()) << name;
+  }
+  EXPECT_EQ(find_family("conv"), nullptr);
+  EXPECT_DOUBLE_EQ(family_of("gemm").flops(mnk(2, 3, 4)), 48);
+  EXPECT_LT(family_of("gemm").report_rank(), family_of("attention_bwd").report_rank());
+  EXPECT_THROW(family_of("gemm").scalar_value("scale", mnk(1, 1, 1)), InternalError);
+}
+
 TEST(Tasks, EveryBrokenFixtureIsCovered) {
   size_t folders = 0;
   for (const auto& item : std::filesystem::directory_iterator(kFixtures / "broken"))
     folders += item.is_directory() ? 1 : 0;
-  EXPECT_EQ(folders, 34u) << "add a BrokenCase for every folder under fixtures/tasks/broken";
+  EXPECT_EQ(folders, 36u) << "add a BrokenCase for every folder under fixtures/tasks/broken";
 }
 
 /// A copy of the valid fixture at <root>/<folder> with the id replaced.

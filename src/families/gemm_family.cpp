@@ -1,0 +1,27 @@
+// The GEMM family: C = A * B^T (docs/tasks.md).
+#include "families/registry.hpp"
+
+namespace ptxb {
+namespace {
+
+class GemmFamily final : public Family {
+ public:
+  std::string_view name() const override { return "gemm"; }
+  std::vector<std::string> required_dims() const override { return {"M", "N", "K"}; }
+  std::vector<std::string> references() const override { return {"gemm_fp32"}; }
+  std::vector<std::string> baselines() const override { return {"cublaslt"}; }
+  double flops(const Shape& s) const override {
+    return 2.0 * static_cast<double>(s.at("M")) * static_cast<double>(s.at("N")) *
+           static_cast<double>(s.at("K"));
+  }
+  int report_rank() const override { return 0; }
+};
+
+}  // namespace
+
+const Family& gemm_family() {
+  static const GemmFamily kFamily;
+  return kFamily;
+}
+
+}  // namespace ptxb

@@ -1,0 +1,45 @@
+#include "families/registry.hpp"
+
+#include <array>
+
+#include "core/error.hpp"
+
+namespace ptxb {
+namespace {
+
+// Every family, in report order.
+const std::array<const Family*, 3>& all_families() {
+  static const std::array<const Family*, 3> kAll = {&gemm_family(), &attention_fwd_family(),
+                                                    &attention_bwd_family()};
+  return kAll;
+}
+
+}  // namespace
+
+double Family::scalar_value(const std::string& scalar, const Shape&) const {
+  PTXB_ASSERT(false, "family " + std::string(name()) + " has no scalar '" + scalar + "'");
+  return 0;
+}
+
+const Family* find_family(std::string_view name) {
+  for (const Family* f : all_families())
+    if (f->name() == name) return f;
+  return nullptr;
+}
+
+const Family& family_of(std::string_view name) {
+  const Family* f = find_family(name);
+  PTXB_ASSERT(f != nullptr, "no family '" + std::string(name) + "'");
+  return *f;
+}
+
+const std::vector<std::string>& known_families() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const Family* f : all_families()) names.emplace_back(f->name());
+    return names;
+  }();
+  return kNames;
+}
+
+}  // namespace ptxb
