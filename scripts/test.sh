@@ -6,7 +6,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 "$root/scripts/build.sh"
 "$root/scripts/check-format.sh"
-python3 "$root/scripts/check-arch-literals.py" "$root"
 labels="unit"
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   labels="unit|gpu"

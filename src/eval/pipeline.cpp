@@ -125,7 +125,7 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
 
   TempDir work("ptxbench-worker");
   if (config.keep_temp) work.keep();
-  const WorkerJob job = prepare_worker_job(task, config, compiled, work.path());
+  const WorkerJob job = prepare_worker_job(task, catalog, config, compiled, work.path());
   write_file_atomic(work.path() / "job.json", to_json(job).dump(2));
 
   ProcessSpec spec;

@@ -6,11 +6,13 @@
 
 #include "core/error.hpp"
 #include "sys/hmac.hpp"
+#include "tasks/task_json.hpp"
+#include "tasks/task_wire.hpp"
 
 namespace ptxb {
 namespace fs = std::filesystem;
 
-WorkerJob prepare_worker_job(const TaskSpec& task, const EvalConfig& config,
+WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const EvalConfig& config,
                              const CompileResult& compiled, const fs::path& work_dir) {
   // The worker reads the shared object after it dropped its privileges: a private copy in a
   // folder it owns, never the compile cache.
@@ -22,8 +24,8 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const EvalConfig& config,
     throw_api("POSIX", "chown(worker folder)", errno, "", "", __FILE__, __LINE__);
 
   WorkerJob job;
-  job.task_toml = task.dir / "task.toml";
-  job.catalog_dir = config.catalog_dir();
+  job.task = task_detail_json(task, HiddenShapes::kInclude);
+  job.counters = counters_json(catalog.counters_for(task.arch));
   job.shared_object = so;
   job.run_timing = config.run_timing;
   job.baseline = config.self_baseline ? "self" : "library";

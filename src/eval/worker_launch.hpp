@@ -15,7 +15,7 @@
 namespace ptxb {
 
 /// The job for `compiled` in `work_dir`; prepares the folder (copy of the .so, ownership).
-WorkerJob prepare_worker_job(const TaskSpec& task, const EvalConfig& config,
+WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const EvalConfig& config,
                              const CompileResult& compiled, const std::filesystem::path& work_dir);
 
 /// The sandbox policy of a worker in `work_dir`; `under_profiler` keeps the network (ncu talks to

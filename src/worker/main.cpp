@@ -15,6 +15,7 @@
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "sys/sandbox.hpp"
+#include "tasks/task_wire.hpp"
 #include "worker/gpu_call_counters.hpp"
 #include "worker/gpu_candidate_scope.hpp"
 #include "worker/gpu_environment.hpp"
@@ -37,12 +38,11 @@ bool candidate_code_ran = false;
 // The hardware counters of candidate calls (worker/gpu_call_counters.hpp), checked on the
 // controls; nullptr when unavailable, which the "counters_setup" message explains. Not under ncu,
 // which holds the profiling interface itself.
-std::unique_ptr<ptxb::CallCounters> open_counters(const ptxb::Catalog& catalog,
-                                                  const ptxb::TaskSpec& task,
+std::unique_ptr<ptxb::CallCounters> open_counters(const std::vector<ptxb::CounterSpec>& specs,
                                                   const ptxb::WorkerJob& job, cudaStream_t stream,
                                                   const ptxb::ResultChannel& out) {
   std::string why;
-  auto counters = ptxb::CallCounters::create(catalog.counters_for(task.arch), job.device, &why);
+  auto counters = ptxb::CallCounters::create(specs, job.device, &why);
   json setup = counters ? counters->check(stream) : json{{"ok", false}, {"problem", why}};
   out.send({{"type", "counters_setup"}, {"setup", setup}});
   if (counters && !counters->ok()) counters.reset();
@@ -59,8 +59,8 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   PTXB_CHECK_CUDA(cudaFree(nullptr));  // the context exists before any candidate code
   out.send({{"type", "environment"}, {"device", ptxb::device_environment(job.device)}});
 
-  const ptxb::Catalog catalog = ptxb::load_catalog(job.catalog_dir);
-  const ptxb::TaskSpec task = ptxb::load_task(job.task_toml, catalog);
+  const ptxb::TaskSpec task = ptxb::task_from_json(job.task);
+  const std::vector<ptxb::CounterSpec> counter_specs = ptxb::counters_from_json(job.counters);
   // Arch-specific code runs only on that exact architecture (core/arch.hpp).
   cudaDeviceProp prop{};
   PTXB_CHECK_CUDA(cudaGetDeviceProperties(&prop, job.device));
@@ -88,7 +88,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   if (job.run_evidence)
     ptxb::run_evidence_controls(out, stream.get());  // before the environment changes
   else
-    counters = open_counters(catalog, task, job, stream.get(), out);
+    counters = open_counters(counter_specs, job, stream.get(), out);
   // CUDA and any profiler's injection have initialised: from here on the process's environment
   // is the job's, the same under ncu as in the timing process (docs/evidence.md).
   if (!job.environment.empty()) ptxb::replace_environment(job.environment);

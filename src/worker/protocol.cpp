@@ -7,8 +7,8 @@ namespace ptxb {
 
 nlohmann::json to_json(const WorkerJob& job) {
   return {{"protocol", kWorkerProtocolVersion},
-          {"task_toml", job.task_toml.string()},
-          {"catalog_dir", job.catalog_dir.string()},
+          {"task", job.task},
+          {"counters", job.counters},
           {"shared_object", job.shared_object.string()},
           {"run_correctness", job.run_correctness},
           {"run_timing", job.run_timing},
@@ -37,8 +37,9 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   if (field("protocol").get<int>() != kWorkerProtocolVersion)
     throw InputError("worker job: protocol: expected " + std::to_string(kWorkerProtocolVersion));
   WorkerJob job;
-  job.task_toml = field("task_toml").get<std::string>();
-  job.catalog_dir = field("catalog_dir").get<std::string>();
+  job.task = field("task");
+  if (!job.task.is_object()) throw InputError("worker job: task: expected an object");
+  job.counters = field("counters");
   job.shared_object = field("shared_object").get<std::string>();
   job.run_correctness = field("run_correctness").get<bool>();
   job.run_timing = field("run_timing").get<bool>();

@@ -13,7 +13,7 @@
 
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 5;
+constexpr int kWorkerProtocolVersion = 6;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -25,8 +25,10 @@ enum class WorkerExit : int {
 };
 
 struct WorkerJob {
-  std::filesystem::path task_toml;
-  std::filesystem::path catalog_dir;
+  /// The resolved task (task_detail_json with hidden shapes; tasks/task_wire.hpp) and the hardware
+  /// counters of its architecture: the worker parses no task file and no catalog.
+  nlohmann::json task = nlohmann::json::object();
+  nlohmann::json counters = nlohmann::json::array();
   std::filesystem::path shared_object;
   bool run_correctness = true;
   bool run_timing = true;

@@ -10,8 +10,8 @@ namespace {
 
 TEST(Protocol, JobRoundTrip) {
   WorkerJob job;
-  job.task_toml = "/t/task.toml";
-  job.catalog_dir = "/t/catalog";
+  job.task = {{"id", "sm90/gemm/x"}};
+  job.counters = {{{"metric", "sm__x.sum"}}};
   job.shared_object = "/c/cand.so";
   job.run_timing = false;
   job.timing_samples = 7;
@@ -19,7 +19,8 @@ TEST(Protocol, JobRoundTrip) {
   job.timing_max_samples = 90;
   job.baseline = "self";
   const WorkerJob back = worker_job_from_json(to_json(job));
-  EXPECT_EQ(back.task_toml, job.task_toml);
+  EXPECT_EQ(back.task, job.task);
+  EXPECT_EQ(back.counters, job.counters);
   EXPECT_EQ(back.shared_object, job.shared_object);
   EXPECT_FALSE(back.run_timing);
   EXPECT_EQ(back.timing_samples, 7);

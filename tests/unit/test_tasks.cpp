@@ -11,6 +11,7 @@
 #include "sys/files.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"
+#include "tasks/task_wire.hpp"
 
 namespace ptxb {
 namespace {
@@ -259,6 +260,26 @@ TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
   EXPECT_DOUBLE_EQ(family_of("gemm").flops(mnk(2, 3, 4)), 48);
   EXPECT_LT(family_of("gemm").report_rank(), family_of("attention_bwd").report_rank());
   EXPECT_THROW(family_of("gemm").scalar_value("scale", mnk(1, 1, 1)), InternalError);
+}
+
+TEST(TaskWire, EveryTaskSurvivesTheTripToTheWorker) {
+  const Catalog catalog = load_catalog(kTasksRoot / "catalog");
+  for (const TaskSpec& task : load_all_tasks(kTasksRoot, catalog)) {
+    const nlohmann::json sent = task_detail_json(task, HiddenShapes::kInclude);
+    const TaskSpec back = task_from_json(sent);
+    nlohmann::json again = task_detail_json(back, HiddenShapes::kInclude);
+    again["dir"] = sent["dir"];  // the worker gets no folder
+    EXPECT_EQ(again, sent) << task.id;
+    ASSERT_EQ(back.shapes.size(), task.shapes.size());
+    for (size_t i = 0; i < task.shapes.size(); ++i)
+      EXPECT_EQ(back.shapes[i].shape, task.shapes[i].shape) << task.id << " keeps dims in order";
+  }
+  EXPECT_THROW(task_from_json({{"id", "x"}}), InputError);
+  const auto counters = catalog.counters_for("sm_90a");
+  const auto round = counters_from_json(counters_json(counters));
+  ASSERT_EQ(round.size(), counters.size());
+  EXPECT_EQ(round[2].metric, counters[2].metric);
+  EXPECT_EQ(round[2].tolerance, counters[2].tolerance);
 }
 
 TEST(Tasks, EveryBrokenFixtureIsCovered) {

@@ -1,0 +1,78 @@
+// The vocabulary around TaskSpec (evidence levels, roles, distribution kinds, shape lists, scalar
+// values, FLOP counts): what the worker needs of a task, without the TOML loader.
+#include <array>
+
+#include "core/error.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb {
+namespace {
+
+constexpr std::array<std::pair<EvidenceLevel, std::string_view>, 4> kLevels{{
+    {EvidenceLevel::kS0, "S0"},
+    {EvidenceLevel::kS1, "S1"},
+    {EvidenceLevel::kR1, "R1"},
+    {EvidenceLevel::kR2, "R2"},
+}};
+
+}  // namespace
+
+std::string_view to_string(EvidenceLevel level) {
+  for (const auto& [value, name] : kLevels)
+    if (value == level) return name;
+  PTXB_ASSERT(false, "unknown evidence level");
+  return {};
+}
+
+std::optional<EvidenceLevel> evidence_level_from_string(std::string_view name) {
+  for (const auto& [value, level_name] : kLevels)
+    if (level_name == name) return value;
+  return std::nullopt;
+}
+
+std::string_view to_string(TensorRole role) { return role == TensorRole::kInput ? "in" : "out"; }
+
+std::string_view to_string(DistributionSpec::Kind kind) {
+  return kind == DistributionSpec::Kind::kNormal ? "normal" : "uniform_int";
+}
+
+std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape) {
+  const Family& family = family_of(task.family);
+  std::vector<double> values;
+  for (const std::string& name : task.scalars) values.push_back(family.scalar_value(name, shape));
+  return values;
+}
+
+std::vector<const TensorSpec*> TaskSpec::inputs() const {
+  std::vector<const TensorSpec*> out;
+  for (const TensorSpec& tensor : tensors)
+    if (tensor.role == TensorRole::kInput) out.push_back(&tensor);
+  return out;
+}
+
+std::vector<const TensorSpec*> TaskSpec::outputs() const {
+  std::vector<const TensorSpec*> out;
+  for (const TensorSpec& tensor : tensors)
+    if (tensor.role == TensorRole::kOutput) out.push_back(&tensor);
+  return out;
+}
+
+std::vector<const ShapeCase*> TaskSpec::visible_shapes() const {
+  std::vector<const ShapeCase*> out;
+  for (const ShapeCase& shape : shapes)
+    if (!shape.hidden) out.push_back(&shape);
+  return out;
+}
+
+std::vector<const ShapeCase*> TaskSpec::hidden_shapes() const {
+  std::vector<const ShapeCase*> out;
+  for (const ShapeCase& shape : shapes)
+    if (shape.hidden) out.push_back(&shape);
+  return out;
+}
+
+double problem_flops(const TaskSpec& task, const Shape& shape) {
+  return family_of(task.family).flops(shape);
+}
+
+}  // namespace ptxb
