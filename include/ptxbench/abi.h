@@ -41,7 +41,9 @@ typedef enum ptxb_dtype {
   PTXB_F32 = 3,
   PTXB_F8E4M3 = 4,
   PTXB_F8E5M2 = 5,
-  PTXB_F64 = 6
+  PTXB_F64 = 6,
+  PTXB_I32 = 7, /* integer inputs: offsets, lengths, page tables (values set by the task) */
+  PTXB_I64 = 8
 } ptxb_dtype;
 
 typedef struct ptxb_tensor_desc {

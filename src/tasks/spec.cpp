@@ -96,8 +96,36 @@ void read_dims(const TableReader& root, TaskSpec& task) {
   }
 }
 
+// `values` of an integer input (docs/tasks.md, "Integer inputs"); required there, refused
+// elsewhere.
+void read_integer_values(const TableReader& reader, const TaskSpec& task, TensorSpec& tensor) {
+  const bool integer = is_integer(tensor.dtype);
+  if (integer && tensor.role == TensorRole::kOutput)
+    reader.fail("dtype", "integer outputs are not supported");
+  if (!reader.has("values")) {
+    if (integer) reader.fail("values", "an integer input must say how its values are drawn");
+    return;
+  }
+  if (!integer) reader.fail("values", "only integer inputs take values (floats use distributions)");
+  const TableReader values = reader.table("values");
+  values.only_keys({"kind", "total"});
+  IntegerValues v;
+  v.kind = values.string("kind");
+  if (!contains(integer_value_kinds(), v.kind))
+    values.fail("kind", "'" + v.kind + "' is not one of " + join(integer_value_kinds()));
+  if (v.kind == "offsets") {
+    if (tensor.dims.size() != 1) values.fail("kind", "offsets are a rank-1 tensor [groups + 1]");
+    v.total = values.string("total");
+    if (!contains(task.dims, v.total))
+      values.fail("total", "'" + v.total + "' is not declared in dims (" + join(task.dims) + ")");
+  } else if (values.has("total")) {
+    values.fail("total", "only offsets have a total");
+  }
+  tensor.values = v;
+}
+
 TensorSpec read_tensor(const TableReader& reader, const TaskSpec& task) {
-  reader.only_keys({"name", "role", "dtype", "shape", "layout"});
+  reader.only_keys({"name", "role", "dtype", "shape", "layout", "values"});
   TensorSpec tensor;
   tensor.name = reader.string("name");
   if (!is_identifier(tensor.name)) reader.fail("name", "'" + tensor.name + "' is not a name");
@@ -112,7 +140,8 @@ TensorSpec read_tensor(const TableReader& reader, const TaskSpec& task) {
   const std::string dtype = reader.string("dtype");
   const auto parsed = dtype_from_string(dtype);
   if (!parsed)
-    reader.fail("dtype", "'" + dtype + "' is not one of bf16, f16, f32, e4m3, e5m2, f64");
+    reader.fail("dtype",
+                "'" + dtype + "' is not one of bf16, f16, f32, e4m3, e5m2, f64, int32, int64");
   tensor.dtype = *parsed;
   tensor.dims = reader.string_list("shape");
   if (tensor.dims.empty()) reader.fail("shape", "must list at least one dimension");
@@ -123,6 +152,7 @@ TensorSpec read_tensor(const TableReader& reader, const TaskSpec& task) {
   tensor.layout = reader.optional_string("layout").value_or("row_major");
   if (tensor.layout != "row_major")
     reader.fail("layout", "'" + tensor.layout + "' is not supported (only row_major)");
+  read_integer_values(reader, task, tensor);
   return tensor;
 }
 

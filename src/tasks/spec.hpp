@@ -12,6 +12,7 @@
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
 #include "families/family.hpp"  // known_families, family_of
+#include "families/structured_ints.hpp"
 #include "tasks/catalog.hpp"
 
 namespace ptxb {
@@ -30,6 +31,8 @@ struct TensorSpec {
   DType dtype;
   std::vector<std::string> dims;  ///< symbolic shape, outermost first: {"M", "K"}
   std::string layout;             ///< "row_major" (the only layout so far: last stride 1)
+  /// Integer inputs only (required there): how their values are drawn.
+  std::optional<IntegerValues> values;
 };
 
 /// One problem size. Attention shapes also carry the parameter `causal` (0 or 1) as a dimension

@@ -14,11 +14,14 @@ nlohmann::json shape_case_json(const ShapeCase& shape) {
 nlohmann::json tensors_json(const TaskSpec& task) {
   nlohmann::json out = nlohmann::json::array();
   for (const TensorSpec& tensor : task.tensors) {
-    out.push_back({{"name", tensor.name},
-                   {"role", to_string(tensor.role)},
-                   {"dtype", to_string(tensor.dtype)},
-                   {"shape", tensor.dims},
-                   {"layout", tensor.layout}});
+    nlohmann::json t = {{"name", tensor.name},
+                        {"role", to_string(tensor.role)},
+                        {"dtype", to_string(tensor.dtype)},
+                        {"shape", tensor.dims},
+                        {"layout", tensor.layout}};
+    if (tensor.values)
+      t["values"] = {{"kind", tensor.values->kind}, {"total", tensor.values->total}};
+    out.push_back(std::move(t));
   }
   return out;
 }

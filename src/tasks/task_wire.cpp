@@ -69,10 +69,17 @@ TaskSpec task_from_json(const json& detail) {
   for (const json& t : tensors) {
     const auto dtype = dtype_from_string(get<std::string>(t, "dtype"));
     if (!dtype) malformed("tensors.dtype", t.dump());
-    task.tensors.push_back(
-        {get<std::string>(t, "name"),
-         get<std::string>(t, "role") == "in" ? TensorRole::kInput : TensorRole::kOutput, *dtype,
-         get<std::vector<std::string>>(t, "shape"), get<std::string>(t, "layout")});
+    TensorSpec tensor{
+        get<std::string>(t, "name"),
+        get<std::string>(t, "role") == "in" ? TensorRole::kInput : TensorRole::kOutput,
+        *dtype,
+        get<std::vector<std::string>>(t, "shape"),
+        get<std::string>(t, "layout"),
+        std::nullopt};
+    if (t.contains("values"))
+      tensor.values = IntegerValues{get<std::string>(t["values"], "kind"),
+                                    get<std::string>(t["values"], "total")};
+    task.tensors.push_back(std::move(tensor));
   }
   for (const json& s : shapes)
     task.shapes.push_back({shape_in_order(task, s), get<bool>(s, "hidden"), get<bool>(s, "timed")});

@@ -106,8 +106,41 @@ void DeviceProblem::redraw_free_inputs(const DistributionSpec& dist, uint64_t se
   }
 }
 
+namespace {
+
+// The values of a structured integer input (families/structured_ints.hpp) at `shape`.
+std::vector<int64_t> structured_values(const TensorSpec& spec, const Shape& shape, int64_t count,
+                                       uint64_t seed) {
+  if (spec.values->kind == "offsets")
+    return draw_offsets(count - 1, shape.at(spec.values->total), seed);
+  PTXB_ASSERT(spec.values->kind == "permutation", "unknown integer kind " + spec.values->kind);
+  return draw_permutation(count, seed);
+}
+
+}  // namespace
+
+void DeviceProblem::upload_integers(size_t i, const std::vector<int64_t>& values,
+                                    cudaStream_t stream) {
+  const auto dtype = static_cast<DType>(in_desc_[i].dtype);
+  PTXB_ASSERT(static_cast<int64_t>(values.size()) == elements(in_desc_[i]), "integer count");
+  std::vector<int32_t> narrow;
+  const void* host = values.data();
+  if (dtype == DType::kI32) {
+    narrow.assign(values.begin(), values.end());
+    host = narrow.data();
+  }
+  PTXB_CHECK_CUDA(cudaMemcpyAsync(inner(guarded_inputs_[i]), host, in_bytes_[i],
+                                  cudaMemcpyHostToDevice, stream));
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));  // the host vectors end here
+}
+
 void DeviceProblem::draw_input(size_t i, const DistributionSpec& dist, uint64_t seed,
                                cudaStream_t stream) {
+  if (const TensorSpec& spec = *task_.inputs()[i]; spec.values) {
+    upload_integers(i, structured_values(spec, shape_, elements(in_desc_[i]), seed * 31 + i),
+                    stream);
+    return;
+  }
   const ValueKind kind =
       dist.kind == DistributionSpec::Kind::kNormal ? ValueKind::kNormal : ValueKind::kUniformInt;
   fill_random(inner(guarded_inputs_[i]), static_cast<DType>(in_desc_[i].dtype),

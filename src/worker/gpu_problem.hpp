@@ -61,6 +61,8 @@ class DeviceProblem {
   bool has_derived_inputs() const;
   bool is_free_input(size_t index) const;
   void draw_input(size_t index, const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
+  /// Copies host integers into input `index` (int32 or int64, as the tensor's dtype).
+  void upload_integers(size_t index, const std::vector<int64_t>& values, cudaStream_t stream);
   void derive_attention_inputs(cudaStream_t stream);
   void keep_pristine(size_t index, cudaStream_t stream);
   size_t input_index(const std::string& name) const;

@@ -1,0 +1,65 @@
+#include "families/structured_ints.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "core/error.hpp"
+
+namespace ptxb {
+
+const std::vector<std::string>& integer_value_kinds() {
+  static const std::vector<std::string> kKinds = {"offsets", "permutation"};
+  return kKinds;
+}
+
+std::vector<int64_t> draw_offsets(int64_t groups, int64_t total, uint64_t seed) {
+  PTXB_ASSERT(groups >= 1 && total >= 0, "draw_offsets: groups >= 1 and total >= 0");
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  // Heavy-tailed weights (a Pareto tail, as token routing to experts tends to be); an eighth of
+  // the groups empty, an eighth a single row: the cases kernels get wrong.
+  std::vector<double> weight(static_cast<size_t>(groups));
+  std::vector<int64_t> size(static_cast<size_t>(groups), 0);
+  int64_t fixed = 0;
+  for (size_t g = 0; g < weight.size(); ++g) {
+    const double u = unit(rng);
+    if (u < 0.125) continue;  // empty
+    if (u < 0.25 && fixed < total) {
+      size[g] = 1;
+      ++fixed;
+      continue;
+    }
+    weight[g] = 1.0 / std::pow(1.0 - unit(rng), 0.8);
+  }
+  const double sum = std::accumulate(weight.begin(), weight.end(), 0.0);
+  int64_t left = total - fixed;
+  if (sum == 0) {  // every group drew empty or single: the rest goes to the first group
+    size[0] += left;
+    left = 0;
+  }
+  int64_t given = 0;
+  for (size_t g = 0; g < weight.size() && sum > 0; ++g) {
+    const auto share =
+        static_cast<int64_t>(std::floor(static_cast<double>(left) * weight[g] / sum));
+    size[g] += share;
+    given += share;
+  }
+  for (size_t g = 0; given < left; g = (g + 1) % weight.size())  // rounding remainder
+    if (weight[g] > 0) size[g] += 1, ++given;
+  std::vector<int64_t> offsets(static_cast<size_t>(groups) + 1, 0);
+  for (size_t g = 0; g < size.size(); ++g) offsets[g + 1] = offsets[g] + size[g];
+  return offsets;
+}
+
+std::vector<int64_t> draw_permutation(int64_t n, uint64_t seed) {
+  PTXB_ASSERT(n >= 0, "draw_permutation: n >= 0");
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  std::iota(out.begin(), out.end(), int64_t{0});
+  std::mt19937_64 rng(seed);
+  std::shuffle(out.begin(), out.end(), rng);
+  return out;
+}
+
+}  // namespace ptxb

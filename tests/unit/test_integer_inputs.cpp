@@ -1,0 +1,128 @@
+// Integer inputs (docs/tasks.md, "Integer inputs"): the int32/int64 dtypes, the structured value
+// kinds the families draw (offsets, permutations) and the loader's rules for them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <regex>
+
+#include <ptxbench/abi.h>
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "families/structured_ints.hpp"
+#include "sys/files.hpp"
+#include "tasks/spec.hpp"
+#include "tasks/task_json.hpp"
+#include "tasks/task_wire.hpp"
+
+namespace ptxb {
+namespace {
+
+const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+const std::filesystem::path kFixtures = std::filesystem::path(PTXB_FIXTURE_DIR) / "tasks";
+
+TEST(IntegerDtypes, SizesNamesAndTheAbi) {
+  EXPECT_EQ(size_bytes(DType::kI32), 4);
+  EXPECT_EQ(size_bytes(DType::kI64), 8);
+  EXPECT_EQ(dtype_from_string("int32"), DType::kI32);
+  EXPECT_EQ(to_string(DType::kI64), "int64");
+  EXPECT_TRUE(is_integer(DType::kI32));
+  EXPECT_FALSE(is_integer(DType::kBF16));
+  EXPECT_EQ(static_cast<int>(DType::kI32), PTXB_I32);
+  EXPECT_EQ(static_cast<int>(DType::kI64), PTXB_I64);
+}
+
+TEST(StructuredInts, OffsetsCoverTheTotalWithEmptyAndTinyGroups) {
+  for (const uint64_t seed : {1ull, 2ull, 99ull}) {
+    const std::vector<int64_t> o = draw_offsets(256, 40000, seed);
+    ASSERT_EQ(o.size(), 257u);
+    EXPECT_EQ(o.front(), 0);
+    EXPECT_EQ(o.back(), 40000);
+    EXPECT_TRUE(std::is_sorted(o.begin(), o.end()));
+    int empty = 0, single = 0;
+    int64_t largest = 0;
+    for (size_t g = 0; g + 1 < o.size(); ++g) {
+      const int64_t size = o[g + 1] - o[g];
+      empty += size == 0;
+      single += size == 1;
+      largest = std::max(largest, size);
+    }
+    EXPECT_GE(empty, 10) << "about one group in eight is empty";
+    EXPECT_GE(single, 10) << "and about one in eight holds a single row";
+    EXPECT_GT(largest, 4 * 40000 / 256) << "skewed, not uniform";
+    EXPECT_EQ(draw_offsets(256, 40000, seed), o) << "the same seed, the same values";
+  }
+  EXPECT_NE(draw_offsets(8, 1000, 1), draw_offsets(8, 1000, 2));
+  EXPECT_EQ(draw_offsets(1, 5, 3), (std::vector<int64_t>{0, 5}));
+  EXPECT_EQ(draw_offsets(4, 0, 3), (std::vector<int64_t>{0, 0, 0, 0, 0}));
+}
+
+TEST(StructuredInts, PermutationsHoldEveryIndexOnce) {
+  std::vector<int64_t> p = draw_permutation(1000, 7);
+  EXPECT_NE(p, draw_permutation(1000, 8));
+  std::vector<int64_t> sorted = p;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> all(1000);
+  std::iota(all.begin(), all.end(), 0);
+  EXPECT_EQ(sorted, all);
+  EXPECT_NE(p, all) << "shuffled";
+}
+
+// The valid fixture with one more input tensor (TOML text `tensor`) inserted before its first
+// output; loads it, or returns the loader's error message.
+std::string load_with_tensor(const std::string& tensor, TaskSpec* loaded = nullptr) {
+  TempDir dir("ptxb-int-inputs");
+  std::string text = read_file(kFixtures / "valid/task.toml");
+  const size_t at = text.find("[[tensors]]\nname = \"C\"");
+  EXPECT_NE(at, std::string::npos) << "the valid fixture changed";
+  text.insert(at, tensor + "\n");
+  write_file_atomic(dir.path() / "task.toml", text);
+  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
+  try {
+    const TaskSpec task = load_task(dir.path() / "task.toml", load_catalog(kTasksRoot / "catalog"));
+    if (loaded != nullptr) *loaded = task;
+    return "";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+TEST(IntegerInputs, TheLoaderKnowsTheirRules) {
+  TaskSpec task;
+  EXPECT_EQ(load_with_tensor("[[tensors]]\nname = \"offs\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                             "shape = [\"M\"]\nvalues = { kind = \"offsets\", total = \"K\" }\n",
+                             &task),
+            "");
+  ASSERT_TRUE(task.inputs().back()->values.has_value());
+  EXPECT_EQ(task.inputs().back()->values->total, "K");
+  const TaskSpec back = task_from_json(task_detail_json(task, HiddenShapes::kInclude));
+  ASSERT_TRUE(back.inputs().back()->values.has_value()) << "the worker gets the rule too";
+  EXPECT_EQ(back.inputs().back()->values->kind, "offsets");
+
+  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"offs\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                             "shape = [\"M\"]\n")
+                .find("must say how its values are drawn"),
+            std::string::npos);
+  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"x\"\nrole = \"in\"\ndtype = \"bf16\"\n"
+                             "shape = [\"M\"]\nvalues = { kind = \"permutation\" }\n")
+                .find("only integer inputs"),
+            std::string::npos);
+  EXPECT_NE(
+      load_with_tensor("[[tensors]]\nname = \"p\"\nrole = \"in\"\ndtype = \"int64\"\n"
+                       "shape = [\"M\"]\nvalues = { kind = \"permutation\", total = \"K\" }\n")
+          .find("only offsets have a total"),
+      std::string::npos);
+  EXPECT_NE(
+      load_with_tensor("[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                       "shape = [\"M\", \"K\"]\nvalues = { kind = \"offsets\", total = \"K\" }\n")
+          .find("rank-1"),
+      std::string::npos);
+  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                             "shape = [\"M\"]\nvalues = { kind = \"lengths\" }\n")
+                .find("'lengths' is not one of offsets, permutation"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptxb
