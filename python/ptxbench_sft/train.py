@@ -1,4 +1,4 @@
-"""Supervised fine-tuning on build-data rows with TRL's SFTTrainer (docs/sft.md, issue 7).
+"""Supervised fine-tuning on build-data rows with TRL's SFTTrainer (docs/sft.md).
 
 Contract: the loss is on the completion only (prompt-completion rows, ``completion_only_loss``);
 each row is rendered with its own ``chat_template_kwargs``, exactly as the evaluation client's

@@ -54,7 +54,7 @@ AttentionGradients attention_backward_fp64(const AttentionShape& s, const std::v
 
 /// Matrix-product FLOPs: forward 4 * batch * heads * seq^2 * head_dim (QK^T and PV), halved when
 /// causal; backward 2.5 times the forward (five products instead of two), the convention of the
-/// FlashAttention papers and of ../shared/notes/h200-facts.md.
+/// FlashAttention papers and of the cuDNN figures PTXBench compares with (docs/attention.md).
 double attention_flops(const AttentionShape& s, bool backward);
 
 /// The sizes of an attention task's shape: dims B, H, HKV (H when absent: no grouped-query

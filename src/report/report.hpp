@@ -1,4 +1,4 @@
-// The leaderboard of one or more model runs (issue 6, docs/report.md): per model x task family,
+// The leaderboard of one or more model runs (docs/report.md): per model x task family,
 // compile/correct/target-executed/success rates over samples, clamped speedups over successes,
 // fast_p, success by turn, tokens, cost and wall time, and the cells flagged for audit. Pure
 // computation over rows the caller loads from the store: no database, no files, no clock.

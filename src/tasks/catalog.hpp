@@ -1,5 +1,5 @@
 // The instruction catalog: one entry per target PTX instruction and architecture, loaded from
-// tasks/catalog/*.toml (data built from ../shared/notes/ptx-sass-map.md).
+// tasks/catalog/*.toml (each row's `status` says where its opcodes come from).
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,5 @@
 // The bounded pool (results, exceptions, the concurrency bound, shutdown, cancellation) and the
-// cost of 64 concurrent model requests against the local server (issue 6: < 1 core).
+// cost of 64 concurrent model requests against the local server (the target: < 1 core).
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
