@@ -1,5 +1,7 @@
 #include "cli/cmd_common.hpp"
 
+#include "tasks/task_identity.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +42,13 @@ std::vector<TaskSpec> select_tasks(const std::string& selectors) {
       throw InputError("--tasks: '" + selector + "' matches no task under " + root.string());
   }
   return chosen;
+}
+
+nlohmann::json task_hashes(const std::vector<TaskSpec>& tasks) {
+  const Catalog catalog = load_catalog(default_tasks_root() / "catalog");
+  nlohmann::json out = nlohmann::json::object();
+  for (const TaskSpec& t : tasks) out[t.id] = task_hash(t, catalog);
+  return out;
 }
 
 std::vector<int> parse_gpu_list(const std::string& text) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ std::filesystem::path store_path(const std::string& db_option);
 /// "sm90/attention", "sm90/gemm/bf16-wgmma"); every task for "" or "all". Throws InputError when
 /// a selector matches nothing.
 std::vector<TaskSpec> select_tasks(const std::string& selectors);
+
+/// {task id: task_hash} of `tasks` (tasks/task_identity.hpp), with the catalog of the tasks root.
+nlohmann::json task_hashes(const std::vector<TaskSpec>& tasks);
 
 /// "0,1,3" -> {0, 1, 3}; throws InputError for anything else.
 std::vector<int> parse_gpu_list(const std::string& text);

@@ -57,9 +57,18 @@ int run_report(int argc, char** argv) {
     for (const AttemptRecord& a : attempts[r]) {
       const auto family = family_of.find(a.task_id);
       const auto eval = evaluations[r].find(a.id);
-      rows.push_back({&runs[r], &a, eval == evaluations[r].end() ? nullptr : &eval->second,
+      const EvaluationRecord* evaluation = eval == evaluations[r].end() ? nullptr : &eval->second;
+      // The definition the run recorded, else the one its verdict names (tasks/task_identity).
+      std::string hash;
+      const nlohmann::json& settings = runs[r].settings;
+      if (settings.is_object() && settings.contains("task_hashes") &&
+          settings["task_hashes"].is_object())
+        hash = settings["task_hashes"].value(a.task_id, "");
+      if (hash.empty() && evaluation != nullptr && evaluation->verdict.is_object())
+        hash = evaluation->verdict.value("task_hash", std::string());
+      rows.push_back({&runs[r], &a, evaluation,
                       family == family_of.end() ? "unknown" : family->second.first,
-                      family == family_of.end() ? "unknown" : family->second.second});
+                      family == family_of.end() ? "unknown" : family->second.second, hash});
     }
   }
   ReportOptions options;

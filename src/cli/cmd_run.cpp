@@ -15,6 +15,7 @@
 #include "llm/http_curl.hpp"
 #include "llm/prompt.hpp"
 #include "sys/home.hpp"
+#include "tasks/task_identity.hpp"
 
 namespace ptxb::cli {
 namespace {
@@ -136,9 +137,17 @@ int run_or_generate(int argc, char** argv, bool judging) {
   ResultStore store(db);
   const std::string name = a.run_name.empty() ? model->name() + "-" + utc_stamp() : a.run_name;
   int64_t run_id = 0;
+  const nlohmann::json hashes = task_hashes(tasks);
   if (const auto existing = store.find_run(name)) {
     if (existing->model != model->name())
       throw InputError("run '" + name + "' exists with model " + existing->model);
+    // A run judges one definition of each task: resuming under another would pool them.
+    const nlohmann::json before = existing->settings.value("task_hashes", nlohmann::json::object());
+    for (const auto& [id, hash] : hashes.items())
+      if (before.contains(id) && before[id] != hash)
+        throw InputError("run '" + name + "' was started with another definition of task " + id +
+                         " (hash " + short_task_hash(before[id].get<std::string>()) + ", now " +
+                         short_task_hash(hash.get<std::string>()) + "): start a new run");
     run_id = existing->id;
     std::cerr << "resuming run '" << name << "'\n";
   } else {
@@ -149,6 +158,7 @@ int run_or_generate(int argc, char** argv, bool judging) {
     run.prompt_version = kPromptVersion;
     run.ptxbench_version = std::string(PTXB_VERSION " (") + ptxbench_commit() + ")";
     run.settings = run_settings(a, client.get(), judging);
+    run.settings["task_hashes"] = hashes;
     run.environment = host_environment();
     run_id = store.create_run(run);
   }

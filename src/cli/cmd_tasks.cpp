@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "tasks/catalog.hpp"
 #include "tasks/spec.hpp"
+#include "tasks/task_identity.hpp"
 #include "tasks/task_json.hpp"
 
 namespace ptxb::cli {
@@ -103,7 +104,9 @@ int show(const TasksArgs& args, const Catalog& catalog, const std::filesystem::p
     std::cout << task.prompt;
   } else if (args.json) {
     const auto hidden = args.show_hidden ? HiddenShapes::kInclude : HiddenShapes::kCountOnly;
-    std::cout << task_detail_json(task, hidden).dump(2) << "\n";
+    nlohmann::json detail = task_detail_json(task, hidden);
+    detail["task_hash"] = task_hash(task, catalog);
+    std::cout << detail.dump(2) << "\n";
   } else {
     print_task(task, catalog, args.show_hidden, std::cout);
   }
@@ -137,7 +140,11 @@ int run_tasks(int argc, char** argv) {
   const std::vector<TaskSpec> tasks = load_all_tasks(root, catalog);
   if (args.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const TaskSpec& task : tasks) out.push_back(task_summary_json(task));
+    for (const TaskSpec& task : tasks) {
+      nlohmann::json summary = task_summary_json(task);
+      summary["task_hash"] = task_hash(task, catalog);
+      out.push_back(std::move(summary));
+    }
     std::cout << out.dump(2) << "\n";
   } else {
     print_list(tasks, std::cout);

@@ -14,6 +14,7 @@
 #include "instrument/ncu_evidence.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
+#include "tasks/task_identity.hpp"
 #include "worker/protocol.hpp"
 
 namespace ptxb {
@@ -105,6 +106,7 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   r["task"] = task.id;
   r["family"] = task.family;
   r["arch"] = task.arch;
+  r["task_hash"] = task_hash(task, catalog);
   r["source"] = {{"path", request.source_path.string()}, {"sha256", sha256_hex(request.source)}};
   r["ptxbench_version"] = PTXB_VERSION;
   r["ptxbench_commit"] = ptxbench_commit();

@@ -27,6 +27,10 @@ class Family {
   virtual bool has_causal_flag() const { return false; }
   /// `correctness.reference` names the worker implements for the family.
   virtual std::vector<std::string> references() const = 0;
+  /// The version of reference `name` (one of references()): bumped whenever its implementation
+  /// changes what it computes, so that results judged by another version are not pooled
+  /// (tasks/task_identity.hpp).
+  virtual std::string reference_version(const std::string& name) const = 0;
   /// `baseline.library` names that can time the family.
   virtual std::vector<std::string> baselines() const = 0;
   /// Useful FLOPs of one call at `shape` (what TFLOP/s and FLOP shares are counted against).

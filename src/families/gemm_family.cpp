@@ -9,6 +9,7 @@ class GemmFamily final : public Family {
   std::string_view name() const override { return "gemm"; }
   std::vector<std::string> required_dims() const override { return {"M", "N", "K"}; }
   std::vector<std::string> references() const override { return {"gemm_fp32"}; }
+  std::string reference_version(const std::string&) const override { return "1"; }
   std::vector<std::string> baselines() const override { return {"cublaslt"}; }
   double flops(const Shape& s) const override {
     return 2.0 * static_cast<double>(s.at("M")) * static_cast<double>(s.at("N")) *

@@ -188,6 +188,7 @@ json report_to_json(const Report& r) {
   const ReportOptions& o = r.options;
   return {{"schema", kReportSchemaVersion},
           {"kind", "ptxbench.report"},
+          {"notes", r.notes},
           {"options",
            {{"speedup_floor", o.speedup_floor},
             {"speedup_cap", o.speedup_cap},

@@ -184,6 +184,10 @@ std::string render_markdown(const Report& r) {
      << turn_table(r) << "\n";
   os << "## Tokens, cost and time\n\n" << cost_table(r) << "\n";
   os << "## Audit\n\n" << audit_table(r);
+  if (!r.notes.empty()) {
+    os << "\n## Notes\n\n";
+    for (const std::string& n : r.notes) os << "- " << n << "\n";
+  }
   return os.str();
 }
 

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "families/family.hpp"
 #include "report/report.hpp"
+#include "tasks/task_identity.hpp"
 
 namespace ptxb {
 
@@ -93,12 +94,12 @@ std::string unjudged_outcome(const AttemptRecord& a) {
 
 // `turns` holds one sample's rows sorted by turn.
 SampleResult summarize_sample(const std::vector<const ReportRow*>& turns, const std::string& entry,
-                              const ReportOptions& o) {
+                              const std::string& task_key, const ReportOptions& o) {
   const ReportRow& first = *turns.front();
   SampleResult s;
   s.entry = entry;
   s.run = first.run->name;
-  s.task_id = first.attempt->task_id;
+  s.task_id = task_key;
   s.family = first.family;
   s.arch = first.arch;
   s.sample = first.attempt->sample;
@@ -243,10 +244,41 @@ bool ranks_before(const EntryReport& a, const EntryReport& b) {
 
 }  // namespace
 
+// How the report names each row's task: its id, or "ID@HASH12" when that id was judged under
+// more than one task definition (those results are never pooled). Notes say which.
+std::map<const ReportRow*, std::string> task_keys(const std::vector<ReportRow>& rows,
+                                                  std::vector<std::string>& notes) {
+  std::map<std::string, std::set<std::string>> hashes;  // id -> definitions seen
+  for (const ReportRow& r : rows) {
+    PTXB_ASSERT(r.run != nullptr && r.attempt != nullptr, "report row without run or attempt");
+    hashes[r.attempt->task_id].insert(r.task_hash);
+  }
+  std::map<const ReportRow*, std::string> keys;
+  for (const ReportRow& r : rows) {
+    const std::set<std::string>& seen = hashes[r.attempt->task_id];
+    keys[&r] = seen.size() == 1 ? r.attempt->task_id
+                                : r.attempt->task_id + "@" +
+                                      (r.task_hash.empty() ? std::string("unknown")
+                                                           : short_task_hash(r.task_hash));
+  }
+  for (const auto& [id, seen] : hashes) {
+    if (seen.size() < 2) continue;
+    std::string list;
+    for (const std::string& h : seen)
+      list +=
+          (list.empty() ? "" : ", ") + (h.empty() ? std::string("unknown") : short_task_hash(h));
+    notes.push_back("task " + id + " was judged under " + std::to_string(seen.size()) +
+                    " task definitions (" + list + "): their results are kept apart as " + id +
+                    "@<definition>, never pooled");
+  }
+  return keys;
+}
+
 Report build_report(const std::vector<ReportRow>& rows, const ReportOptions& options) {
   validate(options);
   Report report;
   report.options = options;
+  const std::map<const ReportRow*, std::string> task_key = task_keys(rows, report.notes);
 
   // Runs, tasks, and the turns of every sample, keyed so that maps iterate in report order.
   std::map<std::string, RunSummary> runs;
@@ -269,10 +301,11 @@ Report build_report(const std::vector<ReportRow>& rows, const ReportOptions& opt
                                   price(run, "price_prompt_per_mtok"),
                                   price(run, "price_completion_per_mtok")};
     report.turns = std::max({report.turns, settings_turns(run), a.turn + 1});
-    const auto [it, fresh] = task_family.try_emplace(a.task_id, r.family, r.arch);
+    const std::string& task = task_key.at(&r);
+    const auto [it, fresh] = task_family.try_emplace(task, r.family, r.arch);
     PTXB_ASSERT(fresh || it->second == std::make_pair(r.family, r.arch),
-                "task " + a.task_id + " given two families or archs");
-    sample_rows[{entry_name(run, options.grouping), run.name, a.task_id, a.sample}].push_back(&r);
+                "task " + task + " given two families or archs");
+    sample_rows[{entry_name(run, options.grouping), run.name, task, a.sample}].push_back(&r);
   }
   for (auto& [name, summary] : runs) report.runs.push_back(summary);
 
@@ -288,7 +321,7 @@ Report build_report(const std::vector<ReportRow>& rows, const ReportOptions& opt
                       std::get<2>(key) + " sample " + std::to_string(std::get<3>(key)));
     EntryReport& e = entries[std::get<0>(key)];
     e.name = std::get<0>(key);
-    e.samples.push_back(summarize_sample(turns, e.name, options));
+    e.samples.push_back(summarize_sample(turns, e.name, std::get<2>(key), options));
   }
 
   // Numbers per entry: the families (arch, family), then the summary.

@@ -24,8 +24,11 @@ struct ReportRow {
   const RunRecord* run = nullptr;
   const AttemptRecord* attempt = nullptr;
   const EvaluationRecord* evaluation = nullptr;
-  std::string family;  ///< "gemm", "attention_fwd", "attention_bwd", ...
-  std::string arch;    ///< "sm_90a", "sm_100a"
+  std::string family;  ///< a family of families/family.hpp
+  std::string arch;    ///< an architecture of core/arch.hpp
+  /// The task definition the attempt was made for (tasks/task_identity.hpp); "" when unknown
+  /// (runs recorded before task hashes).
+  std::string task_hash;
 };
 
 /// What a leaderboard entry is: a model (the runs of one model pooled) or a single run.
@@ -142,6 +145,9 @@ struct Report {
   std::vector<RunSummary> runs;      ///< sorted by name
   std::vector<EntryReport> entries;  ///< ranked: success rate, then speedup geomean, then name
   std::vector<AuditCell> audit;      ///< in entry order, then run, task, sample, turn
+  /// Why some results were kept apart: a task id judged under several task definitions is
+  /// reported as one task per definition ("ID@HASH12").
+  std::vector<std::string> notes;
 };
 
 /// Computes every metric of docs/report.md. Throws InputError for options that make no sense

@@ -1,7 +1,7 @@
-// The records of a model run (docs/model-runs.md), shared by the store (SQLite), the exporter, the report and
-// the run loop: a run, one attempt per (task, sample, turn) with the model's full request and
-// response, and the evaluation of an attempt's code. Plain data, no I/O; JSON fields hold what
-// the model server or the judge returned, unchanged.
+// The records of a model run (docs/model-runs.md), shared by the store (SQLite), the exporter, the
+// report and the run loop: a run, one attempt per (task, sample, turn) with the model's full
+// request and response, and the evaluation of an attempt's code. Plain data, no I/O; JSON fields
+// hold what the model server or the judge returned, unchanged.
 #pragma once
 
 #include <cstdint>

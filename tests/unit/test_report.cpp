@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "report/render.hpp"
 #include "report/report.hpp"
 #include "test_report_fixture.hpp"
 
@@ -287,6 +288,31 @@ TEST(ReportSpeedup, KeepOptimizingTakesTheFastestSuccess) {
   EXPECT_DOUBLE_EQ(*s.speedup, 1.3);
   EXPECT_EQ(r.turns, 3);  // no "turns" in the settings: the largest turn seen
   EXPECT_FALSE(r.entries[0].all.cost_usd.has_value());
+}
+
+TEST(ReportTaskIdentity, TwoDefinitionsOfOneTaskAreKeptApart) {
+  Dataset d;
+  const RunRecord* old_run = d.run("old", "m", nlohmann::json::object());
+  const RunRecord* new_run = d.run("new", "m", nlohmann::json::object());
+  d.add(old_run, kG1, 0, 1, 10, 10, 1, evaluation("passed", 1, {0.5}));
+  d.rows.back().task_hash = std::string(64, 'a');
+  d.add(new_run, kG1, 0, 1, 10, 10, 1, evaluation("passed", 1, {2.0}));
+  d.rows.back().task_hash = std::string(64, 'b');
+  const Report r = build_report(d.rows);
+  ASSERT_EQ(r.entries.size(), 1u);
+  const EntryReport& e = r.entries[0];
+  ASSERT_EQ(e.samples.size(), 2u) << "one sample per definition, not one pooled sample";
+  // Samples sort by run: "new" (definition b) before "old" (definition a).
+  EXPECT_EQ(e.samples[0].task_id, std::string(kG1) + "@" + std::string(12, 'b'));
+  EXPECT_EQ(e.samples[1].task_id, std::string(kG1) + "@" + std::string(12, 'a'));
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("2 task definitions"), std::string::npos) << r.notes[0];
+  EXPECT_NE(render_markdown(r).find("## Notes"), std::string::npos);
+
+  d.rows.back().task_hash = std::string(64, 'a');  // the same definition: pooled again
+  const Report same = build_report(d.rows);
+  EXPECT_TRUE(same.notes.empty());
+  EXPECT_EQ(same.entries[0].samples[0].task_id, kG1);
 }
 
 TEST(ReportSpeedup, FastPDoesNotHingeOnRounding) {
