@@ -1,7 +1,5 @@
 #include "cli/cmd_common.hpp"
 
-#include "tasks/task_identity.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +9,7 @@
 #include "core/error.hpp"
 #include "sys/home.hpp"
 #include "tasks/catalog.hpp"
+#include "tasks/task_identity.hpp"
 
 namespace ptxb::cli {
 
