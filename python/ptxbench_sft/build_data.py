@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import InputError
+
 EXPORT_SCHEMA = 1
 DEFAULT_MAX_TOKENS = 32768
 DEFAULT_NEAR_DUP = 0.9
@@ -37,20 +39,58 @@ CHEAT_OUTCOME = "rejected_cheat"
 # --------------------------------------------------------------------------- reading
 
 
+def _check_attempt(obj: Any, where: str) -> dict[str, Any]:
+    """``obj`` when it has the export fields this pipeline reads, else InputError naming the
+    first one that is missing or of the wrong type."""
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: an attempt must be a JSON object")
+    if obj.get("schema") != EXPORT_SCHEMA:
+        raise InputError(f"{where}: export schema {obj.get('schema')!r}, expected {EXPORT_SCHEMA}")
+    run, request = obj.get("run"), obj.get("request")
+    checks = [
+        (isinstance(run, dict) and isinstance(run.get("name"), str), "'run' needs a string 'name'"),
+        (isinstance(obj.get("task"), str) and obj["task"], "'task' must be a non-empty string"),
+        (type(obj.get("sample")) is int, "'sample' must be an integer"),
+        (type(obj.get("turn")) is int, "'turn' must be an integer"),
+        (isinstance(request, dict) and isinstance(request.get("messages"), list),
+         "'request' needs a 'messages' list"),
+        (obj.get("evaluation") is None or isinstance(obj["evaluation"], dict),
+         "'evaluation' must be an object or null"),
+        (all(obj.get(k) is None or isinstance(obj[k], str) for k in ("response_text", "reasoning")),
+         "'response_text' and 'reasoning' must be strings or null"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise InputError(f"{where}: {message}")
+    for i, m in enumerate(request["messages"]):
+        if not (isinstance(m, dict) and isinstance(m.get("role"), str)
+                and isinstance(m.get("content"), str)):
+            raise InputError(f"{where}: request message {i} needs string 'role' and 'content'")
+    return obj
+
+
 def read_export(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Yield the attempt objects of one export file (``.jsonl`` or ``.jsonl.gz``)."""
+    """Yield the attempt objects of one export file (``.jsonl`` or ``.jsonl.gz``); InputError
+    for a missing or unreadable file and for a line that is not an attempt of this schema."""
     path = Path(path)
+    if not path.is_file():
+        raise InputError(f"export file not found: {path}")
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            obj = json.loads(line)
-            if obj.get("schema") != EXPORT_SCHEMA:
-                raise ValueError(f"{path}:{lineno}: export schema {obj.get('schema')!r}, "
-                                 f"expected {EXPORT_SCHEMA}")
-            yield obj
+    lineno = 0
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InputError(f"{path}:{lineno}: not JSON ({e.msg})") from e
+                yield _check_attempt(obj, f"{path}:{lineno}")
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}:{lineno + 1}: cannot read the export "
+                         f"({type(e).__name__}: {' '.join(str(e).split())})") from e
 
 
 # --------------------------------------------------------------------------- task metadata

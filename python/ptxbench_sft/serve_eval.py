@@ -27,7 +27,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .train import InputError
+from .errors import InputError
 
 DEFAULT_PTXBENCH = Path(__file__).resolve().parents[2] / "build" / "release" / "ptxbench"
 STOP_GRACE_S = 15

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .errors import InputError
+
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 THINK_TOKENS = ["<think>", "</think>"]
 EOS_TOKEN = "<|im_end|>"
@@ -154,7 +156,7 @@ def build_config(tokenizer, kind: str = "qwen3", size: str = "tiny"):
         return Qwen3Config(**common)
     if kind == "qwen3_5":
         if not hybrid_available():
-            raise ValueError("kind qwen3_5 needs a transformers with Qwen3_5TextConfig")
+            raise InputError("kind qwen3_5 needs a transformers with Qwen3_5TextConfig")
         from transformers import Qwen3_5TextConfig
 
         layers = dims["num_hidden_layers"]

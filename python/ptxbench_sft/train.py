@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import InputError
+
 # Sections and their keys; "train" takes any SFTConfig field (checked against TRL at load time).
 MODEL_KEYS = {"path", "dtype", "attn_implementation", "save"}
 DATA_KEYS = {"train_file", "eval_file"}
@@ -30,10 +32,6 @@ FIXED_TRAIN = {"completion_only_loss": True, "assistant_only_loss": False, "pack
 ROW_COLUMNS = ("prompt", "completion", "chat_template_kwargs")
 METRICS_FILE = "metrics.json"
 METRICS_SCHEMA = 1
-
-
-class InputError(ValueError):
-    """Bad user input: missing file, empty data, malformed row, bad or unknown config key."""
 
 
 # --------------------------------------------------------------------------- config

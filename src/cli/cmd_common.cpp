@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "sys/home.hpp"
 #include "tasks/catalog.hpp"
@@ -41,6 +42,26 @@ std::vector<TaskSpec> select_tasks(const std::string& selectors) {
       throw InputError("--tasks: '" + selector + "' matches no task under " + root.string());
   }
   return chosen;
+}
+
+std::optional<int> parse_flags(CLI::App& app, int argc, char** argv) {
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    return failed->get_display_name() + ": " + e.what() + " (see --help)\n";
+  });
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
+  }
+  return std::nullopt;
+}
+
+void require_store(const std::filesystem::path& db) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(db, ec))
+    throw InputError(db.string() +
+                     ": no results database (ptxbench run or generate makes one; "
+                     "--db or PTXBENCH_DB names another)");
 }
 
 nlohmann::json task_hashes(const std::vector<TaskSpec>& tasks) {

@@ -1,11 +1,14 @@
-// Pieces shared by the model-run subcommands (run, generate, evaluate, export, report): the store
+// Pieces shared by the subcommands: flag parsing with one-line errors, the results database
 // location, task selection, GPU lists and the live progress display.
 #pragma once
+
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,14 @@ std::filesystem::path store_path(const std::string& db_option);
 /// "sm90/attention", "sm90/gemm/bf16-wgmma"); every task for "" or "all". Throws InputError when
 /// a selector matches nothing.
 std::vector<TaskSpec> select_tasks(const std::string& selectors);
+
+/// Parses a subcommand's flags. nullopt: go on; else the exit status to return: 0 after --help,
+/// 2 after a bad flag, which is printed as one line ("ptxbench eval: --task is required (see
+/// --help)").
+std::optional<int> parse_flags(CLI::App& app, int argc, char** argv);
+
+/// Throws InputError unless `db` exists: commands that read results never create a store.
+void require_store(const std::filesystem::path& db);
 
 /// {task id: task_hash} of `tasks` (tasks/task_identity.hpp), with the catalog of the tasks root.
 nlohmann::json task_hashes(const std::vector<TaskSpec>& tasks);

@@ -32,8 +32,11 @@ int dispatch(int argc, char** argv) {
   }
   for (const auto& c : commands())
     if (c.name == argv[1]) return c.handler(argc - 1, argv + 1);
-  std::cerr << "ptxbench: unknown command '" << argv[1] << "'\n";
-  print_usage(std::cerr);
+  std::string names;
+  for (const auto& c : commands())
+    names += std::string(names.empty() ? "" : ", ") + std::string(c.name);
+  std::cerr << "ptxbench: unknown command '" << argv[1] << "' (commands: " << names
+            << "; see ptxbench --help)\n";
   return kExitHarnessError;
 }
 

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/cmd_common.hpp"
 #include "cli/commands.hpp"
 #include "eval/pipeline.hpp"
 #include "sys/files.hpp"
@@ -30,11 +31,7 @@ int run_eval(int argc, char** argv) {
   app.add_flag("--self-baseline", self_baseline,
                "time the candidate against itself (timing self-check; speedup should be 1.00)");
   app.add_flag("--strict", strict, "exit 1 unless the outcome is passed");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
-  }
+  if (const auto status = parse_flags(app, argc, argv)) return *status;
 
   EvalConfig config = EvalConfig::from_environment();
   config.run_timing = !no_timing;

@@ -20,11 +20,8 @@ int run_evaluate(int argc, char** argv) {
   app.add_option("--gpus", gpus, "GPUs that judge, one worker each, e.g. 0,1");
   app.add_option("--concurrency", concurrency, "attempts compiled or judged at once");
   app.add_flag("--no-evidence", no_evidence, "skip the runtime instruction evidence (ncu)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
-  }
+  if (const auto status = parse_flags(app, argc, argv)) return *status;
+  require_store(store_path(db));
   ResultStore store(store_path(db));
   const auto run = store.find_run(run_name);
   if (!run) throw InputError("no run named '" + run_name + "' in the results database");

@@ -18,11 +18,8 @@ int run_export(int argc, char** argv) {
   app.add_option("--run", run_name, "only this run (default: every run)");
   app.add_option("--db", db, "results database (default $PTXBENCH_DB or results/ptxbench.db)");
   app.add_option("-o,--out", out, "output file (default: stdout)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
-  }
+  if (const auto status = parse_flags(app, argc, argv)) return *status;
+  require_store(store_path(db));
   ResultStore store(store_path(db));
   std::ostringstream buffer;
   size_t count = 0;

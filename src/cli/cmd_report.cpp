@@ -25,11 +25,8 @@ int run_report(int argc, char** argv) {
                  "folder for report.md/.csv/.json and the plots "
                  "(default results/report)");
   app.add_flag("--by-run", by_run, "one leaderboard entry per run instead of per model");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
-  }
+  if (const auto status = parse_flags(app, argc, argv)) return *status;
+  require_store(store_path(db));
   ResultStore store(store_path(db));
   std::vector<RunRecord> runs;
   if (runs_arg.empty()) {

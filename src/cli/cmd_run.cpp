@@ -122,11 +122,7 @@ int run_or_generate(int argc, char** argv, bool judging) {
                judging ? "ptxbench run" : "ptxbench generate"};
   RunArgs a;
   add_options(app, a, judging);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
-  }
+  if (const auto status = parse_flags(app, argc, argv)) return *status;
   const std::vector<TaskSpec> tasks = select_tasks(a.tasks);
   SystemClock clock;
   std::unique_ptr<HttpTransport> transport;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/cmd_common.hpp"
 #include "cli/commands.hpp"
 #include "tasks/catalog.hpp"
 #include "tasks/spec.hpp"
@@ -123,11 +124,7 @@ int run_tasks(int argc, char** argv) {
   app.add_flag("--show-hidden", args.show_hidden,
                "also print the hidden shapes (never put them in front of a model)");
   app.add_flag("--prompt", args.prompt, "print the task's prompt text (prompt.md)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitHarnessError;
-  }
+  if (const auto status = parse_flags(app, argc, argv)) return *status;
   if (args.id.empty() && (args.show_hidden || args.prompt)) {
     std::cerr << "ptxbench tasks: --show-hidden and --prompt need a task id\n";
     return kExitHarnessError;

@@ -84,7 +84,14 @@ ResultStore::~ResultStore() = default;
 
 void ResultStore::open_schema(bool in_memory) {
   db_->set_busy_timeout(kBusyTimeout);
-  db_->exec("PRAGMA foreign_keys = ON");
+  try {
+    db_->exec("PRAGMA foreign_keys = ON");
+    // The first statement that reads the file: a file that is not SQLite fails here.
+    db_->query_text("SELECT count(*) FROM sqlite_master");
+  } catch (const sqlite::Error& e) {
+    if (e.code() != SQLITE_NOTADB) throw;
+    throw InputError(db_->path() + ": not a PTXBench results database (not an SQLite file)");
+  }
   // NOTE: FULL syncs the WAL on every commit, so a committed record survives a power cut too;
   // records are written once per model call, so the cost does not show.
   db_->exec("PRAGMA synchronous = FULL");
@@ -96,6 +103,11 @@ void ResultStore::open_schema(bool in_memory) {
                                   "SELECT name FROM sqlite_master WHERE type = 'table' AND "
                                   "name = 'schema_version'")
                                .has_value();
+    if (!has_table && db_->query_text("SELECT count(*) FROM sqlite_master") != "0") {
+      throw InputError(db_->path() +
+                       ": an SQLite file of something else (tables but no PTXBench schema "
+                       "version); left untouched: choose another file");
+    }
     std::optional<std::string> stored;
     if (has_table) stored = db_->query_text("SELECT max(version) FROM schema_version");
     if (stored && !stored->empty()) {

@@ -70,9 +70,9 @@ TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catal
     return task;
   }
   std::string list;
-  for (const std::string& name : known) list += "\n  " + name;
+  for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
   throw InputError("unknown task '" + id + "' under " + tasks_root.string() +
-                   (known.empty() ? std::string(" (no tasks found)") : "; known tasks:" + list));
+                   (known.empty() ? std::string(" (no tasks found)") : " (known: " + list + ")"));
 }
 
 }  // namespace ptxb

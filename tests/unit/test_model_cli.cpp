@@ -92,6 +92,7 @@ TEST(ModelCli, ReportAndExportReadTheStoredRun) {
 TEST(ModelCli, UnknownRunIsAClearError) {
   TempDir dir("ptxbench-model-cli");
   const std::string db = (dir.path() / "runs.db").string();
+  { ResultStore store(db); }
   const std::string log = (dir.path() / "err.txt").string();
   const int status =
       std::system((kBin + " export --db " + db + " --run nope > /dev/null 2> " + log).c_str());

@@ -183,7 +183,7 @@ TEST(StoreTest, WalModeAndSchemaVersionOnFirstOpen) {
   EXPECT_EQ(ResultStore::in_memory().journal_mode(), "memory");
 }
 
-TEST(StoreTest, RefusesANewerSchemaAndLeavesTheFileAlone) {
+TEST(StoreTest, RefusesANewerSchemaOrAForeignFileAndLeavesTheFileAlone) {
   TempDir dir;
   const auto path = dir.path() / "results.db";
   { ResultStore store(path); }
@@ -210,9 +210,18 @@ TEST(StoreTest, RefusesANewerSchemaAndLeavesTheFileAlone) {
   try {
     ResultStore store(junk);
     FAIL() << "a file that is not a database was opened";
-  } catch (const sqlite::Error& e) {
-    EXPECT_EQ(e.code(), SQLITE_NOTADB) << e.what();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a PTXBench results database"), std::string::npos)
+        << e.what();
   }
+  EXPECT_EQ(read_file(junk), std::string(4096, 'x')) << "the file was changed";
+
+  // An SQLite file of another program is refused too, and left as it was.
+  const auto foreign = dir.path() / "foreign.db";
+  sqlite::Database(foreign).exec("CREATE TABLE notes (text TEXT)");
+  EXPECT_THROW(ResultStore{foreign}, InputError);
+  EXPECT_EQ(sqlite::Database(foreign).query_text("SELECT group_concat(name) FROM sqlite_master"),
+            "notes");
 }
 
 TEST(StoreTest, AttemptsWithoutEvaluation) {
