@@ -19,9 +19,9 @@
 #include "timing/interleaved.hpp"
 #include "timing/median_json.hpp"
 #include "timing/stats.hpp"
-#include "worker/gpu_environment.hpp"
-#include "worker/gpu_problem.hpp"
-#include "worker/gpu_stage_helpers.hpp"
+#include "worker/environment.hpp"
+#include "worker/problem.hpp"
+#include "worker/stage_helpers.hpp"
 
 namespace {
 

@@ -19,13 +19,13 @@
 #include "controls/flop_control.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
+#include "eval/ncu_evidence.hpp"
 #include "instrument/ncu_csv.hpp"
-#include "instrument/ncu_evidence.hpp"
 #include "instrument/nontarget_flops.hpp"
 #include "sys/process.hpp"
 #include "tasks/spec.hpp"
-#include "worker/gpu_problem.hpp"
-#include "worker/gpu_stage_helpers.hpp"
+#include "worker/problem.hpp"
+#include "worker/stage_helpers.hpp"
 
 namespace {
 

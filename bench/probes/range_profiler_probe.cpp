@@ -23,13 +23,13 @@
 #include "sys/process.hpp"
 #include "tasks/catalog.hpp"
 #include "tasks/spec.hpp"
-#include "worker/gpu_cupti_library.hpp"
-#include "worker/gpu_environment.hpp"
-#include "worker/gpu_monitor.hpp"
-#include "worker/gpu_problem.hpp"
-#include "worker/gpu_range_profiler.hpp"
-#include "worker/gpu_shared_object.hpp"
-#include "worker/gpu_stage_helpers.hpp"
+#include "worker/cupti_library.hpp"
+#include "worker/environment.hpp"
+#include "worker/monitor.hpp"
+#include "worker/problem.hpp"
+#include "worker/range_profiler.hpp"
+#include "worker/shared_object.hpp"
+#include "worker/stage_helpers.hpp"
 
 namespace {
 

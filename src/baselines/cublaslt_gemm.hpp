@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "worker/implementation.hpp"
+#include "timing/implementation.hpp"
 
 namespace ptxb {
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "worker/implementation.hpp"
+#include "timing/implementation.hpp"
 
 namespace ptxb {
 namespace cudnn_sdpa {

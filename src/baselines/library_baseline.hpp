@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "tasks/spec.hpp"
-#include "worker/implementation.hpp"
+#include "timing/implementation.hpp"
 
 namespace ptxb {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compile/static_stage.hpp"
-#include "instrument/ncu_evidence.hpp"
+#include "eval/ncu_evidence.hpp"
 
 namespace ptxb {
 

@@ -7,15 +7,15 @@
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "eval/counter_check.hpp"
+#include "eval/ncu_evidence.hpp"
 #include "eval/runtime_outcome.hpp"
 #include "eval/sanitize.hpp"
 #include "eval/worker_fold.hpp"
 #include "eval/worker_launch.hpp"
-#include "instrument/ncu_evidence.hpp"
+#include "protocol/protocol.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "tasks/task_identity.hpp"
-#include "worker/protocol.hpp"
 
 namespace ptxb {
 namespace {

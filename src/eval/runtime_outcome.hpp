@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/outcome.hpp"
-#include "instrument/ncu_evidence.hpp"
+#include "eval/ncu_evidence.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "eval/config.hpp"
-#include "worker/protocol.hpp"
+#include "protocol/protocol.hpp"
 
 namespace ptxb {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "worker/protocol.hpp"
+#include "protocol/protocol.hpp"
 
 namespace ptxb {
 namespace {

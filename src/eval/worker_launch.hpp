@@ -9,8 +9,8 @@
 
 #include "compile/static_stage.hpp"
 #include "eval/config.hpp"
+#include "protocol/protocol.hpp"
 #include "tasks/spec.hpp"
-#include "worker/protocol.hpp"
 
 namespace ptxb {
 

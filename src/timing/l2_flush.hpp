@@ -1,6 +1,6 @@
 // The L2 flush that precedes every timed call (docs/timing.md): a kernel writing a buffer of twice
 // the device's L2 size. Its instruction counts are the same on every launch (fixed grid, fixed
-// size), which the counters of the timed process rely on (worker/gpu_call_counters.hpp).
+// size), which the counters of the timed process rely on (worker/call_counters.hpp).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
 // ptxbench-worker: the child process that loads candidate code. Usage: ptxbench-worker JOB.json
-// Results go to fd 3 as protocol messages (worker/protocol.hpp); stdout and stderr belong to
+// Results go to fd 3 as protocol messages (protocol/protocol.hpp); stdout and stderr belong to
 // the candidate and are never parsed.
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,13 +16,13 @@
 #include "sys/process.hpp"
 #include "sys/sandbox.hpp"
 #include "tasks/task_wire.hpp"
-#include "worker/gpu_call_counters.hpp"
-#include "worker/gpu_candidate_scope.hpp"
-#include "worker/gpu_environment.hpp"
-#include "worker/gpu_monitor.hpp"
-#include "worker/gpu_shared_object.hpp"
-#include "worker/gpu_stages.hpp"
-#include "worker/gpu_watchdog.hpp"
+#include "worker/call_counters.hpp"
+#include "worker/candidate_scope.hpp"
+#include "worker/environment.hpp"
+#include "worker/monitor.hpp"
+#include "worker/shared_object.hpp"
+#include "worker/stages.hpp"
+#include "worker/watchdog.hpp"
 
 namespace {
 
@@ -35,7 +35,7 @@ int exit_code(WorkerExit e) { return static_cast<int>(e); }
 // of memory after the candidate grabbed it all, a context it broke) is the candidate's doing.
 bool candidate_code_ran = false;
 
-// The hardware counters of candidate calls (worker/gpu_call_counters.hpp), checked on the
+// The hardware counters of candidate calls (worker/call_counters.hpp), checked on the
 // controls; nullptr when unavailable, which the "counters_setup" message explains. Not under ncu,
 // which holds the profiling interface itself.
 std::unique_ptr<ptxb::CallCounters> open_counters(const std::vector<ptxb::CounterSpec>& specs,

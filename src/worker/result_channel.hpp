@@ -1,4 +1,4 @@
-// The worker's outbound side of the protocol (worker/protocol.hpp), and the error that marks a
+// The worker's outbound side of the protocol (protocol/protocol.hpp), and the error that marks a
 // CUDA failure as the candidate's.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 namespace ptxb {
 
-/// Writes protocol messages (one signed JSON object per line, worker/protocol.hpp) to a file
+/// Writes protocol messages (one signed JSON object per line, protocol/protocol.hpp) to a file
 /// descriptor. Safe to call from several threads (the watchdog sends from its own).
 class ResultChannel {
  public:

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
-#include "worker/gpu_monitor.hpp"
+#include "worker/monitor.hpp"
 
 namespace ptxb {
 namespace {

@@ -3,12 +3,12 @@
 // an evidence run of the TMA expert recorded on the H200 (tests/fixtures/ncu).
 #include <gtest/gtest.h>
 
+#include "eval/ncu_evidence.hpp"
 #include "eval/runtime_outcome.hpp"
 #include "eval/verdict.hpp"
 #include "instrument/evidence_judge.hpp"
-#include "instrument/ncu_evidence.hpp"
+#include "protocol/protocol.hpp"
 #include "sys/files.hpp"
-#include "worker/protocol.hpp"
 
 namespace ptxb {
 namespace {

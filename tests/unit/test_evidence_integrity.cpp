@@ -8,14 +8,14 @@
 #include "controls/flop_classes.hpp"
 #include "core/error.hpp"
 #include "eval/counter_check.hpp"
+#include "eval/ncu_evidence.hpp"
 #include "instrument/counter_match.hpp"
 #include "instrument/evidence_judge.hpp"
-#include "instrument/ncu_evidence.hpp"
 #include "instrument/nontarget_flops.hpp"
+#include "protocol/protocol.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "tasks/task_json.hpp"
-#include "worker/protocol.hpp"
 
 namespace ptxb {
 namespace {

@@ -1,4 +1,4 @@
-// The CUPTI monitor's parameter rules (worker/gpu_monitor_rules.hpp) on parameter structs built
+// The CUPTI monitor's parameter rules (worker/monitor_rules.hpp) on parameter structs built
 // the way CUPTI passes them: persisting-L2 limits and L2 access-policy windows are violations,
 // other limits and launch attributes are not; pointer queries count only as direct calls.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 #include <generated_cuda_runtime_api_meta.h>
 
-#include "worker/gpu_monitor_rules.hpp"
+#include "worker/monitor_rules.hpp"
 
 namespace ptxb {
 namespace {

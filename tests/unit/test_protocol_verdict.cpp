@@ -3,7 +3,7 @@
 
 #include "core/error.hpp"
 #include "eval/verdict.hpp"
-#include "worker/protocol.hpp"
+#include "protocol/protocol.hpp"
 
 namespace ptxb {
 namespace {

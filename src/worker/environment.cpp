@@ -1,4 +1,4 @@
-#include "worker/gpu_environment.hpp"
+#include "worker/environment.hpp"
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>

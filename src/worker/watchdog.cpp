@@ -1,4 +1,4 @@
-#include "worker/gpu_watchdog.hpp"
+#include "worker/watchdog.hpp"
 
 #include <cstdlib>
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "worker/implementation.hpp"
+#include "timing/implementation.hpp"
 
 namespace ptxb {
 

@@ -1,7 +1,7 @@
-#include "worker/gpu_round_check.hpp"
+#include "worker/round_check.hpp"
 
 #include "cuda/cuda_check.hpp"
-#include "worker/gpu_stage_helpers.hpp"
+#include "worker/stage_helpers.hpp"
 
 namespace ptxb {
 namespace {

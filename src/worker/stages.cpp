@@ -1,4 +1,4 @@
-#include "worker/gpu_stages.hpp"
+#include "worker/stages.hpp"
 
 #include <unistd.h>
 
@@ -13,10 +13,10 @@
 #include "timing/median_json.hpp"
 #include "timing/round_seeds.hpp"
 #include "timing/stats.hpp"
-#include "worker/gpu_environment.hpp"
-#include "worker/gpu_problem.hpp"
-#include "worker/gpu_round_check.hpp"
-#include "worker/gpu_stage_helpers.hpp"
+#include "worker/environment.hpp"
+#include "worker/problem.hpp"
+#include "worker/round_check.hpp"
+#include "worker/stage_helpers.hpp"
 
 namespace ptxb {
 namespace {

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "sys/host_state.hpp"
-#include "worker/gpu_call_counters.hpp"
-#include "worker/gpu_monitor.hpp"
-#include "worker/gpu_watchdog.hpp"
+#include "worker/call_counters.hpp"
+#include "worker/monitor.hpp"
 #include "worker/result_channel.hpp"
+#include "worker/watchdog.hpp"
 
 namespace ptxb {
 

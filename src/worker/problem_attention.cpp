@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "reference/attention_fp64.hpp"
-#include "worker/gpu_problem.hpp"
+#include "worker/problem.hpp"
 
 namespace ptxb {
 

@@ -1,4 +1,4 @@
-#include "worker/gpu_problem.hpp"
+#include "worker/problem.hpp"
 
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"

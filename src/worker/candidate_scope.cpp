@@ -1,6 +1,6 @@
-#include "worker/gpu_candidate_scope.hpp"
+#include "worker/candidate_scope.hpp"
 
-#include "worker/gpu_stage_helpers.hpp"
+#include "worker/stage_helpers.hpp"
 
 namespace ptxb {
 

@@ -3,7 +3,7 @@
 #include <cerrno>
 
 #include "core/error.hpp"
-#include "worker/protocol.hpp"
+#include "protocol/protocol.hpp"
 #include "worker/result_channel.hpp"
 
 namespace ptxb {

@@ -1,4 +1,4 @@
-#include "worker/gpu_stage_helpers.hpp"
+#include "worker/stage_helpers.hpp"
 
 #include <cmath>
 

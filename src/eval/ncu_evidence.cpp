@@ -1,4 +1,4 @@
-#include "instrument/ncu_evidence.hpp"
+#include "eval/ncu_evidence.hpp"
 
 #include "compile/tools.hpp"
 #include "controls/flop_classes.hpp"

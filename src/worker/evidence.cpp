@@ -1,4 +1,4 @@
-// The worker's evidence stage, run under Nsight Compute (instrument/ncu_evidence.hpp drives it):
+// The worker's evidence stage, run under Nsight Compute (eval/ncu_evidence.hpp drives it):
 // profiler ranges around the controls and around each profiled candidate call, a marker kernel
 // after each call so the parent can split ncu's kernel list by call, and before each profiled call
 // a random number of unprofiled ones, so that it looks like any timed call. Nothing here reads
@@ -11,8 +11,8 @@
 #include "controls/evidence_controls.hpp"
 #include "controls/flop_control.hpp"
 #include "cuda/cuda_check.hpp"
-#include "worker/gpu_stage_helpers.hpp"
-#include "worker/gpu_stages.hpp"
+#include "worker/stage_helpers.hpp"
+#include "worker/stages.hpp"
 
 namespace ptxb {
 namespace {

@@ -1,4 +1,4 @@
-#include "worker/gpu_range_profiler.hpp"
+#include "worker/range_profiler.hpp"
 
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -6,7 +6,7 @@
 #include <cupti_target.h>
 
 #include "core/error.hpp"
-#include "worker/gpu_cupti_library.hpp"
+#include "worker/cupti_library.hpp"
 
 namespace ptxb {
 namespace {

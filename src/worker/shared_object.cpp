@@ -1,4 +1,4 @@
-#include "worker/gpu_shared_object.hpp"
+#include "worker/shared_object.hpp"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "worker/gpu_cupti_library.hpp"
+#include "worker/cupti_library.hpp"
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "instrument/evidence_judge.hpp"
-#include "worker/protocol.hpp"
+#include "protocol/protocol.hpp"
 
 namespace ptxb {
 

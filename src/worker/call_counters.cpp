@@ -1,4 +1,4 @@
-#include "worker/gpu_call_counters.hpp"
+#include "worker/call_counters.hpp"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
 #include "timing/l2_flush.hpp"
-#include "worker/gpu_cupti_library.hpp"
+#include "worker/cupti_library.hpp"
 
 namespace ptxb {
 namespace {

@@ -35,7 +35,7 @@ struct WorkerJob {
   /// Correctness on the smallest visible and the smallest hidden shape, first seed and first
   /// distribution only (runs under compute-sanitizer, which is slow).
   bool quick_correctness = false;
-  /// The evidence stage (worker/gpu_stages.hpp run_evidence); only under Nsight Compute.
+  /// The evidence stage (worker/stages.hpp run_evidence); only under Nsight Compute.
   bool run_evidence = false;
   /// Where to write the messages instead of fd 3 (a profiler between parent and worker need not
   /// pass fd 3 on). Empty: fd 3.

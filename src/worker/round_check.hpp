@@ -13,8 +13,8 @@
 #include <optional>
 
 #include "tasks/spec.hpp"
-#include "worker/gpu_problem.hpp"
-#include "worker/implementation.hpp"
+#include "timing/implementation.hpp"
+#include "worker/problem.hpp"
 
 namespace ptxb {
 

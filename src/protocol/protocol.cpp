@@ -1,4 +1,4 @@
-#include "worker/protocol.hpp"
+#include "protocol/protocol.hpp"
 
 #include "core/error.hpp"
 #include "sys/hmac.hpp"

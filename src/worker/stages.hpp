@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "protocol/protocol.hpp"
 #include "tasks/spec.hpp"
-#include "worker/gpu_candidate_scope.hpp"
-#include "worker/implementation.hpp"
-#include "worker/protocol.hpp"
+#include "timing/implementation.hpp"
+#include "worker/candidate_scope.hpp"
 #include "worker/result_channel.hpp"
 
 namespace ptxb {

@@ -10,10 +10,10 @@
 #include "cuda/device.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"  // shape_json
+#include "timing/implementation.hpp"
 #include "verify/compare_stats.hpp"
-#include "worker/gpu_candidate_scope.hpp"
-#include "worker/gpu_problem.hpp"
-#include "worker/implementation.hpp"
+#include "worker/candidate_scope.hpp"
+#include "worker/problem.hpp"
 
 namespace ptxb {
 

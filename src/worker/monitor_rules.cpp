@@ -1,4 +1,4 @@
-#include "worker/gpu_monitor_rules.hpp"
+#include "worker/monitor_rules.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime.h>

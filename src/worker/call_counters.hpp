@@ -16,7 +16,7 @@
 
 #include "instrument/counter_match.hpp"
 #include "tasks/catalog.hpp"
-#include "worker/gpu_range_profiler.hpp"
+#include "worker/range_profiler.hpp"
 
 namespace ptxb {
 

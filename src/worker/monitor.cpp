@@ -1,4 +1,4 @@
-#include "worker/gpu_monitor.hpp"
+#include "worker/monitor.hpp"
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -14,8 +14,8 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "worker/gpu_cupti_library.hpp"
-#include "worker/gpu_monitor_rules.hpp"
+#include "worker/cupti_library.hpp"
+#include "worker/monitor_rules.hpp"
 
 namespace ptxb {
 namespace {
@@ -95,7 +95,7 @@ const std::vector<std::string> kForbiddenApis = {
     "cuIpcCloseMemHandle", "cuMemExportToShareableHandle", "cuMemImportFromShareableHandle",
     "cuMemPoolExportToShareableHandle", "cuMemPoolImportFromShareableHandle",
     "cuMemPoolExportPointer", "cuMemPoolImportPointer",
-    // what lies where in the process (the direct driver queries: gpu_monitor_rules.hpp)
+    // what lies where in the process (the direct driver queries: monitor_rules.hpp)
     "cudaPointerGetAttributes",
     // L2 residency: stream attributes (access-policy windows) and persisting lines
     "cudaStreamSetAttribute", "cuStreamSetAttribute", "cudaCtxResetPersistingL2Cache",
@@ -116,7 +116,7 @@ const std::unordered_set<std::string_view>& forbidden_set() {
   return set;
 }
 
-// ---- libcupti entry points (the library itself: worker/gpu_cupti_library.hpp) ----
+// ---- libcupti entry points (the library itself: worker/cupti_library.hpp) ----
 
 struct CuptiApi {
   decltype(&cuptiGetResultString) get_result_string = nullptr;
@@ -211,7 +211,7 @@ enum ApiKindBits : uint8_t {
   kClassified = 1,
   kLaunch = 2,           // ties the kernel record to the call (correlation id)
   kForbidden = 4,        // forbidden whenever candidate code calls it
-  kInspect = 8,          // forbidden for some parameters (gpu_monitor_rules.hpp)
+  kInspect = 8,          // forbidden for some parameters (monitor_rules.hpp)
   kDirectForbidden = 16  // forbidden when called directly, not by the runtime inside its own call
 };
 
