@@ -19,7 +19,7 @@ LAYERS = [
     ("compile", "worker"),
     ("baselines", "instrument", "verify", "timing", "controls"),
     ("tasks", "families", "store", "report", "reference"),
-    ("protocol", "sys", "cuda"),
+    ("protocol", "verdict", "sys", "cuda"),
     ("core",),
 ]
 LAYER_OF = {folder: level for level, folders in enumerate(LAYERS) for folder in folders}

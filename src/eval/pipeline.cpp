@@ -62,7 +62,7 @@ json compile_json(const CompileResult& c) {
 // Static evidence per target (S0, S1) and whether each meets its required static level; the
 // runtime levels are filled in by apply_runtime.
 struct TargetCheck {
-  json evidence = json::array();
+  std::vector<TargetEvidence> evidence;
   std::string missing;       ///< first target below its static level, with why
   bool unavailable = false;  ///< a required static level could not be measured
 };
@@ -73,21 +73,20 @@ TargetCheck check_targets(const TaskSpec& task, const Catalog& catalog, const Co
   for (size_t i = 0; i < task.targets.size(); ++i) {
     const TargetSpec& t = task.targets[i];
     const StaticEvidence& e = evidence[i];
-    json row = {{"instruction", t.instruction},
-                {"required", to_string(t.required)},
-                {"S0", e.s0},
-                {"S1", e.s1 ? json(*e.s1) : json("unavailable")},
-                {"R1", "unavailable"},
-                {"R2", "unavailable"},
-                {"functions", e.s1_functions},
-                {"opcodes", e.s1_opcodes}};
+    TargetEvidence row;
+    row.instruction = t.instruction;
+    row.required = std::string(to_string(t.required));
+    row.s0 = level_result(e.s0);
+    row.s1 = level_result(e.s1);
+    row.functions = e.s1_functions;
+    row.opcodes = e.s1_opcodes;
     bool met = e.s0;
     if (t.required >= EvidenceLevel::kS1) {
       if (!e.s1) out.unavailable = true;
       met = met && e.s1.value_or(false);
     }
     // Runtime levels are met only once apply_runtime has seen them.
-    row["met"] = met && t.required < EvidenceLevel::kR1;
+    row.met = met && t.required < EvidenceLevel::kR1;
     if (!met && out.missing.empty())
       out.missing =
           t.instruction + (e.s0 ? ": no primary SASS opcode in any kernel" : ": not in the PTX");
@@ -123,7 +122,7 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
     return v;
   }
   const TargetCheck targets = check_targets(task, catalog, compiled);
-  r["targets"] = targets.evidence;
+  v.targets = targets.evidence;
 
   TempDir work("ptxbench-worker");
   if (config.keep_temp) work.keep();
@@ -145,7 +144,7 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   r["worker"]["stdout_tail"] = tail(read_text_file(spec.stdout_path, 1 << 20), 4096);
   r["worker"]["stderr_tail"] = tail(read_text_file(spec.stderr_path, 1 << 20), 4096);
 
-  const WorkerOutcome w = fold_worker(proc, job.message_key, r);
+  const WorkerOutcome w = fold_worker(proc, job.message_key, v);
   v.outcome = w.outcome;
   v.reason = w.reason;
   if (v.outcome != Outcome::kPassed) return v;
@@ -199,11 +198,12 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
       check_counters(task, catalog, r.value("counters", json::object()), stage.judgement);
   r["counter_check"] = counters.record;
   for (const std::string& a : counters.audit) r["audit"].push_back(a);
-  const RuntimeOutcome e = apply_runtime(task, stage, r["targets"]);
+  const RuntimeOutcome e = apply_runtime(task, stage, v.targets);
   v.outcome = e.outcome;
   v.reason = e.outcome == Outcome::kPassed
-                 ? "correct on " + r["correctness"]["total"].dump() + " cases; every target at " +
-                       "its required evidence level, in the profiled and in every counted call"
+                 ? "correct on " + std::to_string(v.correctness->total.value_or(0)) +
+                       " cases; every target at its required evidence level, in the profiled " +
+                       "and in every counted call"
                  : e.reason;
   // A cheat decides over everything but a cheat seen under the profiler; unmeasured counters
   // only keep a pass from being claimed.

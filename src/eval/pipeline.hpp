@@ -7,8 +7,8 @@
 #include <string>
 
 #include "eval/config.hpp"
-#include "eval/verdict.hpp"
 #include "tasks/spec.hpp"
+#include "verdict/verdict.hpp"
 
 namespace ptxb {
 

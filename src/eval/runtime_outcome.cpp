@@ -2,9 +2,8 @@
 
 namespace ptxb {
 
-using nlohmann::json;
-
-RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage, json& rows) {
+RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage,
+                             std::vector<TargetEvidence>& rows) {
   const RuntimeJudgement& j = stage.judgement;
   if (!stage.cheat.empty()) return {Outcome::kRejectedCheat, "under the profiler: " + stage.cheat};
   if (!j.pass_disagreement.empty())
@@ -19,20 +18,21 @@ RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage, j
   RuntimeOutcome missing, low, unmeasured;
   for (size_t i = 0; i < task.targets.size(); ++i) {
     const TargetSpec& t = task.targets[i];
-    json& row = rows[i];
+    TargetEvidence& row = rows[i];
     const auto it = j.targets.find(t.instruction);
     const TargetRuntime* r = j.available && it != j.targets.end() ? &it->second : nullptr;
-    auto level = [](const std::optional<bool>& v) { return v ? json(*v) : json("unavailable"); };
     if (r != nullptr) {
-      row["R1"] = level(r->r1);
-      row["R2"] = level(r->r2);
-      row["min_executed"] = r->min_executed;
-      row["floor"] = r->floor;
-      if (r->min_flop_share) row["min_flop_share"] = *r->min_flop_share;
-      if (r->max_nontarget_flop_share)
-        row["max_nontarget_flop_share"] = *r->max_nontarget_flop_share;
+      row.r1 = level_result(r->r1);
+      row.r2 = level_result(r->r2);
+      row.min_executed = r->min_executed;
+      row.floor = EvidenceFloor{r->floor_is_flop_share ? EvidenceFloor::Kind::kFlopShare
+                                                       : EvidenceFloor::Kind::kExecutions,
+                                r->floor};
+      row.measured_min_flop_share = r->measured_min_flop_share;
+      row.max_nontarget_flop_share = r->max_nontarget_flop_share;
     }
-    bool met = row["S0"] == true && (t.required < EvidenceLevel::kS1 || row["S1"] == true);
+    bool met = row.s0 == LevelResult::kYes &&
+               (t.required < EvidenceLevel::kS1 || row.s1 == LevelResult::kYes);
     const std::string why = r != nullptr && !r->failure.empty() ? r->failure : t.instruction;
     if (t.required >= EvidenceLevel::kR1) {
       if (r == nullptr || !r->r1) {
@@ -52,7 +52,7 @@ RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage, j
         met = false;
       }
     }
-    row["met"] = met;
+    row.met = met;
   }
   if (!missing.reason.empty()) return missing;
   if (!low.reason.empty()) return low;

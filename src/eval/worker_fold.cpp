@@ -10,26 +10,14 @@ namespace {
 
 using nlohmann::json;
 
-json timing_summary(const json& m) {
-  if (m.contains("error")) return m;
-  const double flops = m["flops"].get<double>();
-  const double cand_us = m["candidate"]["median"].get<double>();
-  const double base_us = m["baseline"]["median"].get<double>();
-  json s = m;
-  s["candidate_tflops"] = flops / (cand_us * 1e-6) / 1e12;
-  s["baseline_tflops"] = flops / (base_us * 1e-6) / 1e12;
-  s["fraction_of_library"] = base_us / cand_us;
-  return s;
-}
-
 // Why a timing message's calls were not verified: the first wrong round (docs/timing.md).
-std::string timed_round_failure(const json& m) {
-  const json failure = m.value("rounds", json::object()).value("failure", json());
+std::string timed_round_failure(const ShapeTiming& t) {
+  const json failure = t.details.value("rounds", json::object()).value("failure", json());
   std::string what = "the output of a timed call on fresh inputs was wrong";
   if (failure.is_object())
     what = "timed round " + failure.value("round", json(0)).dump() + ": " +
            failure.value("what", std::string("wrong output"));
-  return what + " at " + m["shape"].dump() +
+  return what + " at " + t.shape.dump() +
          " (correct in the correctness stage: a skipped, cached or replayed call)";
 }
 
@@ -59,7 +47,9 @@ std::string case_failure(const json& f) {
 
 }  // namespace
 
-WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_key, json& record) {
+WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_key,
+                          Verdict& verdict) {
+  json& record = verdict.record;
   bool truncated = false;
   std::vector<json> messages = parse_worker_messages(proc.result_bytes, &truncated);
   WorkerOutcome cheat;  // set by the first sign of cheating; decides over everything else
@@ -72,7 +62,8 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
   if (proc.result_overflow && cheat.reason.empty())
     cheat = {Outcome::kRejectedCheat, "flooded the result channel (more than the worker writes)"};
 
-  json cases = json::array(), timing = json::array(), violations = json::array();
+  json cases = json::array(), violations = json::array();
+  std::vector<ShapeTiming> timing;
   json audit = json::array();
   bool done = false, hello = false;
   WorkerOutcome out;
@@ -96,15 +87,21 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
       if (!m["passed"].get<bool>() && first_failure.is_null()) first_failure = m;
       cases.push_back(m);
     } else if (type == "timing") {
-      timing.push_back(timing_summary(m));
-      if (m.contains("verified") && !m["verified"].get<bool>() && cheat.reason.empty())
-        cheat = {Outcome::kRejectedCheat, timed_round_failure(m)};
-      if (m.contains("speedup")) {
-        const double speedup = m["speedup"]["median"].get<double>();
+      json body = m;
+      body.erase("type");
+      try {
+        timing.push_back(body.get<ShapeTiming>());
+      } catch (const json::exception& e) {
+        throw ApiError(std::string("ptxbench-worker sent a malformed timing message: ") + e.what());
+      }
+      const ShapeTiming& t = timing.back();
+      if (t.verified == false && cheat.reason.empty())
+        cheat = {Outcome::kRejectedCheat, timed_round_failure(t)};
+      if (t.error.empty() && t.speedup.median > kAuditSpeedup) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "speedup %.2fx over the library at %s (above %.2fx)",
-                      speedup, m["shape"].dump().c_str(), kAuditSpeedup);
-        if (speedup > kAuditSpeedup) audit.push_back(buf);
+                      t.speedup.median, t.shape.dump().c_str(), kAuditSpeedup);
+        audit.push_back(buf);
       }
     } else if (type == "counters_setup") {
       record["counters"]["setup"] = m["setup"];
@@ -126,8 +123,8 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
       throw ApiError("ptxbench-worker failed: " + m.value("message", ""));
     }
   }
-  record["correctness"] = {{"cases", cases}};
-  record["timing"] = timing;
+  verdict.correctness = CorrectnessSummary{cases, std::nullopt, std::nullopt};
+  verdict.timing = std::move(timing);
   record["violations"] = violations;
   record["audit"] = audit;
   record["worker"]["end"] = proc.describe();
@@ -143,8 +140,8 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
                                    std::to_string(cases.size()) + " correctness cases"};
   int passed = 0;
   for (const json& c : cases) passed += c["passed"].get<bool>() ? 1 : 0;
-  record["correctness"]["passed"] = passed;
-  record["correctness"]["total"] = cases.size();
+  verdict.correctness->passed = passed;
+  verdict.correctness->total = static_cast<int64_t>(cases.size());
   if (!first_failure.is_null()) return {Outcome::kIncorrect, case_failure(first_failure)};
   return out;
 }

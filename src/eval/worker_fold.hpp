@@ -2,11 +2,11 @@
 // record and the outcome it implies (docs/evaluation.md, docs/threat-model.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/outcome.hpp"
 #include "sys/process.hpp"
+#include "verdict/verdict.hpp"
 
 namespace ptxb {
 
@@ -19,9 +19,10 @@ struct WorkerOutcome {
 inline constexpr double kAuditSpeedup = 1.15;
 
 /// Folds the messages (verified against `message_key`) and the end of the worker process into
-/// an outcome, and fills `record` (correctness, timing, environment, isolation, worker, audit).
-/// Throws ApiError when the worker reports a harness error or never started.
+/// an outcome, and fills the verdict's correctness and timing and its record's environment,
+/// isolation, worker, violations, audit and counters. Throws ApiError when the worker reports a
+/// harness error or never started.
 WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_key,
-                          nlohmann::json& record);
+                          Verdict& verdict);
 
 }  // namespace ptxb

@@ -66,6 +66,7 @@ CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const Flop
 
 void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::string& where) {
   t.floor = e.floor;
+  t.floor_is_flop_share = e.floor_is_flop_share;
   if (!t.r1.has_value()) {  // the first call initialises
     t.r1 = true;
     t.r2 = true;
@@ -73,7 +74,8 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
   }
   t.min_executed = std::min(t.min_executed, e.executed);
   if (e.flop_share)
-    t.min_flop_share = std::min(t.min_flop_share.value_or(*e.flop_share), *e.flop_share);
+    t.measured_min_flop_share =
+        std::min(t.measured_min_flop_share.value_or(*e.flop_share), *e.flop_share);
   if (e.nontarget_flop_share)
     t.max_nontarget_flop_share =
         std::max(t.max_nontarget_flop_share.value_or(0.0), *e.nontarget_flop_share);

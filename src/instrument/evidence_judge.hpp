@@ -43,10 +43,13 @@ ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
 /// Runtime levels of one target over every profiled call.
 struct TargetRuntime {
   std::optional<bool> r1, r2;  ///< nullopt: unavailable
-  std::optional<double> min_flop_share;
-  std::optional<double> max_nontarget_flop_share;  ///< the highest over the calls (MMA targets)
+  /// MMA targets: the lowest FLOP share through the target over the calls (the task's floor is
+  /// TargetSpec::min_flop_share) and the highest share of other arithmetic.
+  std::optional<double> measured_min_flop_share;
+  std::optional<double> max_nontarget_flop_share;
   int64_t min_executed = 0;
-  double floor = 0;
+  double floor = 0;  ///< the last call's floor: a FLOP share or an executed count
+  bool floor_is_flop_share = false;
   std::string failure;  ///< why R1 or R2 failed, naming the call's shape
 };
 

@@ -53,6 +53,7 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
   e.r1 = e.executed > 0;
   if (entry.flop_rule == FlopRule::kSassShapeMnk) {
     e.floor = target.min_flop_share;
+    e.floor_is_flop_share = true;
     e.floor_rule = "executed MMA FLOPs / the problem's FLOPs >= the task's min_flop_share";
     if (!shape_unreadable && problem_flops > 0) {
       e.flop_share = flops / problem_flops;

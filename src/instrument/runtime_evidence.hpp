@@ -36,8 +36,10 @@ struct TargetCallEvidence {
   /// MMA targets: executed MMA FLOPs / the problem's FLOPs. nullopt for other targets, or when a
   /// primary opcode carries no readable MxNxK shape (then R2 is unavailable).
   std::optional<double> flop_share;
-  /// The R2 floor: a FLOP share for MMA targets, else a minimum executed count.
+  /// The R2 floor: a FLOP share for MMA targets (floor_is_flop_share), else a minimum executed
+  /// count.
   double floor = 1;
+  bool floor_is_flop_share = false;
   std::string floor_rule;  ///< how the floor was derived, in words
   /// MMA targets: the call's non-target FLOP share and the task's ceiling for it (R2 needs both
   /// the floor and the ceiling). nullopt when not measured.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "tasks/task_json.hpp"
+#include "verdict/verdict_parts.hpp"
 
 namespace ptxb {
 namespace {
@@ -101,14 +102,13 @@ void render_output(std::ostringstream& os, const json& out, bool hidden) {
   os << "\n";
 }
 
-void render_correctness(std::ostringstream& os, const TaskSpec& task, const json& verdict,
-                        const FeedbackOptions& o) {
-  if (!verdict.contains("correctness")) return;
-  const json& c = verdict["correctness"];
-  os << "Correctness: " << c.value("passed", 0) << " of " << c.value("total", 0)
+void render_correctness(std::ostringstream& os, const TaskSpec& task,
+                        const std::optional<CorrectnessSummary>& c, const FeedbackOptions& o) {
+  if (!c) return;
+  os << "Correctness: " << c->passed.value_or(0) << " of " << c->total.value_or(0)
      << " cases passed.\n";
   size_t shown = 0;
-  for (const json& k : c.value("cases", json::array())) {
+  for (const json& k : c->cases) {
     if (k.value("passed", true) || shown == o.max_failing_cases) continue;
     ++shown;
     const bool hidden = is_hidden(task, k.value("shape", json()));
@@ -136,14 +136,15 @@ bool row_meets_floor(const json& f) {
   return f.value("executed", 0.0) >= floor;
 }
 
-void render_targets(std::ostringstream& os, const json& verdict) {
-  if (!verdict.contains("targets")) return;
+void render_targets(std::ostringstream& os, const std::vector<TargetEvidence>& targets,
+                    const json& verdict) {
+  if (targets.empty()) return;
   os << "Target instructions (S0 in PTX, S1 in SASS, R1 executed, R2 enough of the work):\n";
-  for (const json& t : verdict["targets"]) {
-    os << "  " << t.value("instruction", "?") << ": S0 " << t.value("S0", json()).dump() << ", S1 "
-       << t.value("S1", json()).dump() << ", R1 " << t.value("R1", json()).dump() << ", R2 "
-       << t.value("R2", json()).dump() << " (needs " << t.value("required", "?")
-       << (t.value("met", false) ? ", met" : ", NOT met") << ")\n";
+  for (const TargetEvidence& t : targets) {
+    os << "  " << t.instruction << ": S0 " << level_json(t.s0).dump() << ", S1 "
+       << level_json(t.s1).dump() << ", R1 " << level_json(t.r1).dump() << ", R2 "
+       << level_json(t.r2).dump() << " (needs " << t.required << (t.met ? ", met" : ", NOT met")
+       << ")\n";
   }
   const json evidence = verdict.value("evidence", json::object());
   if (!evidence.contains("feedback") || evidence["feedback"].empty()) return;
@@ -164,23 +165,24 @@ void render_targets(std::ostringstream& os, const json& verdict) {
   }
 }
 
-void render_timing(std::ostringstream& os, const TaskSpec& task, const json& verdict) {
-  if (!verdict.contains("timing") || verdict["timing"].empty()) return;
+void render_timing(std::ostringstream& os, const TaskSpec& task,
+                   const std::vector<ShapeTiming>& timing) {
+  if (timing.empty()) return;
   os << "Speed against the library (speedup = library time / your time):\n";
-  for (const json& t : verdict["timing"]) {
-    os << "  " << shape_text(task, t.value("shape", json())) << ": ";
-    if (t.contains("error")) {
-      os << t["error"].dump() << "\n";
+  for (const ShapeTiming& t : timing) {
+    os << "  " << shape_text(task, t.shape) << ": ";
+    if (!t.error.empty()) {
+      os << json(t.error).dump() << "\n";
       continue;
     }
-    if (is_hidden(task, t.value("shape", json()))) {
-      os << "speedup " << fmt("%.3f", t["speedup"]["median"].get<double>()) << "\n";
+    if (is_hidden(task, t.shape)) {
+      os << "speedup " << fmt("%.3f", t.speedup.median) << "\n";
       continue;
     }
-    os << "yours " << number(t["candidate"]["median"]) << " us ("
-       << fmt("%.0f", t.value("candidate_tflops", 0.0)) << " TFLOP/s), library "
-       << number(t["baseline"]["median"]) << " us (" << fmt("%.0f", t.value("baseline_tflops", 0.0))
-       << " TFLOP/s), speedup " << fmt("%.3f", t["speedup"]["median"].get<double>()) << "\n";
+    os << "yours " << number(t.candidate.median) << " us (" << fmt("%.0f", t.candidate_tflops())
+       << " TFLOP/s), library " << number(t.baseline.median) << " us ("
+       << fmt("%.0f", t.baseline_tflops()) << " TFLOP/s), speedup " << fmt("%.3f", t.speedup.median)
+       << "\n";
   }
 }
 
@@ -219,10 +221,11 @@ std::string render_feedback(const TaskSpec& task, const json& verdict,
   if (!reason.empty()) os << ": " << reason;
   os << "\n";
   if (outcome == "compile_error") render_compile(os, verdict, options);
-  render_correctness(os, task, verdict, options);
+  const VerdictParts parts = read_verdict_parts(verdict);
+  render_correctness(os, task, parts.correctness, options);
   render_violations(os, verdict);
-  if (outcome != "compile_error") render_targets(os, verdict);
-  render_timing(os, task, verdict);
+  if (outcome != "compile_error") render_targets(os, parts.targets, verdict);
+  render_timing(os, task, parts.timing);
   std::string text = redact_hidden_shapes(task, os.str());
   if (text.size() > options.max_chars) {
     text.resize(options.max_chars);

@@ -8,18 +8,8 @@
 #include "tasks/task_json.hpp"
 
 namespace ptxb {
-namespace {
 
 using nlohmann::json;
-
-bool all_targets_met(const json& verdict) {
-  if (!verdict.contains("targets") || verdict["targets"].empty()) return false;
-  for (const json& t : verdict["targets"])
-    if (!t.value("met", false)) return false;
-  return true;
-}
-
-}  // namespace
 
 EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const json& verdict,
                                          int64_t attempt_id, double judge_seconds) {
@@ -28,21 +18,21 @@ EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const json& verdi
   e.outcome = verdict.value("outcome", "unavailable");
   e.reason = verdict.value("reason", "");
   e.compiled = verdict.value("compile", json::object()).value("ok", false);
-  const json correctness = verdict.value("correctness", json::object());
-  e.correct = correctness.value("total", 0) > 0 &&
-              correctness.value("passed", 0) == correctness.value("total", 0);
-  e.targets_executed = all_targets_met(verdict);
+  const VerdictParts parts = read_verdict_parts(verdict);
+  e.correct = parts.correctness && parts.correctness->total.value_or(0) > 0 &&
+              parts.correctness->passed == parts.correctness->total;
+  e.targets_executed = all_targets_met(parts.targets);
   e.success = e.outcome == "passed";
   e.audit = !verdict.value("audit", json::array()).empty();
-  for (const json& t : verdict.value("timing", json::array())) {
-    if (!t.contains("speedup")) continue;
-    const ShapeCase* sc = find_shape(task, t.value("shape", json()));
+  for (const ShapeTiming& t : parts.timing) {
+    if (!t.error.empty()) continue;
+    const ShapeCase* sc = find_shape(task, t.shape);
     ShapeSpeedup s;
-    s.shape = sc != nullptr ? sc->shape.to_string() : t.value("shape", json()).dump();
+    s.shape = sc != nullptr ? sc->shape.to_string() : t.shape.dump();
     s.hidden = sc != nullptr && sc->hidden;
-    s.speedup = t["speedup"].value("median", 0.0);
-    s.candidate_tflops = t.value("candidate_tflops", 0.0);
-    s.baseline_tflops = t.value("baseline_tflops", 0.0);
+    s.speedup = t.speedup.median;
+    s.candidate_tflops = t.candidate_tflops();
+    s.baseline_tflops = t.baseline_tflops();
     e.speedups.push_back(std::move(s));
   }
   e.judge_seconds = judge_seconds;

@@ -1,15 +1,18 @@
-// A median with its confidence interval as it appears in verdicts and bench records:
-// {"median", "low", "high", "count"}.
+// A median with its confidence interval as verdicts and bench records hold it: the verdict's
+// Interval, whose one serializer writes {"median", "low", "high", "count"}.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include "timing/stats.hpp"
+#include "verdict/verdict_parts.hpp"
 
 namespace ptxb {
 
-inline nlohmann::json median_json(const MedianCI& m) {
-  return {{"median", m.median}, {"low", m.low}, {"high", m.high}, {"count", m.count}};
+inline Interval interval(const MedianCI& m) {
+  return {m.median, m.low, m.high, static_cast<int64_t>(m.count)};
 }
+
+inline nlohmann::json median_json(const MedianCI& m) { return interval(m); }
 
 }  // namespace ptxb

@@ -183,35 +183,40 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     const json clocks_after = clock_snapshot(job.device);
     scope.close();
 
-    json msg = {{"type", "timing"},
-                {"shape_index", si},
-                {"shape", shape_json(sc.shape)},
-                {"hidden", sc.hidden},
-                {"label", shape_label(task, sc)},
-                {"flops", problem_flops(task, sc.shape)},
-                {"clocks_before", clocks_before},
-                {"clocks_after", clocks_after},
-                {"warmup", options.warmup},
-                {"samples", samples.us.empty() ? 0 : samples.us[0].size()}};
-    if (samples.failed_status != 0) {
-      msg["error"] = samples.failed_name + " returned " + std::to_string(samples.failed_status);
+    ShapeTiming timing;
+    timing.shape = shape_json(sc.shape);
+    timing.hidden = sc.hidden;
+    timing.label = shape_label(task, sc);
+    timing.flops = problem_flops(task, sc.shape);
+    timing.details = {{"shape_index", si},
+                      {"clocks_before", clocks_before},
+                      {"clocks_after", clocks_after},
+                      {"warmup", options.warmup},
+                      {"samples", samples.us.empty() ? 0 : samples.us[0].size()}};
+    auto send = [&] {
+      json msg = timing;
+      msg["type"] = "timing";
       ctx.out.send(msg);
+    };
+    if (samples.failed_status != 0) {
+      timing.error = samples.failed_name + " returned " + std::to_string(samples.failed_status);
+      send();
       continue;
     }
     // The last sample round's candidate outputs, on that round's fresh inputs.
     const bool inputs_intact = cand_problem.modified_input_bytes(stream) == 0 &&
                                cand_problem.modified_guard_bytes(stream) == 0;
     OutputCheck last = check_against_reference(cand_problem, dist, stream);
-    msg["verified"] = inputs_intact && last.passed && !rounds.failed();
-    msg["verification"] = std::move(last.outputs);
-    msg["rounds"] = rounds.report();
-    msg["candidate_us"] = samples.us[0];
-    msg["baseline_us"] = samples.us[1];
-    msg["candidate"] = median_json(median_ci(samples.us[0]));
-    msg["baseline"] = median_json(median_ci(samples.us[1]));
-    msg["speedup"] = median_json(median_ci(paired_ratios(samples.us[1], samples.us[0])));
-    msg["baseline_plan"] = baseline.plan_report();
-    ctx.out.send(msg);
+    timing.verified = inputs_intact && last.passed && !rounds.failed();
+    timing.candidate = interval(median_ci(samples.us[0]));
+    timing.baseline = interval(median_ci(samples.us[1]));
+    timing.speedup = interval(median_ci(paired_ratios(samples.us[1], samples.us[0])));
+    timing.details["verification"] = std::move(last.outputs);
+    timing.details["rounds"] = rounds.report();
+    timing.details["candidate_us"] = samples.us[0];
+    timing.details["baseline_us"] = samples.us[1];
+    timing.details["baseline_plan"] = baseline.plan_report();
+    send();
   }
 }
 

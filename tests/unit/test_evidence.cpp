@@ -5,10 +5,10 @@
 
 #include "eval/ncu_evidence.hpp"
 #include "eval/runtime_outcome.hpp"
-#include "eval/verdict.hpp"
 #include "instrument/evidence_judge.hpp"
 #include "protocol/protocol.hpp"
 #include "sys/files.hpp"
+#include "verdict/verdict.hpp"
 
 namespace ptxb {
 namespace {
@@ -218,7 +218,7 @@ TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
     EXPECT_EQ(r.r1, true) << t.instruction;
     EXPECT_EQ(r.r2, true) << t.instruction;
   }
-  EXPECT_GE(*j.targets.at("wgmma.mma_async").min_flop_share, 0.99);
+  EXPECT_GE(*j.targets.at("wgmma.mma_async").measured_min_flop_share, 0.99);
   EXPECT_EQ(*j.targets.at("wgmma.mma_async").max_nontarget_flop_share, 0.0)
       << "the expert does all its arithmetic with wgmma";
   EXPECT_TRUE(j.pass_disagreement.empty()) << j.pass_disagreement;
@@ -297,10 +297,14 @@ TEST(EvidenceStage, AProfilerThatFailsMakesItUnavailableNotAVerdict) {
 
 // ---- outcomes ----
 
-json static_rows(const TaskSpec& task) {
-  json rows = json::array();
-  for (const TargetSpec& t : task.targets)
-    rows.push_back({{"instruction", t.instruction}, {"S0", true}, {"S1", true}, {"met", false}});
+std::vector<TargetEvidence> static_rows(const TaskSpec& task) {
+  std::vector<TargetEvidence> rows;
+  for (const TargetSpec& t : task.targets) {
+    TargetEvidence row;
+    row.instruction = t.instruction;
+    row.s0 = row.s1 = LevelResult::kYes;
+    rows.push_back(row);
+  }
   return rows;
 }
 
@@ -320,21 +324,21 @@ TargetRuntime runtime(std::optional<bool> r1, std::optional<bool> r2) {
 }
 
 TEST(RuntimeOutcome, EveryTargetAtR2Passes) {
-  json rows = static_rows(tma_task());
+  std::vector<TargetEvidence> rows = static_rows(tma_task());
   std::map<std::string, TargetRuntime> all;
   for (const TargetSpec& t : tma_task().targets) all[t.instruction] = runtime(true, true);
   EXPECT_EQ(apply_runtime(tma_task(), stage_with(all), rows).outcome, Outcome::kPassed);
-  for (const json& row : rows) EXPECT_EQ(row["met"], true);
+  for (const TargetEvidence& row : rows) EXPECT_TRUE(row.met);
 }
 
 TEST(RuntimeOutcome, NeverExecutedIsMissingAndBelowTheFloorIsLow) {
   std::map<std::string, TargetRuntime> all;
   for (const TargetSpec& t : tma_task().targets) all[t.instruction] = runtime(true, true);
   all["cp.async.bulk.tensor"] = runtime(false, false);
-  json rows = static_rows(tma_task());
+  std::vector<TargetEvidence> rows = static_rows(tma_task());
   EXPECT_EQ(apply_runtime(tma_task(), stage_with(all), rows).outcome, Outcome::kInstructionMissing);
-  EXPECT_EQ(rows[1]["met"], false);
-  EXPECT_EQ(rows[1]["R1"], false);
+  EXPECT_FALSE(rows[1].met);
+  EXPECT_EQ(rows[1].r1, LevelResult::kNo);
 
   all["cp.async.bulk.tensor"] = runtime(true, true);
   all["wgmma.mma_async"] = runtime(true, false);
@@ -346,9 +350,9 @@ TEST(RuntimeOutcome, NeverExecutedIsMissingAndBelowTheFloorIsLow) {
 TEST(RuntimeOutcome, UnmeasuredLevelsAreUnavailableNeverPassed) {
   std::map<std::string, TargetRuntime> all;
   for (const TargetSpec& t : tma_task().targets) all[t.instruction] = runtime(true, std::nullopt);
-  json rows = static_rows(tma_task());
+  std::vector<TargetEvidence> rows = static_rows(tma_task());
   EXPECT_EQ(apply_runtime(tma_task(), stage_with(all), rows).outcome, Outcome::kUnavailable);
-  EXPECT_EQ(rows[0]["R2"], "unavailable");
+  EXPECT_EQ(rows[0].r2, LevelResult::kUnavailable);
 
   EvidenceStage off;
   off.judgement.unavailable_reason = "controls failed: the negative control executed wgmma";
@@ -356,11 +360,11 @@ TEST(RuntimeOutcome, UnmeasuredLevelsAreUnavailableNeverPassed) {
   const RuntimeOutcome o = apply_runtime(tma_task(), off, rows);
   EXPECT_EQ(o.outcome, Outcome::kUnavailable);
   EXPECT_NE(o.reason.find("controls failed"), std::string::npos);
-  for (const json& row : rows) EXPECT_EQ(row["met"], false);
+  for (const TargetEvidence& row : rows) EXPECT_FALSE(row.met);
 }
 
 TEST(RuntimeOutcome, FaultsAndWrongCallsComeFirst) {
-  json rows = static_rows(tma_task());
+  std::vector<TargetEvidence> rows = static_rows(tma_task());
   EvidenceStage s;
   s.candidate_fault = "cudaErrorIllegalAddress";
   EXPECT_EQ(apply_runtime(tma_task(), s, rows).outcome, Outcome::kCrashed);

@@ -8,6 +8,7 @@
 #include "llm/feedback.hpp"
 #include "tasks/catalog.hpp"
 #include "tasks/task_json.hpp"
+#include "verdict/verdict_parts.hpp"
 
 namespace ptxb {
 namespace {
@@ -71,12 +72,17 @@ json verdict_of(const TaskSpec& task, const std::string& outcome) {
     cases.push_back(c);
     if (!sc.timed) continue;
     const double us = volume(sc) / 1e6;
-    timing.push_back({{"shape", shape_json(sc.shape)},
-                      {"candidate", {{"median", us}}},
-                      {"baseline", {{"median", 0.9 * us}}},
-                      {"candidate_tflops", volume(sc) / us / 1e6},
-                      {"baseline_tflops", volume(sc) / us / 0.9e6},
-                      {"speedup", {{"median", 0.9}}}});
+    ShapeTiming t;
+    t.shape = shape_json(sc.shape);
+    t.hidden = sc.hidden;
+    t.label = shape_label(task, sc);
+    t.flops = 2 * volume(sc);
+    t.candidate = {us, 0.99 * us, 1.01 * us, 10};
+    t.baseline = {0.9 * us, 0.89 * us, 0.91 * us, 10};
+    t.speedup = {0.9, 0.89, 0.91, 10};
+    t.verified = true;
+    t.details = {{"candidate_us", std::vector<double>(10, us)}};
+    timing.push_back(t);
     feedback.push_back({{"shape", shape_label(task, sc)},
                         {"kernel", "gemm(int)"},
                         {"target", "wgmma.mma_async"},
@@ -86,6 +92,13 @@ json verdict_of(const TaskSpec& task, const std::string& outcome) {
                         {"kernel_flop_share", 1.0},
                         {"kernel_nontarget_share", 0.001}});
   }
+  std::vector<TargetEvidence> targets(1);
+  targets[0].instruction = "wgmma.mma_async";
+  targets[0].required = "R2";
+  targets[0].s0 = targets[0].s1 = targets[0].r1 = targets[0].r2 = LevelResult::kYes;
+  targets[0].floor = EvidenceFloor{EvidenceFloor::Kind::kFlopShare, 0.9};
+  targets[0].measured_min_flop_share = 1.0;
+  targets[0].met = true;
   const std::string where = hidden_json.dump();
   std::map<std::string, std::string> reasons = {
       {"incorrect", "at " + where + " (hidden) seed 1 normal: O " +
@@ -106,7 +119,7 @@ json verdict_of(const TaskSpec& task, const std::string& outcome) {
             {"reason", reasons.count(outcome) ? reasons[outcome] : "static stage only"},
             {"correctness", {{"passed", 1}, {"total", cases.size()}, {"cases", cases}}},
             {"timing", timing},
-            {"targets", json::array()},
+            {"targets", targets},
             {"evidence", {{"feedback", feedback}}},
             {"violations",
              {{{"during", "ptxb_run at " + hidden.shape.to_string()}, {"finding", "forbidden"}}}}};

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "eval/verdict.hpp"
 #include "protocol/protocol.hpp"
+#include "verdict/verdict.hpp"
 
 namespace ptxb {
 namespace {

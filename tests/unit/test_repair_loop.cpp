@@ -55,9 +55,11 @@ TEST(Feedback, HiddenShapesAreNeverNamed) {
                {{"row", 7}, {"col", 2}, {"index", 898}, {"got", 1.5}, {"want", 0.25}}}}}}}}}}},
       {"timing",
        {{{"shape", shape},
-         {"candidate", {{"median", 10.0}}},
-         {"baseline", {{"median", 8.0}}},
-         {"speedup", {{"median", 0.8}}}}}}};
+         {"hidden", true},
+         {"flops", 2e9},
+         {"candidate", {{"median", 10.0}, {"low", 9.9}, {"high", 10.1}, {"count", 10}}},
+         {"baseline", {{"median", 8.0}, {"low", 7.9}, {"high", 8.1}, {"count", 10}}},
+         {"speedup", {{"median", 0.8}, {"low", 0.79}, {"high", 0.81}, {"count", 10}}}}}}};
   const std::string text = render_feedback(t, verdict);
   EXPECT_NE(text.find("hidden shape #1"), std::string::npos) << text;
   EXPECT_EQ(text.find(hidden->shape.to_string()), std::string::npos) << text;

@@ -1,4 +1,5 @@
-#include "eval/verdict.hpp"
+// The text rendering of a verdict (ptxbench eval without --json).
+#include "verdict/verdict.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -6,14 +7,6 @@
 namespace ptxb {
 
 using nlohmann::json;
-
-json Verdict::to_json() const {
-  json j = record;
-  j["schema"] = kVerdictSchemaVersion;
-  j["outcome"] = std::string(to_string(outcome));
-  j["reason"] = reason;
-  return j;
-}
 
 namespace {
 
@@ -23,22 +16,28 @@ std::string fmt(const char* format, double value) {
   return buf;
 }
 
-std::string level_text(const json& v) {
-  if (v.is_boolean()) return v.get<bool>() ? "yes" : "NO";
-  return v.is_string() ? v.get<std::string>() : v.dump();
+const char* level_text(LevelResult level) {
+  switch (level) {
+    case LevelResult::kYes:
+      return "yes";
+    case LevelResult::kNo:
+      return "NO";
+    case LevelResult::kUnavailable:
+      break;
+  }
+  return "unavailable";
 }
 
-void render_targets(std::ostringstream& os, const json& targets) {
-  for (const json& t : targets) {
-    os << "  " << t["instruction"].get<std::string>() << ": S0 " << level_text(t["S0"]) << ", S1 "
-       << level_text(t["S1"]) << ", R1 " << level_text(t["R1"]) << ", R2 " << level_text(t["R2"])
-       << " (required " << t["required"].get<std::string>() << ": "
-       << (t["met"].get<bool>() ? "met" : "NOT met") << ")";
-    if (!t["opcodes"].empty()) {
+void render_targets(std::ostringstream& os, const std::vector<TargetEvidence>& targets) {
+  for (const TargetEvidence& t : targets) {
+    os << "  " << t.instruction << ": S0 " << level_text(t.s0) << ", S1 " << level_text(t.s1)
+       << ", R1 " << level_text(t.r1) << ", R2 " << level_text(t.r2) << " (required " << t.required
+       << ": " << (t.met ? "met" : "NOT met") << ")";
+    if (!t.opcodes.empty()) {
       os << " [";
       bool first = true;
-      for (const auto& [op, n] : t["opcodes"].items()) {
-        os << (first ? "" : ", ") << op << " x" << n.dump();
+      for (const auto& [op, n] : t.opcodes) {
+        os << (first ? "" : ", ") << op << " x" << n;
         first = false;
       }
       os << "]";
@@ -85,28 +84,30 @@ void render_evidence(std::ostringstream& os, const json& e) {
   }
 }
 
-void render_timing(std::ostringstream& os, const json& timing) {
+std::string interval_text(const Interval& i) {
+  return fmt("%.3f", i.median) + " [" + fmt("%.3f", i.low) + ", " + fmt("%.3f", i.high) + "]";
+}
+
+void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timing) {
   os << "timing (median of samples, 95% CI; speedup = library time / candidate time):\n";
-  for (const json& t : timing) {
+  for (const ShapeTiming& t : timing) {
     std::string shape;
-    for (const auto& [k, v] : t["shape"].items()) shape += k + "=" + v.dump() + " ";
-    if (t.contains("error")) {
-      os << "  " << shape << ": " << t["error"].dump() << "\n";
+    for (const auto& [k, v] : t.shape.items()) shape += k + "=" + v.dump() + " ";
+    if (!t.error.empty()) {
+      os << "  " << shape << ": " << t.error << "\n";
       continue;
     }
-    if (t.value("hidden", false)) {  // the redaction rule: a hidden shape's speedup only
-      os << "  " << t.value("label", std::string("a hidden shape")) << ": speedup "
-         << fmt("%.3f", t["speedup"]["median"]) << " [" << fmt("%.3f", t["speedup"]["low"]) << ", "
-         << fmt("%.3f", t["speedup"]["high"]) << "]\n";
+    if (t.hidden) {  // the redaction rule: a hidden shape's speedup only
+      os << "  " << (t.label.empty() ? std::string("a hidden shape") : t.label) << ": speedup "
+         << interval_text(t.speedup) << "\n";
       continue;
     }
-    os << "  " << shape << " candidate " << fmt("%.1f", t["candidate"]["median"]) << " us ("
-       << fmt("%.0f", t["candidate_tflops"]) << " TFLOP/s)  library "
-       << fmt("%.1f", t["baseline"]["median"]) << " us (" << fmt("%.0f", t["baseline_tflops"])
-       << " TFLOP/s)  speedup " << fmt("%.3f", t["speedup"]["median"]) << " ["
-       << fmt("%.3f", t["speedup"]["low"]) << ", " << fmt("%.3f", t["speedup"]["high"]) << "]";
-    const json& cb = t["clocks_before"];
-    const json& ca = t["clocks_after"];
+    os << "  " << shape << " candidate " << fmt("%.1f", t.candidate.median) << " us ("
+       << fmt("%.0f", t.candidate_tflops()) << " TFLOP/s)  library "
+       << fmt("%.1f", t.baseline.median) << " us (" << fmt("%.0f", t.baseline_tflops())
+       << " TFLOP/s)  speedup " << interval_text(t.speedup);
+    const json cb = t.details.value("clocks_before", json::object());
+    const json ca = t.details.value("clocks_after", json::object());
     if (cb.contains("sm_mhz") && ca.contains("sm_mhz"))
       os << "  SM " << cb["sm_mhz"].dump() << "->" << ca["sm_mhz"].dump() << " MHz";
     os << "\n";
@@ -133,22 +134,23 @@ std::string render_text(const Verdict& v) {
     os << "\n";
     if (!c["ok"].get<bool>()) os << c["log"].get<std::string>() << "\n";
   }
-  if (r.contains("targets")) {
+  if (!v.targets.empty()) {
     os << "targets:\n";
-    render_targets(os, r["targets"]);
+    render_targets(os, v.targets);
   }
   if (r.contains("evidence")) render_evidence(os, r["evidence"]);
-  if (r.contains("correctness") && r["correctness"].contains("total"))
-    os << "correctness: " << r["correctness"]["passed"].dump() << "/"
-       << r["correctness"]["total"].dump() << " cases passed\n";
+  if (v.correctness && v.correctness->total)
+    os << "correctness: " << v.correctness->passed.value_or(0) << "/" << *v.correctness->total
+       << " cases passed\n";
   if (r.contains("counter_check") && r["counter_check"].contains("match")) {
     const json& m = r["counter_check"]["match"];
     os << "counted calls: " << m["calls_compared"].dump() << " at the timed shapes, "
        << m["calls_mismatched"].dump() << " with hardware counters unlike the profiled call's\n";
   }
-  if (r.contains("timing") && !r["timing"].empty()) render_timing(os, r["timing"]);
-  for (const json& v : r.value("violations", json::array()))
-    os << "violation: " << v.value("finding", "") << " (during " << v.value("during", "") << ")\n";
+  if (!v.timing.empty()) render_timing(os, v.timing);
+  for (const json& found : r.value("violations", json::array()))
+    os << "violation: " << found.value("finding", "") << " (during " << found.value("during", "")
+       << ")\n";
   for (const json& a : r.value("audit", json::array()))
     os << "audit:   " << a.get<std::string>() << "\n";
   for (const json& s : r.value("sanitizer", json::array()))
@@ -176,30 +178,6 @@ std::string render_text(const Verdict& v) {
        << ", cuBLASLt " << e.value("cublaslt", 0) << "\n";
   }
   return os.str();
-}
-
-std::string validate_verdict_json(const json& j) {
-  std::string problems;
-  auto need = [&](const char* field, json::value_t type) {
-    if (!j.contains(field)) {
-      problems += std::string("missing ") + field + "; ";
-    } else if (j[field].type() != type && !(type == json::value_t::number_integer &&
-                                            j[field].type() == json::value_t::number_unsigned)) {
-      problems += std::string("wrong type for ") + field + "; ";
-    }
-  };
-  need("schema", json::value_t::number_integer);
-  need("outcome", json::value_t::string);
-  need("reason", json::value_t::string);
-  need("task", json::value_t::string);
-  need("source", json::value_t::object);
-  need("compile", json::value_t::object);
-  if (j.contains("outcome") && j["outcome"].is_string() &&
-      !outcome_from_string(j["outcome"].get<std::string>()))
-    problems += "unknown outcome; ";
-  if (j.contains("schema") && j["schema"].is_number() && j["schema"] != kVerdictSchemaVersion)
-    problems += "schema version differs; ";
-  return problems;
 }
 
 }  // namespace ptxb

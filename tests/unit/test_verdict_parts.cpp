@@ -1,0 +1,158 @@
+// The typed verdict: its one serializer writes the names docs/result-schema.md lists, reads back
+// what it wrote, derives the TFLOP/s, keeps the worker's other timing fields, reads schema-2
+// records, and refuses parts of the wrong shape with an InputError.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "verdict/verdict.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+TargetEvidence mma_target() {
+  TargetEvidence t;
+  t.instruction = "wgmma.mma_async";
+  t.required = "R2";
+  t.s0 = t.s1 = t.r1 = LevelResult::kYes;
+  t.r2 = LevelResult::kNo;
+  t.functions = {"gemm"};
+  t.opcodes = {{"HGMMA.64x128x16.F32.BF16", 8}};
+  t.floor = EvidenceFloor{EvidenceFloor::Kind::kFlopShare, 0.9};
+  t.min_executed = 4096;
+  t.measured_min_flop_share = 0.5;
+  t.max_nontarget_flop_share = 0.001;
+  return t;
+}
+
+ShapeTiming timed_shape() {
+  ShapeTiming t;
+  t.shape = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
+  t.label = "M=4096 N=4096 K=4096";
+  t.flops = 2.0 * 4096 * 4096 * 4096;
+  t.candidate = {200, 199, 201, 30};
+  t.baseline = {220, 219, 221, 30};
+  t.speedup = {1.1, 1.09, 1.11, 30};
+  t.verified = true;
+  t.details = {{"shape_index", 2}, {"warmup", 5}, {"candidate_us", {200.0, 201.0}}};
+  return t;
+}
+
+Verdict full_verdict() {
+  Verdict v;
+  v.outcome = Outcome::kLowInstructionShare;
+  v.reason = "wgmma.mma_async: FLOP share 0.500 below the floor 0.90";
+  v.targets = {mma_target()};
+  v.correctness = CorrectnessSummary{json::array({{{"passed", true}}}), 1, 1};
+  v.timing = {timed_shape()};
+  v.record = {{"task", "sm90/gemm/bf16-wgmma-tma"}, {"audit", json::array()}};
+  return v;
+}
+
+TEST(VerdictParts, TheSerializerWritesTheDocumentedNames) {
+  const json t = mma_target();
+  EXPECT_EQ(t["S0"], true);
+  EXPECT_EQ(t["R2"], false);
+  EXPECT_EQ(t["floor"], json({{"kind", "flop_share"}, {"value", 0.9}}));
+  EXPECT_EQ(t["measured_min_flop_share"], 0.5);
+  EXPECT_FALSE(t.contains("min_flop_share")) << "the task's floor keeps that name";
+
+  TargetEvidence unmeasured;
+  unmeasured.instruction = "mbarrier.try_wait";
+  unmeasured.required = "R1";
+  const json u = unmeasured;
+  EXPECT_EQ(u["S1"], "unavailable");
+  EXPECT_FALSE(u.contains("floor"));
+  EXPECT_FALSE(u.contains("measured_min_flop_share"));
+}
+
+TEST(VerdictParts, TimingDerivesTflopsAndKeepsTheWorkersOtherFields) {
+  const json j = timed_shape();
+  EXPECT_NEAR(j["candidate_tflops"].get<double>(), 2.0 * 4096 * 4096 * 4096 / 200e-6 / 1e12, 1e-9);
+  EXPECT_NEAR(j["fraction_of_library"].get<double>(), 1.1, 1e-12);
+  EXPECT_EQ(j["speedup"], json({{"median", 1.1}, {"low", 1.09}, {"high", 1.11}, {"count", 30}}));
+  EXPECT_EQ(j["shape_index"], 2);
+  EXPECT_EQ(j["candidate_us"].size(), 2u);
+
+  const ShapeTiming back = j.get<ShapeTiming>();
+  EXPECT_FALSE(back.details.contains("candidate_tflops")) << "derived, not carried";
+  EXPECT_EQ(json(back), j);
+
+  ShapeTiming failed;
+  failed.shape = {{"M", 1}};
+  failed.error = "ptxb_run returned 3";
+  const json f = failed;
+  EXPECT_EQ(f["error"], "ptxb_run returned 3");
+  EXPECT_FALSE(f.contains("speedup"));
+  EXPECT_EQ(f.get<ShapeTiming>().error, "ptxb_run returned 3");
+}
+
+TEST(VerdictParts, AVerdictReadsBackWhatItWrote) {
+  const json written = full_verdict().to_json();
+  EXPECT_EQ(written["schema"], kVerdictSchemaVersion);
+  EXPECT_EQ(written["correctness"]["total"], 1);
+  const Verdict read = Verdict::from_json(written);
+  EXPECT_EQ(read.outcome, Outcome::kLowInstructionShare);
+  ASSERT_EQ(read.targets.size(), 1u);
+  EXPECT_EQ(read.targets[0].floor->kind, EvidenceFloor::Kind::kFlopShare);
+  EXPECT_FALSE(read.record.contains("targets")) << "a typed part lives in one place";
+  EXPECT_EQ(read.to_json(), written);
+  EXPECT_FALSE(all_targets_met(read.targets));
+  EXPECT_FALSE(all_targets_met({})) << "nothing judged is not every target met";
+}
+
+TEST(VerdictParts, RecordsOfAnswersWithoutCodeHaveNoParts) {
+  const VerdictParts parts = read_verdict_parts({{"outcome", "no_code"}, {"reason", "none"}});
+  EXPECT_TRUE(parts.targets.empty());
+  EXPECT_FALSE(parts.correctness.has_value());
+  EXPECT_TRUE(parts.timing.empty());
+}
+
+TEST(VerdictParts, SchemaTwoTargetsAreReadWithoutTheirFloor) {
+  const json old = {{"schema", 2},
+                    {"targets",
+                     {{{"instruction", "wgmma.mma_async"},
+                       {"required", "R2"},
+                       {"S0", true},
+                       {"S1", true},
+                       {"R1", true},
+                       {"R2", true},
+                       {"met", true},
+                       {"floor", 0.9},
+                       {"min_flop_share", 0.98}}}}};
+  const VerdictParts parts = read_verdict_parts(old);
+  ASSERT_EQ(parts.targets.size(), 1u);
+  EXPECT_FALSE(parts.targets[0].floor.has_value()) << "a bare number: share or count?";
+  EXPECT_EQ(parts.targets[0].measured_min_flop_share, 0.98);
+  EXPECT_TRUE(parts.targets[0].met);
+}
+
+TEST(VerdictParts, PartsOfTheWrongShapeAreInputErrors) {
+  json bad_level = full_verdict().to_json();
+  bad_level["targets"][0]["R1"] = "maybe";
+  EXPECT_THROW(Verdict::from_json(bad_level), InputError);
+
+  json bad_floor = full_verdict().to_json();
+  bad_floor["targets"][0]["floor"]["kind"] = "vibes";
+  EXPECT_THROW(Verdict::from_json(bad_floor), InputError);
+
+  json no_median = full_verdict().to_json();
+  no_median["timing"][0]["speedup"].erase("median");
+  EXPECT_THROW(Verdict::from_json(no_median), InputError);
+
+  json bad_outcome = full_verdict().to_json();
+  bad_outcome["outcome"] = "mostly_passed";
+  EXPECT_THROW(Verdict::from_json(bad_outcome), InputError);
+
+  json checked = full_verdict().to_json();
+  checked["source"] = json::object();
+  checked["compile"] = json::object();
+  EXPECT_EQ(validate_verdict_json(checked), "");
+  checked["targets"][0]["S0"] = 1;
+  EXPECT_NE(validate_verdict_json(checked).find("evidence level"), std::string::npos)
+      << validate_verdict_json(checked);
+}
+
+}  // namespace
+}  // namespace ptxb
