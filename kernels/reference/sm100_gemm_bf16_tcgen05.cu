@@ -32,8 +32,8 @@
 // exit while the last commits' arrivals on `empty` barriers nobody waits for are still pending;
 // and, of course, performance: not persistent, so the epilogue does not overlap the next tile's
 // main loop, and each thread stores its own row (32 rows per warp store, not coalesced).
-// NOTE: a submission is one self-contained file (docs/abi.md), so this carries its own PTX
-// wrappers rather than sharing kernels/ptx/ with other solutions.
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
+// of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -41,6 +41,183 @@
 #include <ptxbench/abi.h>
 
 #include <cstdint>
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter).
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/tcgen05.cuh (generated: scripts/amalgamate.py) ====
+// Blackwell tcgen05 wrappers (sm_100a, cta_group::1): tensor-memory allocation, the fences that
+// order tcgen05 operations around thread synchronisation, the kind::f16 MMA with both operands
+// in shared memory, its commit to an mbarrier, and TMEM -> register loads.
+// NOTE: compiled and checked statically only: no sm_100a device has run these yet.
+
+// ---- tensor memory management ----
+// Warp-wide: writes the TMEM address of kColumns fresh columns to *dst (shared memory).
+template <int kColumns>
+__device__ __forceinline__ void tmem_alloc(uint32_t* dst) {
+  static_assert(kColumns >= 32 && kColumns <= 512 && (kColumns & (kColumns - 1)) == 0);
+  asm volatile(
+      "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(smem_addr(dst)),
+      "n"(kColumns)
+      : "memory");
+}
+__device__ __forceinline__ void tmem_relinquish_alloc_permit() {
+  asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
+}
+template <int kColumns>
+__device__ __forceinline__ void tmem_dealloc(uint32_t taddr) {
+  static_assert(kColumns >= 32 && kColumns <= 512 && (kColumns & (kColumns - 1)) == 0);
+  asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;" ::"r"(taddr), "n"(kColumns)
+               : "memory");
+}
+// Order tcgen05 operations before / after a thread synchronization (barrier, mbarrier wait).
+__device__ __forceinline__ void tcgen05_fence_before_sync() {
+  asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+}
+__device__ __forceinline__ void tcgen05_fence_after_sync() {
+  asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+}
+
+// ---- MMA ----
+// SM100 shared-memory descriptor for a K-major tile stored with the 128-byte swizzle:
+// start address >> 4 (bits 0-13), leading byte offset (unused for swizzled K-major, 1),
+// stride byte offset 1024 >> 4 (8 rows of 128 bytes, bits 32-45), version 0b001 (bits 46-48),
+// base offset 0 (the tile starts on a 1024-byte boundary), swizzle 2 = 128B (bits 61-63).
+__device__ __forceinline__ uint64_t tcgen05_desc_sw128(const void* p) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t(16 >> 4) << 16;
+  desc |= uint64_t(1024 >> 4) << 32;
+  desc |= uint64_t(1) << 46;
+  desc |= uint64_t(2) << 61;
+  return desc;
+}
+
+// D[tmem] (+)= A[smem] * B[smem]^T, one MMA of the shape in `idesc`, issued by this thread alone.
+// accumulate == 0 overwrites D (first K slice of the tile).
+__device__ __forceinline__ void tcgen05_mma_f16_ss(uint32_t d_tmem, uint64_t a_desc,
+                                                   uint64_t b_desc, uint32_t idesc,
+                                                   uint32_t accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\n"
+      "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n}\n" ::"r"(d_tmem),
+      "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate)
+      : "memory");
+}
+
+// The mbarrier gets one arrival once every tcgen05 operation this thread issued so far is done.
+__device__ __forceinline__ void tcgen05_commit(uint64_t* bar) {
+  asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(
+                   smem_addr(bar))
+               : "memory");
+}
+
+// ---- TMEM -> registers ----
+// Warp-wide: lane i reads 32 consecutive 32-bit columns of TMEM lane (taddr.lane + i).
+__device__ __forceinline__ void tmem_load_32x32b_x32(uint32_t taddr, uint32_t (&r)[32]) {
+  asm volatile(
+      "tcgen05.ld.sync.aligned.32x32b.x32.b32 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, [%32];"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]),
+        "=r"(r[7]), "=r"(r[8]), "=r"(r[9]), "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]),
+        "=r"(r[14]), "=r"(r[15]), "=r"(r[16]), "=r"(r[17]), "=r"(r[18]), "=r"(r[19]), "=r"(r[20]),
+        "=r"(r[21]), "=r"(r[22]), "=r"(r[23]), "=r"(r[24]), "=r"(r[25]), "=r"(r[26]), "=r"(r[27]),
+        "=r"(r[28]), "=r"(r[29]), "=r"(r[30]), "=r"(r[31])
+      : "r"(taddr)
+      : "memory");
+}
+__device__ __forceinline__ void tmem_load_wait() {
+  asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory");
+}
+// ==== end kernels/ptx/tcgen05.cuh ====
 
 namespace {
 
@@ -85,120 +262,6 @@ struct alignas(1024) SharedStorage {
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
 static_assert(sizeof(__nv_bfloat16) * kBlockM * kBlockK % 1024 == 0, "A stages stay aligned");
 static_assert(sizeof(__nv_bfloat16) * kBlockN * kBlockK % 1024 == 0, "B stages stay aligned");
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// ---- mbarrier ----
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  const uint32_t addr = smem_addr(bar);
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
-// ---- TMA ----
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
-                                            int inner, int outer) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
-      : "memory");
-}
-
-// ---- tcgen05: tensor memory management ----
-// Warp-wide: writes the TMEM address of kColumns fresh columns to *dst (shared memory).
-template <int kColumns>
-__device__ __forceinline__ void tmem_alloc(uint32_t* dst) {
-  static_assert(kColumns >= 32 && kColumns <= 512 && (kColumns & (kColumns - 1)) == 0);
-  asm volatile(
-      "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(smem_addr(dst)),
-      "n"(kColumns)
-      : "memory");
-}
-__device__ __forceinline__ void tmem_relinquish_alloc_permit() {
-  asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
-}
-template <int kColumns>
-__device__ __forceinline__ void tmem_dealloc(uint32_t taddr) {
-  static_assert(kColumns >= 32 && kColumns <= 512 && (kColumns & (kColumns - 1)) == 0);
-  asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;" ::"r"(taddr), "n"(kColumns)
-               : "memory");
-}
-// Order tcgen05 operations before / after a thread synchronization (barrier, mbarrier wait).
-__device__ __forceinline__ void tcgen05_fence_before_sync() {
-  asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
-}
-__device__ __forceinline__ void tcgen05_fence_after_sync() {
-  asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
-}
-
-// ---- tcgen05: MMA ----
-// SM100 shared-memory descriptor for a K-major tile stored with the 128-byte swizzle:
-// start address >> 4 (bits 0-13), leading byte offset (unused for swizzled K-major, 1),
-// stride byte offset 1024 >> 4 (8 rows of 128 bytes, bits 32-45), version 0b001 (bits 46-48),
-// base offset 0 (the tile starts on a 1024-byte boundary), swizzle 2 = 128B (bits 61-63).
-__device__ __forceinline__ uint64_t smem_desc_sw128(const void* p) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t(16 >> 4) << 16;
-  desc |= uint64_t(1024 >> 4) << 32;
-  desc |= uint64_t(1) << 46;
-  desc |= uint64_t(2) << 61;
-  return desc;
-}
-
-// D[tmem] (+)= A[smem] * B[smem]^T, one 128x256x16 MMA issued by this thread alone.
-// accumulate == 0 overwrites D (first K slice of the tile).
-__device__ __forceinline__ void mma_bf16_ss(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
-                                            uint32_t idesc, uint32_t accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\n"
-      "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n}\n" ::"r"(d_tmem),
-      "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate)
-      : "memory");
-}
-
-// The mbarrier gets one arrival once every tcgen05 operation this thread issued so far is done.
-__device__ __forceinline__ void mma_commit(uint64_t* bar) {
-  asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(
-                   smem_addr(bar))
-               : "memory");
-}
-
-// ---- tcgen05: TMEM -> registers ----
-// Warp-wide: lane i reads 32 consecutive 32-bit columns of TMEM lane (taddr.lane + i).
-__device__ __forceinline__ void tmem_load_32x32b_x32(uint32_t taddr, uint32_t (&r)[32]) {
-  asm volatile(
-      "tcgen05.ld.sync.aligned.32x32b.x32.b32 {"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, [%32];"
-      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]),
-        "=r"(r[7]), "=r"(r[8]), "=r"(r[9]), "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]),
-        "=r"(r[14]), "=r"(r[15]), "=r"(r[16]), "=r"(r[17]), "=r"(r[18]), "=r"(r[19]), "=r"(r[20]),
-        "=r"(r[21]), "=r"(r[22]), "=r"(r[23]), "=r"(r[24]), "=r"(r[25]), "=r"(r[26]), "=r"(r[27]),
-        "=r"(r[28]), "=r"(r[29]), "=r"(r[30]), "=r"(r[31])
-      : "r"(taddr)
-      : "memory");
-}
-__device__ __forceinline__ void tmem_load_wait() {
-  asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory");
-}
 
 struct TileCoord {
   int m0;
@@ -263,7 +326,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&smem.empty[s], 1);  // one tcgen05.commit
     }
     mbar_init(&smem.tmem_full, 1);  // the final tcgen05.commit
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    fence_mbarrier_init();
   }
   if (warp == kMmaWarp) {
     tmem_alloc<kTmemColumns>(&smem.tmem_base);
@@ -278,8 +341,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (warp == kProducerWarp) {
     if (lane == 0) {
-      asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(&map_a)) : "memory");
-      asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(&map_b)) : "memory");
+      prefetch_map(&map_a);
+      prefetch_map(&map_b);
       for (int kb = 0; kb < k_blocks; ++kb) {
         const int s = kb % kStages;
         // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
@@ -303,12 +366,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int k = 0; k < kBlockK / kMmaK; ++k) {
           // NOTE: inside a 128-byte swizzled row, the k-th 16-element slice starts 32*k bytes
           // in; the hardware applies the swizzle to the computed addresses (base offset 0).
-          mma_bf16_ss(tmem_d, smem_desc_sw128(a_tile + k * kMmaK),
-                      smem_desc_sw128(b_tile + k * kMmaK), kInstrDesc, (kb | k) != 0);
+          tcgen05_mma_f16_ss(tmem_d, tcgen05_desc_sw128(a_tile + k * kMmaK),
+                             tcgen05_desc_sw128(b_tile + k * kMmaK), kInstrDesc, (kb | k) != 0);
         }
-        mma_commit(&smem.empty[s]);  // the stage is free once these MMAs have read it
+        tcgen05_commit(&smem.empty[s]);  // the stage is free once these MMAs have read it
       }
-      mma_commit(&smem.tmem_full);  // the accumulator is complete
+      tcgen05_commit(&smem.tmem_full);  // the accumulator is complete
     }
     __syncwarp();
   } else {

@@ -40,6 +40,8 @@
 // O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
 // bf16 (fp32 also accepted); all contiguous row-major; D in {64, 128}; 1 <= S <= 32768;
 // scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes.
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
+// of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -49,6 +51,161 @@
 #include <cmath>
 #include <cstdint>
 #include <utility>
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter).
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/setmaxnreg.cuh (generated: scripts/amalgamate.py) ====
+// Warpgroup register reallocation (setmaxnreg): producers give registers up, consumers take them.
+// Every thread of the warpgroup executes it; kRegs is the new per-thread count.
+
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+// ==== end kernels/ptx/setmaxnreg.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
 
 namespace {
 
@@ -110,86 +267,20 @@ struct Params {
   void* out1;               // k1: dV
 };
 
-// ---- PTX wrappers ----
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(smem_addr(bar)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  while (!mbar_try_wait(bar, parity)) {
-  }
-}
-// One (64, rows) box of a 3-D {D, S, B*H} map at (col, row, head) into shared memory.
-__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
-                                            int col, int row, int head) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(head)
-      : "memory");
-}
-// A contiguous global -> shared copy (16-byte aligned, size a multiple of 16).
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
-                                          uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
-      : "memory");
-}
-__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
-}
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
+// ---- PTX wrappers of this solution (the shared ones are the kernels/ptx/ copies above) ----
 __device__ __forceinline__ float ex2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
 
-// ---- wgmma ----
-// Shared-memory matrix descriptor with the 128-byte swizzle: start address, leading byte offset
-// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4.
-__device__ __forceinline__ uint64_t smem_desc(const void* p, uint32_t lbo, uint32_t sbo) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
-  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
-  desc |= uint64_t(1) << 62;  // 128-byte swizzle
-  return desc;
-}
+// ---- wgmma operands and instructions ----
 // K-major operand (the reduction dimension is the contiguous one), k-step kk (16 columns) of a
 // tile stored as column blocks of `rows` x 64: 8-row groups are 1024 bytes apart (SBO); the LBO
 // is unused with swizzling; inside a 128-byte row the kk-th slice starts 32 * (kk % 4) bytes in
 // and the hardware applies the swizzle to the computed addresses.
 __device__ __forceinline__ uint64_t desc_k(const bf16* tile, int rows, int kk) {
-  return smem_desc(tile + (kk / 4) * rows * kSwz + (kk % 4) * 16, 16, 1024);
+  return wgmma_desc_sw128(tile + (kk / 4) * rows * kSwz + (kk % 4) * 16, 16, 1024);
 }
 // MN-major operand B (N contiguous) for transpose-B: the k-step kk covers tile rows 16kk..16kk+15.
 // In the canonical MN-major 128B-swizzle layout ((8,8,n),(8,k)) of 16-byte units, N runs through
@@ -197,25 +288,7 @@ __device__ __forceinline__ uint64_t desc_k(const bf16* tile, int rows, int kk) {
 // (the next column block: rows * 128 bytes), and K steps through 128-byte rows in groups of 8
 // whose starts are SBO = 1024 bytes apart. 16kk rows = 2048 kk bytes keeps the atom alignment.
 __device__ __forceinline__ uint64_t desc_mn(const bf16* tile, int rows, int kk) {
-  return smem_desc(tile + kk * 16 * kSwz, rows * 128, 1024);
-}
-
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
-}
-// Ties registers to this point of the program: the compiler may not move their reads above a
-// preceding wgmma.wait_group nor their writes below a following wgmma.
-template <int kN>
-__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
-#pragma unroll
-  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+  return wgmma_desc_sw128(tile + kk * 16 * kSwz, rows * 128, 1024);
 }
 
 #define PTXB_ACC32                                                                             \
@@ -335,7 +408,7 @@ __device__ __forceinline__ void init_barriers(uint64_t* resident, uint64_t (&ful
       mbar_init(&full[s], 1);
       mbar_init(&empty[s], 2 * 4);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    fence_mbarrier_init();
   }
   __syncthreads();
 }

@@ -23,8 +23,8 @@
 //   turns at the tensor cores (ping-pong through two named barriers);
 // - causal: key tiles above the diagonal are skipped and only the diagonal tile is masked; keys
 //   >= S (ragged last tile) are masked to -inf; rows >= S are never stored.
-// NOTE: a submission is one self-contained file (docs/abi.md), so this file carries its own PTX
-// wrappers rather than sharing kernels/ptx/ with the other solutions.
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
+// of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -39,6 +39,161 @@
 #ifndef PTXB_ATTN_WATCHDOG
 #define PTXB_ATTN_WATCHDOG 0
 #endif
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter).
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/setmaxnreg.cuh (generated: scripts/amalgamate.py) ====
+// Warpgroup register reallocation (setmaxnreg): producers give registers up, consumers take them.
+// Every thread of the warpgroup executes it; kRegs is the new per-thread count.
+
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+// ==== end kernels/ptx/setmaxnreg.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
 
 namespace {
 
@@ -93,35 +248,11 @@ struct Params {
 __device__ unsigned int g_watchdog_timeouts = 0;
 #endif
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// ---- mbarrier ----
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(addr), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  const uint32_t addr = smem_addr(bar);
+// mbar_wait, or with PTXB_ATTN_WATCHDOG a wait that gives up after about 2^31 cycles and counts
+// the timeout in g_watchdog_timeouts.
+__device__ __forceinline__ void mbar_wait_checked(uint64_t* bar, uint32_t parity) {
 #if PTXB_ATTN_WATCHDOG
+  const uint32_t addr = smem_addr(bar);
   if (mbar_try_wait(addr, parity)) return;
   const long long start = clock64();
   while (!mbar_try_wait(addr, parity)) {
@@ -133,19 +264,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
     }
   }
 #else
-  while (!mbar_try_wait(addr, parity)) {
-  }
+  mbar_wait(bar, parity);
 #endif
-}
-
-// ---- TMA: one (rows, 64) box of a {D, S, B*heads} tensor at (column, row, head) ----
-__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
-                                            int col, int row, int head) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(head)
-      : "memory");
 }
 
 // ---- named barriers for the consumer ping-pong (id 0 is __syncthreads) ----
@@ -156,31 +276,18 @@ __device__ __forceinline__ void named_barrier_arrive(int id) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
 }
 
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
-
 __device__ __forceinline__ float exp2_approx(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
 
-// ---- wgmma ----
-// K-major operand (Q, K) in the 128-byte swizzle: start >> 4, leading byte offset unused (1),
-// stride byte offset 1024 (8 rows of 128 bytes), swizzle mode 1. Stepping k by 16 elements inside
-// a swizzled row adds 32 bytes to the start; the next 64 columns are the next box (+16 KiB).
+// ---- wgmma operands and instructions ----
+// K-major operand (Q, K) in the 128-byte swizzle: leading byte offset unused (16), stride byte
+// offset 1024 (8 rows of 128 bytes). Stepping k by 16 elements inside a swizzled row adds 32 bytes
+// to the start; the next 64 columns are the next box (+16 KiB).
 __device__ __forceinline__ uint64_t desc_k_major(const void* p) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t(1) << 16;
-  desc |= uint64_t(1024 >> 4) << 32;
-  desc |= uint64_t(1) << 62;
-  return desc;
+  return wgmma_desc_sw128(p, 16, 1024);
 }
 // MN-major operand (V as the (keys, D) B matrix of P V, N = D contiguous) in the 128-byte
 // swizzle. PTX ISA canonical layout for MN-major SW128, in elements with T = 8 bf16:
@@ -190,33 +297,7 @@ __device__ __forceinline__ uint64_t desc_k_major(const void* p) {
 // SBO = distance between 8-key groups = 1024 bytes. The k-th 16-key slice starts 16 rows
 // (2048 bytes) further, an atom boundary, so the base-offset field stays 0.
 __device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t(kChunkBytes >> 4) << 16;
-  desc |= uint64_t(1024 >> 4) << 32;
-  desc |= uint64_t(1) << 62;
-  return desc;
-}
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
-}
-// Pins registers at this point of the instruction stream, so that the compiler neither reads a
-// wgmma result before the wait nor writes an operand after the fence.
-template <int kN>
-__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
-#pragma unroll
-  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
-}
-template <int kN>
-__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
-#pragma unroll
-  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+  return wgmma_desc_sw128(p, kChunkBytes, 1024);
 }
 
 #define PTXB_ACC8(d, i)                                                                       \
@@ -410,9 +491,9 @@ __device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
                         const CUtensorMap* k_map, const CUtensorMap* v_map, const TileJob& job) {
   constexpr int kChunks = Config<kHeadDim>::kChunks, kStages = Config<kHeadDim>::kStages;
   constexpr uint32_t kTileBytes = kChunks * kChunkBytes;
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(q_map)) : "memory");
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(k_map)) : "memory");
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(v_map)) : "memory");
+  prefetch_map(q_map);
+  prefetch_map(k_map);
+  prefetch_map(v_map);
   mbar_arrive_expect_tx(&sm.q_full, kTileBytes);
   for (int c = 0; c < kChunks; ++c)
     tma_load_3d(sm.q[c], q_map, &sm.q_full, c * kChunk, job.m_tile * kBlockM, job.q_head);
@@ -421,11 +502,11 @@ __device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
     const uint32_t parity = ((j / kStages) & 1) ^ 1;
-    mbar_wait(&sm.k_empty[s], parity);
+    mbar_wait_checked(&sm.k_empty[s], parity);
     mbar_arrive_expect_tx(&sm.k_full[s], kTileBytes);
     for (int c = 0; c < kChunks; ++c)
       tma_load_3d(sm.k[s][c], k_map, &sm.k_full[s], c * kChunk, j * kBlockN, job.kv_head);
-    mbar_wait(&sm.v_empty[s], parity);
+    mbar_wait_checked(&sm.v_empty[s], parity);
     mbar_arrive_expect_tx(&sm.v_full[s], kTileBytes);
     for (int c = 0; c < kChunks; ++c)
       tma_load_3d(sm.v[s][c], v_map, &sm.v_full[s], c * kChunk, j * kBlockN, job.kv_head);
@@ -453,8 +534,8 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
   for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
 
   // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product.
-  mbar_wait(&sm.q_full, 0);
-  mbar_wait(&sm.k_full[0], 0);
+  mbar_wait_checked(&sm.q_full, 0);
+  mbar_wait_checked(&sm.k_full[0], 0);
   fence_regs(s);
   wgmma_fence();
   issue_qk<kHeadDim>(s, q_rows, sm.k[0][0]);
@@ -478,12 +559,12 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
   // P_j goes to the other buffer than the P_{j-1} that the running wgmma reads.
   auto step = [&](int j, uint32_t(&p_prev)[kBlockN / 4], uint32_t(&p_next)[kBlockN / 4]) {
     const int sj = j % kStages, sp = (j - 1) % kStages;
-    mbar_wait(&sm.k_full[sj], (j / kStages) & 1);
+    mbar_wait_checked(&sm.k_full[sj], (j / kStages) & 1);
     wgmma_wait<0>();
     fence_regs(o);
     if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(j - 2) % kStages]);
     rescale(o, corr);
-    mbar_wait(&sm.v_full[sp], ((j - 1) / kStages) & 1);
+    mbar_wait_checked(&sm.v_full[sp], ((j - 1) / kStages) & 1);
     if constexpr (kPingPong) named_barrier_sync(my_bar);
     fence_regs(s);
     fence_regs(o);
@@ -513,7 +594,7 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
 
   // The last P V product, with P_{n-1} in buffer (n - 1) % 2.
   const int last = job.n_tiles - 1;
-  mbar_wait(&sm.v_full[last % kStages], (last / kStages) & 1);
+  mbar_wait_checked(&sm.v_full[last % kStages], (last / kStages) & 1);
   wgmma_wait<0>();
   fence_regs(o);
   // NOTE: releases V_{n-2} only to keep the arrival counts of the ring uniform.
@@ -562,7 +643,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&sm.k_empty[s], kConsumers * 4);
       mbar_init(&sm.v_empty[s], kConsumers * 4);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    fence_mbarrier_init();
   }
   __syncthreads();
 

@@ -13,8 +13,8 @@
 // - edges: TMA zero-fills out-of-bounds rows and the K tail; the epilogue masks stores.
 // Requirements checked by ptxb_run: K % 8 == 0 (16-byte row pitch for TMA), 16-byte aligned
 // pointers, contiguous row-major tensors.
-// NOTE: a submission is one self-contained file (docs/abi.md), so each expert solution carries
-// its own small PTX wrappers rather than sharing a header with the other.
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
+// of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -22,6 +22,161 @@
 #include <ptxbench/abi.h>
 
 #include <cstdint>
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter).
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/setmaxnreg.cuh (generated: scripts/amalgamate.py) ====
+// Warpgroup register reallocation (setmaxnreg): producers give registers up, consumers take them.
+// Every thread of the warpgroup executes it; kRegs is the new per-thread count.
+
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+// ==== end kernels/ptx/setmaxnreg.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
 
 namespace {
 
@@ -43,66 +198,6 @@ struct SharedStorage {
 };
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// ---- mbarrier ----
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  const uint32_t addr = smem_addr(bar);
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
-// ---- TMA ----
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
-                                            int inner, int outer) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
-      : "memory");
-}
-
-// ---- wgmma ----
-// Shared-memory matrix descriptor for a K-major tile stored with the 128-byte swizzle:
-// start address >> 4, stride byte offset 1024 (8 rows of 128 bytes), swizzle mode 1 (128B).
-__device__ __forceinline__ uint64_t smem_desc(const void* p) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t(1) << 16;          // leading byte offset: unused for swizzled K-major
-  desc |= uint64_t(1024 >> 4) << 32;  // stride byte offset
-  desc |= uint64_t(1) << 62;          // 128-byte swizzle
-  return desc;
-}
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
-}
 
 // wgmma m64n256k16, bf16 x bf16 -> f32, A and B from shared memory (K-major).
 // Accumulates into d (128 floats per thread) when scale_d != 0, overwrites it when 0.
@@ -148,15 +243,6 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
         "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
         "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
 }
 
 struct TileCoord {
@@ -220,15 +306,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&smem.full[s], 1);
       mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    fence_mbarrier_init();
   }
   __syncthreads();
 
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
-      asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(&map_a)) : "memory");
-      asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(&map_b)) : "memory");
+      prefetch_map(&map_a);
+      prefetch_map(&map_b);
       for (int kb = 0; kb < k_blocks; ++kb) {
         const int s = kb % kStages;
         // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
@@ -259,7 +345,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int k = 0; k < kBlockK / 16; ++k) {
       // NOTE: inside a 128-byte swizzled row, the k-th 16-element slice starts 32*k bytes in;
       // the hardware applies the swizzle to the computed addresses.
-      wgmma_m64n256k16(d, smem_desc(a_tile + k * 16), smem_desc(b_tile + k * 16), 1);
+      wgmma_m64n256k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
+                       wgmma_desc_sw128(b_tile + k * 16, 16, 1024), 1);
     }
     wgmma_commit();
     if (kb > 0) {

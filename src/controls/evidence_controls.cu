@@ -9,8 +9,8 @@
 //                 warp runs ldmatrix and stmatrix over its own 512 B; every thread waits on the
 //                 mbarrier (parity 0) and the warpgroup issues one wgmma reading the TMA tile (A)
 //                 and the bulk-copied bytes (B); results go to a private global buffer.
-// NOTE: the PTX wrappers live here rather than in kernels/ptx/ because this library must be
-// self-contained (it is compiled on its own for sm_90a and owns no other file).
+// The PTX wrappers the expert solutions also use come from kernels/ptx/ (the solutions hold
+// copies of those files, scripts/amalgamate.py); only the forms no solution uses are written here.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
@@ -19,6 +19,11 @@
 #include <cstring>
 
 #include "controls/evidence_controls.hpp"
+#include "ptx/cp_async.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/setmaxnreg.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
 
 namespace {
 
@@ -69,70 +74,7 @@ static_assert(kTileCols * 2 % 16 == 0, "TMA row pitch and box row must be 16 B m
 static_assert((kWarpgroupThreads / 32) * kWarpFragmentElems == kStagedElems,
               "each warp of warpgroup 0 owns one ldmatrix.x4 fragment of the staged buffer");
 
-// ---- PTX wrappers (one per instruction form) ----
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals)
-               : "memory");
-}
-// Makes this thread's mbarrier.init visible to other threads and to the async proxy (the TMA
-// and bulk-copy units signal the barrier through it).
-__device__ __forceinline__ void fence_mbarrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-// Spins on try_wait until the phase with the given parity has completed.
-__device__ __forceinline__ void mbarrier_wait_parity(uint64_t* bar, uint32_t parity) {
-  const uint32_t addr = smem_addr(bar);
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
-// TMA: loads the box at (inner, outer) of `map` into `dst`, completing on `bar`.
-__device__ __forceinline__ void cp_async_bulk_tensor_2d(void* dst, const CUtensorMap* map,
-                                                        uint64_t* bar, int inner, int outer) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
-      : "memory");
-}
-// 1-D bulk copy of `bytes` (multiple of 16, 16 B aligned ends) completing on `bar`.
-__device__ __forceinline__ void cp_async_bulk(void* dst, const void* src, uint32_t bytes,
-                                              uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(smem_addr(dst)),
-      "l"(src), "r"(bytes), "r"(smem_addr(bar))
-      : "memory");
-}
-
-__device__ __forceinline__ void cp_async_cg_16(void* dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit_group() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-__device__ __forceinline__ void cp_async_wait_all() {
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-}
+// ---- PTX wrappers of the controls alone (the shared ones are kernels/ptx/) ----
 
 // Lane i supplies the address of row i % 8 of matrix i / 8 (16 B aligned).
 __device__ __forceinline__ uint4 ldmatrix_x4(const void* row) {
@@ -150,34 +92,12 @@ __device__ __forceinline__ void stmatrix_x4(void* row, uint4 v) {
       : "memory");
 }
 
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
-
 // Descriptor of a K-major, unswizzled operand: 8x16 B core matrices, 128 B apart along K
 // (leading byte offset) and 256 B apart along M/N (stride byte offset). The (64, 16) A tile thus
 // spans exactly 2048 B and the (8, 16) B tile 256 B, whichever offset the hardware applies to
 // which dimension (at most 1280 B / 384 B when swapped): every read stays inside its buffer.
-__device__ __forceinline__ uint64_t smem_descriptor(const void* p) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t(128 >> 4) << 16;  // leading byte offset
-  desc |= uint64_t(256 >> 4) << 32;  // stride byte offset
-  return desc;                       // base offset 0, no swizzle
-}
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit_group() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_wait_all() {
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-}
-// Keeps the compiler from moving accumulator accesses across the asynchronous wgmma.
-__device__ __forceinline__ void wgmma_fence_operands(float (&d)[4]) {
-  for (float& x : d) asm volatile("" : "+f"(x)::"memory");
+__device__ __forceinline__ uint64_t unswizzled_descriptor(const void* p) {
+  return wgmma_desc_interleaved(p, 128, 256);
 }
 // d = A * B (scale_d = 0: the old accumulator is ignored); (64, 8) f32, 4 values per thread.
 __device__ __forceinline__ void wgmma_m64n8k16_bf16(float (&d)[4], uint64_t desc_a,
@@ -195,9 +115,9 @@ __device__ __forceinline__ void wgmma_m64n8k16_bf16(float (&d)[4], uint64_t desc
 // Thread 0 of the CTA: arms the barrier for both copies, then issues them.
 __device__ __forceinline__ void issue_bulk_copies(ControlShared& smem, const CUtensorMap* map,
                                                   const ControlGlobals* globals) {
-  mbarrier_arrive_expect_tx(&smem.bar, kTmaBytes + kBulkBytes);
-  cp_async_bulk_tensor_2d(smem.tma_tile, map, &smem.bar, 0, 0);
-  cp_async_bulk(smem.bulk_tile, globals->bulk_source, kBulkBytes, &smem.bar);
+  mbar_arrive_expect_tx(&smem.bar, kTmaBytes + kBulkBytes);
+  tma_load_2d(smem.tma_tile, map, &smem.bar, 0, 0);
+  bulk_load(smem.bulk_tile, globals->bulk_source, kBulkBytes, &smem.bar);
 }
 
 // One warp: cp.async 16 B per lane, ldmatrix over the warp's own 512 B, stmatrix them to a second
@@ -206,9 +126,9 @@ __device__ __forceinline__ uint32_t exercise_warp_copies(ControlShared& smem,
                                                          const ControlGlobals* globals,
                                                          unsigned thread) {
   const int offset = static_cast<int>(thread) * 8;  // this lane's 16 B == its ldmatrix row
-  cp_async_cg_16(&smem.staged[offset], &globals->async_copy_source[offset]);
-  cp_async_commit_group();
-  cp_async_wait_all();
+  cp_async_16(&smem.staged[offset], &globals->async_copy_source[offset], 16);
+  cp_async_commit();
+  cp_async_wait<0>();
   __syncwarp();  // every lane's cp.async bytes of this warp's fragment are now visible
   const uint4 fragments = ldmatrix_x4(&smem.staged[offset]);
   stmatrix_x4(&smem.stored[offset], fragments);
@@ -221,12 +141,13 @@ __device__ __forceinline__ uint32_t exercise_warp_copies(ControlShared& smem,
 // bulk-copied bytes (async proxy wrote both, async proxy reads both: no proxy fence needed).
 __device__ __forceinline__ float run_one_wgmma(const ControlShared& smem) {
   float d[4] = {0.f, 0.f, 0.f, 0.f};
-  wgmma_fence_operands(d);
+  fence_regs(d);
   wgmma_fence();
-  wgmma_m64n8k16_bf16(d, smem_descriptor(smem.tma_tile), smem_descriptor(smem.bulk_tile));
-  wgmma_commit_group();
-  wgmma_wait_all();
-  wgmma_fence_operands(d);
+  wgmma_m64n8k16_bf16(d, unswizzled_descriptor(smem.tma_tile),
+                      unswizzled_descriptor(smem.bulk_tile));
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_regs(d);
   return d[0] + d[1] + d[2] + d[3];
 }
 
@@ -245,8 +166,9 @@ extern "C" __global__ void __launch_bounds__(kControlThreads, 1)
   }
 
   if (thread == 0) {
-    mbarrier_init(&smem.bar, 1);  // one arrival: thread 0's arrive.expect_tx
+    mbar_init(&smem.bar, 1);  // one arrival: thread 0's arrive.expect_tx
     fence_mbarrier_init();
+    fence_proxy_async_shared();  // TMA and the bulk copy signal the barrier
   }
   __syncthreads();  // NOTE: the last CTA-wide barrier; warpgroup 1 leaves right after it
 
@@ -257,8 +179,8 @@ extern "C" __global__ void __launch_bounds__(kControlThreads, 1)
 
   if (thread == 0) issue_bulk_copies(smem, &tma_map, globals);
   const uint32_t mix = exercise_warp_copies(smem, globals, thread);
-  mbarrier_wait_parity(&smem.bar, 0);  // the barrier's first phase: TMA and bulk bytes landed
-  __syncwarp();                        // reconverge before the .aligned wgmma instructions
+  mbar_wait(&smem.bar, 0);  // the barrier's first phase: TMA and bulk bytes landed
+  __syncwarp();             // reconverge before the .aligned wgmma instructions
   const float sum = run_one_wgmma(smem);
   globals->wgmma_sums[thread] = sum;
   globals->fragment_mix[thread] = mix;

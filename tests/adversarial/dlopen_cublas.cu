@@ -20,7 +20,9 @@
 
 namespace {
 
-// ==== Problem checks (same text in every hostile file) ====
+// ==== begin tests/adversarial/blocks/problem_checks.inc (generated: scripts/amalgamate.py) ====
+// The problem checks of a hostile GEMM submission: is the problem C = A * B^T in row-major bf16?
+// Hostile files hold a copy (scripts/amalgamate.py).
 struct GemmDims {
   int M = 0, N = 0, K = 0;
 };
@@ -44,7 +46,7 @@ std::optional<GemmDims> gemm_dims(const ptxb_problem& p) {
 }
 
 enum Status : int { kBadProblem = 1, kLaunchFailed = 3, kAttackFailed = 7 };
-// ==== end of the problem checks ====
+// ==== end tests/adversarial/blocks/problem_checks.inc ====
 
 // cuBLAS types and constants, spelled out so that no cuBLAS header is needed (cublas_api.h, 13.0).
 using CublasHandle = void*;

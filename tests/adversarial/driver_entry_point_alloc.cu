@@ -17,7 +17,9 @@
 
 namespace {
 
-// ==== A correct SIMT GEMM: the honest work under the attack (same text in every hostile file) ====
+// ==== begin tests/adversarial/blocks/simt_gemm.inc (generated: scripts/amalgamate.py) ====
+// A correct SIMT GEMM, the honest work under a hostile submission's attack. Hostile files hold
+// a copy (scripts/amalgamate.py); the attack is what they add around it.
 // C = A * B^T; A (M, K), B (N, K), C (M, N), all bf16 row-major. One CTA computes a (128, 128)
 // tile of C with 256 threads, each an 8x8 block; K advances 16 at a time through shared memory
 // (fp32, transposed). Products accumulate in fp32 registers (fmaf) and are rounded to bf16 once.
@@ -140,7 +142,7 @@ cudaError_t launch_gemm(const void* a, const void* b, void* c, GemmDims d, cudaS
 }
 
 enum Status : int { kBadProblem = 1, kLaunchFailed = 3, kAttackFailed = 7 };
-// ==== end of the shared SIMT GEMM ====
+// ==== end tests/adversarial/blocks/simt_gemm.inc ====
 
 // Driver types spelled out (cuda.h): CUresult is an int enum, CUdeviceptr a 64-bit integer.
 using DevicePtr = unsigned long long;

@@ -16,7 +16,9 @@
 
 namespace {
 
-// ==== Problem checks (same text in every hostile file) ====
+// ==== begin tests/adversarial/blocks/problem_checks.inc (generated: scripts/amalgamate.py) ====
+// The problem checks of a hostile GEMM submission: is the problem C = A * B^T in row-major bf16?
+// Hostile files hold a copy (scripts/amalgamate.py).
 struct GemmDims {
   int M = 0, N = 0, K = 0;
 };
@@ -40,7 +42,7 @@ std::optional<GemmDims> gemm_dims(const ptxb_problem& p) {
 }
 
 enum Status : int { kBadProblem = 1, kLaunchFailed = 3, kAttackFailed = 7 };
-// ==== end of the problem checks ====
+// ==== end tests/adversarial/blocks/problem_checks.inc ====
 
 constexpr uintptr_t kWildAddress = 0x100;  // inside the unmapped null page
 

@@ -19,6 +19,165 @@
 #include <cstdint>
 #include <cstring>
 
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/cp_async.cuh (generated: scripts/amalgamate.py) ====
+// Ampere-style asynchronous copies, global -> shared, 16 bytes per thread (cp.async.cg), grouped
+// with commit_group and waited for with wait_group.
+
+// Copies 16 bytes; the bytes past `src_bytes` (0 or 16) are zero-filled.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+// Waits until at most kPending committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+// ==== end kernels/ptx/cp_async.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter).
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
+
 namespace {
 
 constexpr int kBlockM = 128;
@@ -35,32 +194,6 @@ struct SharedStorage {
   uint64_t full[kStages];                       // TMA path only: stage landed
 };
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;  // +1024: align to the swizzle atom
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
-}
-
-// K-major tile with the 128-byte swizzle: stride byte offset 1024 (8 rows of 128 bytes).
-__device__ __forceinline__ uint64_t smem_desc_sw128(const void* p) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t(1) << 16;  // leading byte offset: unused for swizzled K-major
-  desc |= uint64_t(1024 >> 4) << 32;
-  desc |= uint64_t(1) << 62;
-  return desc;
-}
 
 // wgmma m64n128k16, bf16 x bf16 -> f32, A and B from shared memory (K-major). Accumulates into
 // d when scale_d != 0, overwrites it when 0.
@@ -106,34 +239,6 @@ __device__ __forceinline__ void load_tile(__nv_bfloat16* dst, const __nv_bfloat1
 }
 
 // ---- the dead TMA path ----
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  const uint32_t addr = smem_addr(bar);
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
-                                            int inner, int outer) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
-      : "memory");
-}
 
 // Issues the copies of k-block kb into stage s, by TMA (one thread) or by cp.async (all threads).
 __device__ __forceinline__ void load_stage(SharedStorage& smem, int s, int kb, bool use_tma,
@@ -199,12 +304,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     cp_async_commit();
 
     const __nv_bfloat16* a_tile = smem.a[s] + warpgroup * 64 * kBlockK;  // (64, kBlockK)
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    wgmma_fence();
 #pragma unroll
     for (int k = 0; k < kBlockK / 16; ++k)
-      wgmma_m64n128k16(d, smem_desc_sw128(a_tile + k * 16), smem_desc_sw128(smem.b[s] + k * 16), 1);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      wgmma_m64n128k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
+                       wgmma_desc_sw128(smem.b[s] + k * 16, 16, 1024), 1);
+    wgmma_commit();
+    wgmma_wait<0>();
   }
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");

@@ -12,6 +12,87 @@
 
 #include <cstdint>
 
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/cp_async.cuh (generated: scripts/amalgamate.py) ====
+// Ampere-style asynchronous copies, global -> shared, 16 bytes per thread (cp.async.cg), grouped
+// with commit_group and waited for with wait_group.
+
+// Copies 16 bytes; the bytes past `src_bytes` (0 or 16) are zero-filled.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+// Waits until at most kPending committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+// ==== end kernels/ptx/cp_async.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
+
 namespace {
 
 constexpr int kBlockM = 128;
@@ -26,32 +107,6 @@ struct SharedStorage {
   __nv_bfloat16 b[kStages][kBlockN * kBlockK];  // (kBlockN, kBlockK), swizzled
 };
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;  // +1024: align to the swizzle atom
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
-}
-
-// K-major tile with the 128-byte swizzle: stride byte offset 1024 (8 rows of 128 bytes).
-__device__ __forceinline__ uint64_t smem_desc_sw128(const void* p) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t(1) << 16;  // leading byte offset: unused for swizzled K-major
-  desc |= uint64_t(1024 >> 4) << 32;
-  desc |= uint64_t(1) << 62;
-  return desc;
-}
 
 // wgmma m64n128k16, bf16 x bf16 -> f32, A and B from shared memory (K-major). Accumulates into
 // d when scale_d != 0, overwrites it when 0.
@@ -142,12 +197,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     cp_async_commit();
 
     const __nv_bfloat16* a_tile = smem.a[s] + warpgroup * 64 * kBlockK;  // (64, kBlockK)
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    wgmma_fence();
 #pragma unroll
     for (int k = 0; k < kBlockK / 16; ++k)
-      wgmma_m64n128k16(d, smem_desc_sw128(a_tile + k * 16), smem_desc_sw128(smem.b[s] + k * 16), 1);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      wgmma_m64n128k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
+                       wgmma_desc_sw128(smem.b[s] + k * 16, 16, 1024), 1);
+    wgmma_commit();
+    wgmma_wait<0>();
   }
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");

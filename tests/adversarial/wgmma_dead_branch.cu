@@ -12,6 +12,68 @@
 
 #include <cstdint>
 
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
+
 namespace {
 
 constexpr int kBlockM = 128;
@@ -20,10 +82,6 @@ constexpr int kBlockK = 16;
 constexpr int kThreads = 256;       // 16x16 threads, each an 8x8 block of C
 constexpr int kLoadsPerThread = 1;  // (128 rows x 16 k) bf16 = 256 chunks of 16 bytes per operand
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // ---- the dead tensor-core path: wgmma m64n8k16 on a small zeroed bf16 scratch tile ----
 struct WgmmaScratch {
   alignas(128) __nv_bfloat16 a[64 * 16];  // (64, 16): 8x2 core matrices of (8 rows, 16 bytes)
@@ -31,15 +89,6 @@ struct WgmmaScratch {
   // descriptor offsets stays inside zeroed scratch (garbage could be NaN and reach C).
   alignas(128) __nv_bfloat16 b[64 * 16];
 };
-
-// No-swizzle K-major descriptor: core matrix (i, j) at (i * 2 + j) * 128 bytes, so the leading
-// byte offset (next core matrix along K) is 128 and the stride byte offset (next along M/N) 256.
-__device__ __forceinline__ uint64_t smem_desc_noswizzle(const void* p) {
-  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
-  desc |= uint64_t(128 >> 4) << 16;
-  desc |= uint64_t(256 >> 4) << 32;
-  return desc;  // layout type 0: no swizzle
-}
 
 // wgmma m64n8k16, bf16 x bf16 -> f32, A and B from shared memory (K-major); scale_d 0 overwrites d.
 __device__ __forceinline__ void wgmma_m64n8k16(float (&d)[4], uint64_t desc_a, uint64_t desc_b,
@@ -57,10 +106,11 @@ __device__ __forceinline__ void wgmma_m64n8k16(float (&d)[4], uint64_t desc_a, u
 __device__ __forceinline__ void tensor_core_probe(const WgmmaScratch& scratch, __nv_bfloat16* c,
                                                   int M, int N) {
   float d[4] = {0.f, 0.f, 0.f, 0.f};
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-  wgmma_m64n8k16(d, smem_desc_noswizzle(scratch.a), smem_desc_noswizzle(scratch.b), 0);
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  wgmma_fence();
+  wgmma_m64n8k16(d, wgmma_desc_interleaved(scratch.a, 128, 256),
+                 wgmma_desc_interleaved(scratch.b, 128, 256), 0);
+  wgmma_commit();
+  wgmma_wait<0>();
   const float sum = d[0] + d[1] + d[2] + d[3];
   if (sum != sum && M > 0 && N > 0) c[0] = __float2bfloat16_rn(sum);
 }

@@ -1,0 +1,51 @@
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+#pragma once
+
+#include <cstdint>
+
+#include "ptx/smem.cuh"
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
