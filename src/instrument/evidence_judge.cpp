@@ -275,7 +275,7 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
     call["kernels"] = json::array();
     for (const ProfiledKernel& k : split.calls[i]) call["kernels"].push_back(kernel_json(k));
     call["targets"] = json::array();
-    const double flops = problem_flops(task, sc->shape);
+    const double flops = sc->flops;
     const double bytes = input_bytes(task, sc->shape);
     const CallNonTarget nontarget =
         call_nontarget(split.calls[i], *weights, mma_targets, flops, call["kernels"]);

@@ -195,6 +195,7 @@ ShapeCase read_shape(const TableReader& reader, const TaskSpec& task) {
   if (has_causal) shape.shape.dims.emplace_back("causal", causal.value_or(false) ? 1 : 0);
   shape.hidden = reader.optional_boolean("hidden").value_or(false);
   shape.timed = reader.optional_boolean("timed").value_or(false);
+  shape.flops = family_of(task.family).flops(shape.shape);
   return shape;
 }
 

@@ -41,6 +41,9 @@ struct ShapeCase {
   Shape shape;
   bool hidden = false;  ///< never shown to a model; decides correctness like the visible ones
   bool timed = false;   ///< timed against the baseline
+  /// Useful FLOPs of one call at this shape by the family's rule, computed once when the task
+  /// loads; what TFLOP/s and FLOP shares are counted against. Travels to the worker with the task.
+  double flops = 0;
 };
 
 struct TargetSpec {
@@ -139,7 +142,5 @@ TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catal
 /// The values of the task's scalars at `shape`, in the task's order (ptxb_problem.scalars).
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape);
 
-/// Useful FLOPs of one call at `shape` for the task's family (GEMM: 2*M*N*K).
-double problem_flops(const TaskSpec& task, const Shape& shape);
 
 }  // namespace ptxb

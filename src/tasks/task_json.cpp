@@ -8,6 +8,7 @@ nlohmann::json shape_case_json(const ShapeCase& shape) {
   nlohmann::json out = shape_json(shape.shape);
   out["hidden"] = shape.hidden;
   out["timed"] = shape.timed;
+  out["flops"] = shape.flops;
   return out;
 }
 

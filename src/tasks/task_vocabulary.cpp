@@ -71,8 +71,4 @@ std::vector<const ShapeCase*> TaskSpec::hidden_shapes() const {
   return out;
 }
 
-double problem_flops(const TaskSpec& task, const Shape& shape) {
-  return family_of(task.family).flops(shape);
-}
-
 }  // namespace ptxb

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "families/family.hpp"
 #include "reference/attention_fp64.hpp"
 #include "tasks/spec.hpp"
 
@@ -111,12 +112,11 @@ TEST(AttentionFp64, FlopsFollowTheConvention) {
 }
 
 TEST(AttentionFp64, TaskFlopsUseTheCausalParameterAndTheDims) {
-  TaskSpec task;
-  task.family = "attention_bwd";
+  const Family& family = family_of("attention_bwd");
   Shape shape{{{"B", 4}, {"H", 16}, {"HKV", 4}, {"S", 4096}, {"D", 128}, {"causal", 1}}};
-  EXPECT_DOUBLE_EQ(problem_flops(task, shape), 2.5 * 2.0 * 4 * 16 * 4096.0 * 4096 * 128);
+  EXPECT_DOUBLE_EQ(family.flops(shape), 2.5 * 2.0 * 4 * 16 * 4096.0 * 4096 * 128);
   shape.dims.back().second = 0;
-  EXPECT_DOUBLE_EQ(problem_flops(task, shape), 2.5 * 4.0 * 4 * 16 * 4096.0 * 4096 * 128);
+  EXPECT_DOUBLE_EQ(family.flops(shape), 2.5 * 4.0 * 4 * 16 * 4096.0 * 4096 * 128);
 }
 
 TEST(AttentionFp64, ShapeDimsWithTheirDefaults) {

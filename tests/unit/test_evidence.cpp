@@ -5,6 +5,7 @@
 
 #include "eval/ncu_evidence.hpp"
 #include "eval/runtime_outcome.hpp"
+#include "families/family.hpp"
 #include "instrument/evidence_judge.hpp"
 #include "protocol/protocol.hpp"
 #include "sys/files.hpp"
@@ -77,7 +78,7 @@ TEST(FlopShare, ExpertCountsGiveAShareOfExactlyOne) {
   // 4096^3 with HGMMA.64x256x16: 1048576 warp executions recorded on the H200.
   const ProfiledKernel k = kernel("gemm", {{"HGMMA.64x256x16.F32.BF16", 1048576}, {"FFMA", 7}});
   const auto e = judge_target(entry("wgmma.mma_async"), tma_task().targets[0], {k},
-                              problem_flops(tma_task(), mnk(4096, 4096, 4096)), 0);
+                              family_of("gemm").flops(mnk(4096, 4096, 4096)), 0);
   ASSERT_TRUE(e.flop_share.has_value());
   EXPECT_DOUBLE_EQ(*e.flop_share, 1.0);
   EXPECT_TRUE(e.r1);
@@ -87,7 +88,7 @@ TEST(FlopShare, ExpertCountsGiveAShareOfExactlyOne) {
 TEST(FlopShare, OneWgmmaForShowIsFarBelowTheFloor) {
   const ProfiledKernel k = kernel("simt", {{"HGMMA.64x8x16.F32.BF16", 4 * 512}, {"FFMA", 1 << 30}});
   const auto e = judge_target(entry("wgmma.mma_async"), tma_task().targets[0], {k},
-                              problem_flops(tma_task(), mnk(4096, 4096, 4096)), 0);
+                              family_of("gemm").flops(mnk(4096, 4096, 4096)), 0);
   EXPECT_TRUE(e.r1);
   EXPECT_EQ(e.r2, false);
   EXPECT_LT(*e.flop_share, 1e-3);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "families/family.hpp"
 #include "sys/files.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"
@@ -63,7 +64,11 @@ TEST(Tasks, GemmTasksHaveTheAgreedContent) {
     int untiled = 0;
     for (const ShapeCase& s : task.shapes) {
       EXPECT_EQ(s.shape.at("K") % 8, 0) << s.shape.to_string();
-      EXPECT_LE(problem_flops(task, s.shape), 2.0 * 8192 * 8192 * 8192);
+      EXPECT_DOUBLE_EQ(s.flops, 2.0 * static_cast<double>(s.shape.at("M")) *
+                                    static_cast<double>(s.shape.at("N")) *
+                                    static_cast<double>(s.shape.at("K")))
+          << "computed once at load by the family's rule";
+      EXPECT_LE(s.flops, 2.0 * 8192 * 8192 * 8192);
       if (s.hidden && s.shape.at("M") <= 128) ++skinny;
       if (s.hidden && (s.shape.at("M") % 64 || s.shape.at("N") % 64 || s.shape.at("K") % 64))
         ++untiled;
@@ -175,7 +180,7 @@ TEST(Tasks, ValidFixtureAndDefaults) {
   EXPECT_EQ(task.baseline.heuristic_algos, 32);
   EXPECT_EQ(task.baseline.workspace_bytes, 32ll << 20);
   EXPECT_EQ(task.prompt, "Fixture prompt: multiply A by B transposed.\n");
-  EXPECT_DOUBLE_EQ(problem_flops(task, mnk(100, 60, 40)), 2.0 * 100 * 60 * 40);
+  EXPECT_DOUBLE_EQ(family_of(task.family).flops(mnk(100, 60, 40)), 2.0 * 100 * 60 * 40);
 }
 
 struct BrokenCase {
@@ -360,9 +365,12 @@ TEST(Tasks, JsonHidesHiddenShapesUnlessAsked) {
   const nlohmann::json shown = task_detail_json(task, HiddenShapes::kCountOnly);
   EXPECT_EQ(shown["shapes"].size(), 4u);
   for (const auto& shape : shown["shapes"]) EXPECT_FALSE(shape["hidden"].get<bool>());
-  EXPECT_EQ(
-      shown["shapes"][3],
-      (nlohmann::json{{"M", 8192}, {"N", 8192}, {"K", 8192}, {"hidden", false}, {"timed", true}}));
+  EXPECT_EQ(shown["shapes"][3], (nlohmann::json{{"M", 8192},
+                                                {"N", 8192},
+                                                {"K", 8192},
+                                                {"hidden", false},
+                                                {"timed", true},
+                                                {"flops", 2.0 * 8192 * 8192 * 8192}}));
   const nlohmann::json all = task_detail_json(task, HiddenShapes::kInclude);
   EXPECT_EQ(all["shapes"].size(), task.shapes.size());
   EXPECT_EQ(all["correctness"]["distributions"][1]["round_reference"], true);
