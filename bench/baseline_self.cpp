@@ -10,7 +10,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "baselines/library_baseline.hpp"
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
@@ -20,6 +19,7 @@
 #include "timing/median_json.hpp"
 #include "timing/stats.hpp"
 #include "worker/environment.hpp"
+#include "worker/family_device.hpp"
 #include "worker/problem.hpp"
 #include "worker/stage_helpers.hpp"
 
@@ -33,7 +33,8 @@ json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int sampl
   ptxb::DeviceProblem first(task, sc.shape), second(task, sc.shape);
   first.generate_inputs(dist, task.correctness.seeds.front(), stream);
   second.generate_inputs(dist, task.correctness.seeds.front(), stream);
-  auto a = ptxb::make_library_baseline(task), b = ptxb::make_library_baseline(task);
+  auto a = ptxb::family_device(task.family).make_baseline(task),
+       b = ptxb::family_device(task.family).make_baseline(task);
   ptxb::Planned plan_a = ptxb::plan_for(*a, first, stream);
   ptxb::Planned plan_b = ptxb::plan_for(*b, second, stream);
   json out = {{"shape", ptxb::shape_json(sc.shape)}, {"flops", sc.flops}};

@@ -14,7 +14,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "baselines/library_baseline.hpp"
 #include "controls/evidence_controls.hpp"
 #include "controls/flop_control.hpp"
 #include "cuda/cuda_check.hpp"
@@ -24,6 +23,7 @@
 #include "instrument/nontarget_flops.hpp"
 #include "sys/process.hpp"
 #include "tasks/spec.hpp"
+#include "worker/family_device.hpp"
 #include "worker/problem.hpp"
 #include "worker/stage_helpers.hpp"
 
@@ -47,7 +47,7 @@ int run(const ptxb::TaskSpec& task) {
     ++marker;
     ptxb::DeviceProblem problem(task, sc.shape);
     problem.generate_inputs(dist, task.correctness.seeds.front(), s);
-    auto library = ptxb::make_library_baseline(task);
+    auto library = ptxb::family_device(task.family).make_baseline(task);
     ptxb::Planned plan = ptxb::plan_for(*library, problem, s);
     if (plan.status != 0) throw ptxb::ApiError("library plan failed at " + sc.shape.to_string());
     PTXB_CHECK_CUDA(cudaDeviceSynchronize());

@@ -1,5 +1,7 @@
 #include "baselines/cublaslt_gemm.hpp"
 
+#include <optional>
+
 #include "core/dtype.hpp"
 #include "cuda/cuda_check.hpp"
 #include "timing/interleaved.hpp"
@@ -14,6 +16,21 @@ namespace {
 constexpr int kPlanWarmup = 3;
 constexpr int kPlanSamples = 30;
 constexpr double kPlanMargin = 0.02;
+
+// The cuBLAS type of a task dtype; nullopt for a type this baseline does not time (the 8-bit
+// types need scale factors and a layout this baseline does not set up yet).
+std::optional<cudaDataType_t> cuda_type(int32_t dtype) {
+  switch (static_cast<DType>(dtype)) {
+    case DType::kBF16:
+      return CUDA_R_16BF;
+    case DType::kF16:
+      return CUDA_R_16F;
+    case DType::kF32:
+      return CUDA_R_32F;
+    default:
+      return std::nullopt;
+  }
+}
 
 }  // namespace
 
@@ -51,6 +68,18 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   *workspace_bytes = 0;
   const int64_t M = problem.inputs[0].shape[0], K = problem.inputs[0].shape[1];
   const int64_t N = problem.inputs[1].shape[0];
+  // The element types are the task's (A, B -> C), not fixed here.
+  const auto type_a = cuda_type(problem.inputs[0].dtype),
+             type_b = cuda_type(problem.inputs[1].dtype);
+  const auto type_c = cuda_type(problem.outputs[0].dtype);
+  report_ = {{"types",
+              {to_string(static_cast<DType>(problem.inputs[0].dtype)),
+               to_string(static_cast<DType>(problem.inputs[1].dtype)),
+               to_string(static_cast<DType>(problem.outputs[0].dtype))}}};
+  if (!type_a || !type_b || !type_c) {
+    report_["error"] = "cuBLASLt baseline: element types not supported by this baseline";
+    return 4;
+  }
 
   PTXB_CHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   const cublasOperation_t trans = CUBLAS_OP_T, no_trans = CUBLAS_OP_N;
@@ -58,9 +87,9 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
       cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof trans));
   PTXB_CHECK_CUBLAS(
       cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans, sizeof no_trans));
-  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_b_, CUDA_R_16BF, K, N, K));
-  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_a_, CUDA_R_16BF, K, M, K));
-  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_c_, CUDA_R_16BF, N, M, N));
+  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_b_, *type_b, K, N, K));
+  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_a_, *type_a, K, M, K));
+  PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_c_, *type_c, N, M, N));
 
   cublasLtMatmulPreference_t pref = nullptr;
   PTXB_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
@@ -79,10 +108,13 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   // Time every offered algorithm on scratch data of this shape, the same way the candidate and
   // the baseline are timed (interleaved rounds, L2 flushed before each call), and keep the
   // heuristic's first unless another is clearly faster (choose_algorithm).
-  DeviceBuffer a(size_t(M * K * 2)), b(size_t(N * K * 2)), c(size_t(M * N * 2));
+  const auto dtype_a = static_cast<DType>(problem.inputs[0].dtype);
+  const auto dtype_b = static_cast<DType>(problem.inputs[1].dtype);
+  DeviceBuffer a(size_t(M * K * size_bytes(dtype_a))), b(size_t(N * K * size_bytes(dtype_b)));
+  DeviceBuffer c(size_t(M * N * size_bytes(static_cast<DType>(problem.outputs[0].dtype))));
   Stream stream;
-  fill_random(a.data(), DType::kBF16, M * K, ValueKind::kNormal, 1.0, 7, 0, stream.get());
-  fill_random(b.data(), DType::kBF16, N * K, ValueKind::kNormal, 1.0, 7, 1, stream.get());
+  fill_random(a.data(), dtype_a, M * K, ValueKind::kNormal, 1.0, 7, 0, stream.get());
+  fill_random(b.data(), dtype_b, N * K, ValueKind::kNormal, 1.0, 7, 1, stream.get());
   std::vector<TimedCall> calls;
   std::vector<int> call_algo;  // offered index of each timed call
   for (int i = 0; i < returned; ++i) {
@@ -107,10 +139,10 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
     for (size_t k = 0; k < calls.size(); ++k)
       median_us[size_t(call_algo[k])] = median_ci(samples.us[k]).median;
   const int best = choose_algorithm(median_us, kPlanMargin);
-  report_ = {{"library_version", cublasLtGetVersion()},
-             {"algorithms_offered", returned},
-             {"selection", {{"samples", kPlanSamples}, {"margin", kPlanMargin}}},
-             {"algorithms", nlohmann::json::array()}};
+  report_["library_version"] = cublasLtGetVersion();
+  report_["algorithms_offered"] = returned;
+  report_["selection"] = {{"samples", kPlanSamples}, {"margin", kPlanMargin}};
+  report_["algorithms"] = nlohmann::json::array();
   for (int i = 0; i < returned; ++i)
     report_["algorithms"].push_back({{"index", i},
                                      {"ok", median_us[size_t(i)] >= 0},

@@ -1,7 +1,8 @@
-// The GEMM baseline: cuBLASLt, bf16 in / fp32 accumulate / bf16 out, C = A * B^T with the
-// task's row-major layouts. plan() asks the heuristic for up to N algorithms, times them on
-// scratch data of the same shape (30 interleaved rounds, L2 flushed, after 3 warm-ups) and
-// keeps the heuristic's first unless another is faster by more than 2% (choose_algorithm).
+// The GEMM baseline: cuBLASLt, C = A * B^T with the task's row-major layouts and element types
+// (bf16, f16 or f32 in and out), fp32 accumulation. plan() asks the heuristic for up to N
+// algorithms, times them on scratch data of the same shape (30 interleaved rounds, L2 flushed,
+// after 3 warm-ups) and keeps the heuristic's first unless another is faster by more than 2%
+// (choose_algorithm).
 #pragma once
 
 #include <cublasLt.h>

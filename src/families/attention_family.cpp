@@ -16,6 +16,11 @@ class AttentionFamily final : public Family {
   std::vector<std::string> required_dims() const override { return {"B", "H", "S", "D"}; }
   std::string dims_hint() const override { return "HKV is optional, for grouped-query attention"; }
   std::vector<std::string> scalars() const override { return {"scale", "causal"}; }
+  std::vector<FamilyTensor> tensors() const override {
+    if (!backward_) return {{"Q", true}, {"K", true}, {"V", true}, {"O", false}, {"LSE", false}};
+    return {{"Q", true},   {"K", true},   {"V", true},   {"O", true},  {"dO", true},
+            {"LSE", true}, {"dQ", false}, {"dK", false}, {"dV", false}};
+  }
   bool has_causal_flag() const override { return true; }
   std::vector<std::string> references() const override {
     return {backward_ ? "attention_bwd_fp32" : "attention_fwd_fp32"};

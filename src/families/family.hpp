@@ -13,6 +13,12 @@
 
 namespace ptxb {
 
+/// A tensor a family's reference and baselines read (an input) or write (an output), by name.
+struct FamilyTensor {
+  std::string name;
+  bool input = true;
+};
+
 class Family {
  public:
   virtual ~Family() = default;
@@ -23,6 +29,9 @@ class Family {
   virtual std::string dims_hint() const { return ""; }
   /// Scalars a task may list (ABI order is the task's), each with a value rule below.
   virtual std::vector<std::string> scalars() const { return {}; }
+  /// The tensors every task of the family declares (more are allowed); the loader checks their
+  /// names and roles, so the worker never meets a task without them.
+  virtual std::vector<FamilyTensor> tensors() const = 0;
   /// Whether [[shapes]] carry a boolean `causal` parameter (stored as the dimension "causal").
   virtual bool has_causal_flag() const { return false; }
   /// `correctness.reference` names the worker implements for the family.

@@ -8,6 +8,9 @@ class GemmFamily final : public Family {
  public:
   std::string_view name() const override { return "gemm"; }
   std::vector<std::string> required_dims() const override { return {"M", "N", "K"}; }
+  std::vector<FamilyTensor> tensors() const override {
+    return {{"A", true}, {"B", true}, {"C", false}};
+  }
   std::vector<std::string> references() const override { return {"gemm_fp32"}; }
   std::string reference_version(const std::string&) const override { return "1"; }
   std::vector<std::string> baselines() const override { return {"cublaslt"}; }

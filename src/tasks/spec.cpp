@@ -169,6 +169,17 @@ void read_tensors(const TableReader& root, TaskSpec& task) {
   }
   if (task.inputs().empty()) root.fail("tensors", "no tensor has role \"in\"");
   if (task.outputs().empty()) root.fail("tensors", "no tensor has role \"out\"");
+  for (const FamilyTensor& need : family_of(task.family).tensors()) {
+    const auto it = std::find_if(task.tensors.begin(), task.tensors.end(),
+                                 [&](const TensorSpec& t) { return t.name == need.name; });
+    const std::string role = need.input ? "in" : "out";
+    if (it == task.tensors.end())
+      root.fail("tensors", "a " + task.family + " task must declare the " + role + " tensor '" +
+                               need.name + "' (its reference and baselines use it)");
+    if ((it->role == TensorRole::kInput) != need.input)
+      root.fail("tensors", "tensor '" + need.name + "' must have role \"" + role + "\" in a " +
+                               task.family + " task");
+  }
   for (const std::string& dim : task.dims) {
     bool used = false;
     for (const TensorSpec& tensor : task.tensors) used = used || contains(tensor.dims, dim);

@@ -7,7 +7,6 @@
 #include <iostream>
 #include <memory>
 
-#include "baselines/library_baseline.hpp"
 #include "core/arch.hpp"
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
@@ -19,6 +18,7 @@
 #include "worker/call_counters.hpp"
 #include "worker/candidate_scope.hpp"
 #include "worker/environment.hpp"
+#include "worker/family_device.hpp"
 #include "worker/monitor.hpp"
 #include "worker/shared_object.hpp"
 #include "worker/stages.hpp"
@@ -77,7 +77,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   // Everything PTXBench needs from the system is opened before the sandbox closes it off.
   std::unique_ptr<ptxb::Implementation> library_baseline;
   if (job.run_timing && job.baseline == "library")
-    library_baseline = ptxb::make_library_baseline(task);
+    library_baseline = ptxb::family_device(task.family).make_baseline(task);
   std::unique_ptr<ptxb::CandidateMonitor> monitor;
   std::string monitor_problem = "not used in the evidence run (ncu holds the profiling interface)";
   if (!job.run_evidence) monitor = ptxb::CandidateMonitor::create(&monitor_problem);

@@ -1,8 +1,11 @@
 #include "worker/problem.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
 #include "verify/gpu_verify.hpp"
+#include "worker/family_device.hpp"
 
 namespace ptxb {
 namespace {
@@ -47,6 +50,10 @@ int64_t elements(const ptxb_tensor_desc& d) {
 
 DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
     : task_(task), shape_(shape) {
+  const DerivedInputs derived = family_device(task.family).derived_inputs(task);
+  derived_ = derived.derived;
+  fixed_ = derived.derived;
+  fixed_.insert(fixed_.end(), derived.sources.begin(), derived.sources.end());
   guard_pattern_ = DeviceBuffer(kGuardBytes);
   PTXB_CHECK_CUDA(cudaMemset(guard_pattern_.data(), kGuardByte, kGuardBytes));
   for (const TensorSpec* t : task.inputs()) {
@@ -93,7 +100,8 @@ ptxb_args DeviceProblem::args(void* workspace, uint64_t workspace_bytes,
 void DeviceProblem::generate_inputs(const DistributionSpec& dist, uint64_t seed,
                                     cudaStream_t stream) {
   for (size_t i = 0; i < in_ptrs_.size(); ++i) draw_input(i, dist, seed, stream);
-  if (has_derived_inputs()) derive_attention_inputs(stream);
+  // NOTE: derived inputs are written into the inputs' own buffers, before the pristine copies.
+  if (!derived_.empty()) family_device(task_.family).derive_inputs(*this, stream);
   for (size_t i = 0; i < in_ptrs_.size(); ++i) keep_pristine(i, stream);
 }
 
@@ -179,18 +187,56 @@ int64_t DeviceProblem::modified_guard_bytes(cudaStream_t stream) const {
 }
 
 void DeviceProblem::compute_reference(cudaStream_t stream) {
-  const std::string& reference = task_.correctness.reference;
-  if (reference == "gemm_fp32") {
-    PTXB_ASSERT(pristine_.size() == 2 && references_.size() == 1, "gemm_fp32 needs A, B -> C");
-    reference_gemm_bf16(pristine_[0].data(), pristine_[1].data(), references_[0].as<float>(),
-                        shape_.at("M"), shape_.at("N"), shape_.at("K"), stream);
-  } else if (reference == "attention_fwd_fp32") {
-    reference_attention_fwd(stream);
-  } else if (reference == "attention_bwd_fp32") {
-    reference_attention_bwd(stream);
-  } else {
-    PTXB_ASSERT(false, "unknown reference '" + reference + "'");
-  }
+  family_device(task_.family).compute_reference(*this, stream);
+}
+
+bool DeviceProblem::is_free_input(size_t index) const {
+  return std::find(fixed_.begin(), fixed_.end(), input_names_[index]) == fixed_.end();
+}
+
+size_t DeviceProblem::input_index(std::string_view name) const {
+  for (size_t i = 0; i < input_names_.size(); ++i)
+    if (input_names_[i] == name) return i;
+  PTXB_ASSERT(false, "family " + task_.family + " reads an input named " + std::string(name) +
+                         " that task " + task_.id + " lacks");
+  return 0;
+}
+
+size_t DeviceProblem::output_index(std::string_view name) const {
+  for (size_t i = 0; i < output_names_.size(); ++i)
+    if (output_names_[i] == name) return i;
+  PTXB_ASSERT(false, "family " + task_.family + " writes an output named " + std::string(name) +
+                         " that task " + task_.id + " lacks");
+  return 0;
+}
+
+void* DeviceProblem::input(std::string_view name) {
+  return inner(guarded_inputs_[input_index(name)]);
+}
+
+const void* DeviceProblem::pristine(std::string_view name) const {
+  return pristine_[input_index(name)].data();
+}
+
+int64_t DeviceProblem::input_elements(std::string_view name) const {
+  return elements(in_desc_[input_index(name)]);
+}
+
+float* DeviceProblem::reference(std::string_view name) {
+  return references_[output_index(name)].as<float>();
+}
+
+std::optional<double> DeviceProblem::scalar(std::string_view name) const {
+  const auto it = std::find(task_.scalars.begin(), task_.scalars.end(), name);
+  if (it == task_.scalars.end()) return std::nullopt;
+  return scalars_[static_cast<size_t>(it - task_.scalars.begin())];
+}
+
+float* DeviceProblem::scratch(size_t slot, int64_t floats) {
+  PTXB_ASSERT(slot < 2, "scratch slot");
+  const size_t bytes = static_cast<size_t>(floats) * sizeof(float);
+  if (scratch_[slot].bytes() < bytes) scratch_[slot] = DeviceBuffer(bytes);
+  return scratch_[slot].as<float>();
 }
 
 void DeviceProblem::reference_from_outputs_of(const DeviceProblem& other, cudaStream_t stream) {

@@ -1,11 +1,14 @@
 // One problem instance on the device: the task's tensors at one shape, their ABI descriptors and
-// scalars, input generation, the reference and the output comparison. Generic over task families
-// except for the reference (chosen by the task's correctness.reference name) and the inputs
-// derived from others (attention backward: O and LSE come from the reference forward).
+// scalars, input generation, the reference and the output comparison. Generic over task families:
+// the reference and the inputs derived from others come from the family's GPU module
+// (worker/family_device.hpp), which reads and writes the buffers through the accessors below.
 #pragma once
 
 #include <ptxbench/abi.h>
 
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "cuda/device.hpp"
@@ -56,25 +59,35 @@ class DeviceProblem {
   size_t num_outputs() const { return out_ptrs_.size(); }
   const std::string& output_name(size_t index) const { return output_names_[index]; }
 
+  // For the family modules (worker/family_device.hpp); tensors by name, InternalError for a name
+  // the task lacks (the loader checks that a task has the tensors its family reads).
+  const TaskSpec& task() const { return task_; }
+  const Shape& shape() const { return shape_; }
+  /// The buffer of input `name` that the candidate reads (written only while deriving inputs).
+  void* input(std::string_view name);
+  /// The pristine copy of input `name`, as it was drawn (and derived).
+  const void* pristine(std::string_view name) const;
+  int64_t input_elements(std::string_view name) const;
+  /// The fp32 reference buffer of output `name`.
+  float* reference(std::string_view name);
+  /// The value of scalar `name` the candidate is given, nullopt when the task has no such scalar.
+  std::optional<double> scalar(std::string_view name) const;
+  /// fp32 scratch of at least `floats` elements in slot 0 or 1, reused between calls.
+  float* scratch(size_t slot, int64_t floats);
+
  private:
-  /// attention_bwd_fp32: O and LSE from the reference forward of the drawn Q, K, V.
-  bool has_derived_inputs() const;
   bool is_free_input(size_t index) const;
   void draw_input(size_t index, const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
   /// Copies host integers into input `index` (int32 or int64, as the tensor's dtype).
   void upload_integers(size_t index, const std::vector<int64_t>& values, cudaStream_t stream);
-  void derive_attention_inputs(cudaStream_t stream);
   void keep_pristine(size_t index, cudaStream_t stream);
-  size_t input_index(const std::string& name) const;
-  size_t output_index(const std::string& name) const;
-  void reference_attention_fwd(cudaStream_t stream);
-  void reference_attention_bwd(cudaStream_t stream);
-  AttentionDims attention_dims() const;
-  /// fp32 scratch of at least `floats` elements, reused between calls.
-  float* scratch(size_t slot, int64_t floats);
+  size_t input_index(std::string_view name) const;
+  size_t output_index(std::string_view name) const;
 
   const TaskSpec& task_;
   Shape shape_;
+  /// Inputs the family derives from others, and those others (worker/family_device.hpp).
+  std::vector<std::string> derived_, fixed_;
   std::vector<ptxb_tensor_desc> in_desc_, out_desc_;
   /// Each input and output lives at kGuardBytes into its allocation, between two guard regions
   /// filled with kGuardByte.

@@ -1,0 +1,18 @@
+#include "worker/family_device.hpp"
+
+#include <array>
+
+#include "core/error.hpp"
+
+namespace ptxb {
+
+const FamilyDevice& family_device(std::string_view name) {
+  static const std::array<const FamilyDevice*, 3> kAll = {&gemm_device(), &attention_fwd_device(),
+                                                          &attention_bwd_device()};
+  for (const FamilyDevice* f : kAll)
+    if (f->name() == name) return *f;
+  PTXB_ASSERT(false, "no GPU module for family '" + std::string(name) + "'");
+  return *kAll[0];
+}
+
+}  // namespace ptxb
