@@ -142,5 +142,4 @@ TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catal
 /// The values of the task's scalars at `shape`, in the task's order (ptxb_problem.scalars).
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape);
 
-
 }  // namespace ptxb
