@@ -34,8 +34,10 @@ std::optional<cudaDataType_t> cuda_type(int32_t dtype) {
 
 }  // namespace
 
-CublasLtGemm::CublasLtGemm(int heuristic_algos, int64_t workspace_bytes)
-    : heuristic_algos_(heuristic_algos), workspace_(static_cast<size_t>(workspace_bytes)) {
+CublasLtGemm::CublasLtGemm(int heuristic_algos, int64_t workspace_bytes, GemmEpilogue epilogue)
+    : heuristic_algos_(heuristic_algos),
+      epilogue_(epilogue),
+      workspace_(static_cast<size_t>(workspace_bytes)) {
   PTXB_CHECK_CUBLAS(cublasLtCreate(&handle_));
 }
 
@@ -57,8 +59,14 @@ void CublasLtGemm::release_descriptors() {
 // Row-major C[M,N] = A[M,K] * B[N,K]^T is, in cuBLAS's column-major terms, C^T (N x M, ld N) =
 // op(X) * Y with X = B viewed as K x N (ld K) transposed and Y = A viewed as K x M (ld K): "TN".
 cublasStatus_t CublasLtGemm::matmul(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b,
-                                    void* c, cudaStream_t stream) {
+                                    const void* bias, void* c, cudaStream_t stream) {
   const float alpha = 1.f, beta = 0.f;
+  if (epilogue_ != GemmEpilogue::kNone) {
+    // NOTE: the descriptor is read when the call is enqueued; the next call may change it.
+    const cublasStatus_t st =
+        cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+  }
   return cublasLtMatmul(handle_, op_, &alpha, b, layout_b_, a, layout_a_, &beta, c, layout_c_, c,
                         layout_c_, &algo, workspace_.data(), workspace_.bytes(), stream);
 }
@@ -80,6 +88,13 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
     report_["error"] = "cuBLASLt baseline: element types not supported by this baseline";
     return 4;
   }
+  const bool has_bias = epilogue_ != GemmEpilogue::kNone;
+  const auto type_bias =
+      has_bias && problem.num_inputs >= 3 ? cuda_type(problem.inputs[2].dtype) : std::nullopt;
+  if (has_bias && (!type_bias || problem.inputs[2].rank != 1 || problem.inputs[2].shape[0] != N)) {
+    report_["error"] = "cuBLASLt baseline: the epilogue needs a bias vector of N elements";
+    return 5;
+  }
 
   PTXB_CHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   const cublasOperation_t trans = CUBLAS_OP_T, no_trans = CUBLAS_OP_N;
@@ -87,6 +102,17 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
       cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof trans));
   PTXB_CHECK_CUBLAS(
       cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans, sizeof no_trans));
+  if (has_bias) {
+    // In cuBLAS's column-major view D = C^T is (N, M): the bias runs along D's rows, one value per
+    // output column n of C, as the task's bias[n].
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+    PTXB_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                                     sizeof epilogue));
+    const cudaDataType_t bias_type = *type_bias;
+    PTXB_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                                     &bias_type, sizeof bias_type));
+    report_["epilogue"] = "GELU_BIAS";
+  }
   PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_b_, *type_b, K, N, K));
   PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_a_, *type_a, K, M, K));
   PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_c_, *type_c, N, M, N));
@@ -112,21 +138,26 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   const auto dtype_b = static_cast<DType>(problem.inputs[1].dtype);
   DeviceBuffer a(size_t(M * K * size_bytes(dtype_a))), b(size_t(N * K * size_bytes(dtype_b)));
   DeviceBuffer c(size_t(M * N * size_bytes(static_cast<DType>(problem.outputs[0].dtype))));
+  DeviceBuffer bias(has_bias ? size_t(N * size_bytes(static_cast<DType>(problem.inputs[2].dtype)))
+                             : 0);
   Stream stream;
   fill_random(a.data(), dtype_a, M * K, ValueKind::kNormal, 1.0, 7, 0, stream.get());
   fill_random(b.data(), dtype_b, N * K, ValueKind::kNormal, 1.0, 7, 1, stream.get());
+  if (has_bias)
+    fill_random(bias.data(), static_cast<DType>(problem.inputs[2].dtype), N, ValueKind::kNormal,
+                1.0, 7, 2, stream.get());
   std::vector<TimedCall> calls;
   std::vector<int> call_algo;  // offered index of each timed call
   for (int i = 0; i < returned; ++i) {
     // One trial call first: an algorithm that fails is reported, not timed.
-    const bool runs = matmul(offered[i].algo, a.data(), b.data(), c.data(), stream.get()) ==
-                          CUBLAS_STATUS_SUCCESS &&
+    const bool runs = matmul(offered[i].algo, a.data(), b.data(), bias.data(), c.data(),
+                             stream.get()) == CUBLAS_STATUS_SUCCESS &&
                       cudaStreamSynchronize(stream.get()) == cudaSuccess;
     if (!runs) continue;
     call_algo.push_back(i);
     calls.push_back({"algorithm " + std::to_string(i), [&, i](cudaStream_t s) {
                        return static_cast<int>(
-                           matmul(offered[i].algo, a.data(), b.data(), c.data(), s));
+                           matmul(offered[i].algo, a.data(), b.data(), bias.data(), c.data(), s));
                      }});
   }
   TimingOptions options;
@@ -159,7 +190,8 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
 
 int CublasLtGemm::run(const ptxb_args& args) {
   if (!planned_) return 3;
-  const cublasStatus_t st = matmul(algo_, args.inputs[0], args.inputs[1], args.outputs[0],
+  const void* bias = epilogue_ != GemmEpilogue::kNone ? args.inputs[2] : nullptr;
+  const cublasStatus_t st = matmul(algo_, args.inputs[0], args.inputs[1], bias, args.outputs[0],
                                    static_cast<cudaStream_t>(args.stream));
   return st == CUBLAS_STATUS_SUCCESS ? PTXB_OK : 100 + static_cast<int>(st);
 }

@@ -2,7 +2,9 @@
 // (bf16, f16 or f32 in and out), fp32 accumulation. plan() asks the heuristic for up to N
 // algorithms, times them on scratch data of the same shape (30 interleaved rounds, L2 flushed,
 // after 3 warm-ups) and keeps the heuristic's first unless another is faster by more than 2%
-// (choose_algorithm).
+// (choose_algorithm). With an epilogue, the library applies it in the same call: kBiasGelu is
+// C = GELU(A * B^T + bias), bias a vector of N elements (the problem's third input), cuBLASLt's
+// CUBLASLT_EPILOGUE_GELU_BIAS.
 #pragma once
 
 #include <cublasLt.h>
@@ -15,9 +17,12 @@
 
 namespace ptxb {
 
+enum class GemmEpilogue { kNone, kBiasGelu };
+
 class CublasLtGemm final : public Implementation {
  public:
-  CublasLtGemm(int heuristic_algos, int64_t workspace_bytes);
+  CublasLtGemm(int heuristic_algos, int64_t workspace_bytes,
+               GemmEpilogue epilogue = GemmEpilogue::kNone);
   ~CublasLtGemm() override;
   CublasLtGemm(const CublasLtGemm&) = delete;
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
@@ -31,10 +36,12 @@ class CublasLtGemm final : public Implementation {
 
  private:
   void release_descriptors();
-  cublasStatus_t matmul(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b, void* c,
-                        cudaStream_t stream);
+  /// One call; `bias` is the epilogue's vector (ignored without an epilogue).
+  cublasStatus_t matmul(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b,
+                        const void* bias, void* c, cudaStream_t stream);
 
   int heuristic_algos_;
+  GemmEpilogue epilogue_;
   cublasLtHandle_t handle_ = nullptr;
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t layout_a_ = nullptr, layout_b_ = nullptr, layout_c_ = nullptr;
