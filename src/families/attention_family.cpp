@@ -3,7 +3,7 @@
 // backward counted as 2.5 times the forward).
 #include <cmath>
 
-#include "families/registry.hpp"
+#include "families/family.hpp"
 #include "reference/attention_fp64.hpp"
 
 namespace ptxb {

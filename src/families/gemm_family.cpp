@@ -1,5 +1,5 @@
 // The GEMM family: C = A * B^T (docs/tasks.md).
-#include "families/registry.hpp"
+#include "families/family.hpp"
 
 namespace ptxb {
 namespace {

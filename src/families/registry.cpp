@@ -1,10 +1,17 @@
-#include "families/registry.hpp"
-
+// The family registry: the list of family modules. A new family adds its module file
+// (families/NAME_family.cpp, defining the accessor) and its accessor to the list below.
 #include <array>
 
 #include "core/error.hpp"
+#include "families/family.hpp"
 
 namespace ptxb {
+
+// The modules' accessors (each defined in its module file).
+const Family& gemm_family();
+const Family& attention_fwd_family();
+const Family& attention_bwd_family();
+
 namespace {
 
 // Every family, in report order.

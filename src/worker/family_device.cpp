@@ -6,6 +6,11 @@
 
 namespace ptxb {
 
+// The modules' accessors (each defined in its module file).
+const FamilyDevice& gemm_device();
+const FamilyDevice& attention_fwd_device();
+const FamilyDevice& attention_bwd_device();
+
 const FamilyDevice& family_device(std::string_view name) {
   static const std::array<const FamilyDevice*, 3> kAll = {&gemm_device(), &attention_fwd_device(),
                                                           &attention_bwd_device()};

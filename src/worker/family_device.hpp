@@ -1,7 +1,8 @@
 // The GPU side of a task family (its host side is src/families/: dims, scalars, FLOPs, which
 // references and baselines a task may name): the fp32 reference of the outputs, the inputs the
 // family derives from others, and the library baseline that times it. Looked up by the family's
-// name; a new family adds one module here and one line to the list in family_device.cpp.
+// name; a new family adds its module (worker/NAME_device.cpp, defining the accessor) and its
+// accessor to the list in family_device.cpp.
 #pragma once
 
 #include <memory>
@@ -39,10 +40,5 @@ class FamilyDevice {
 
 /// The GPU side of family `name`; InternalError when there is none (a loaded task has one).
 const FamilyDevice& family_device(std::string_view name);
-
-// The modules, one per family (worker/*_device.cpp).
-const FamilyDevice& gemm_device();
-const FamilyDevice& attention_fwd_device();
-const FamilyDevice& attention_bwd_device();
 
 }  // namespace ptxb
