@@ -17,9 +17,19 @@ class AttentionFamily final : public Family {
   std::string dims_hint() const override { return "HKV is optional, for grouped-query attention"; }
   std::vector<std::string> scalars() const override { return {"scale", "causal"}; }
   std::vector<FamilyTensor> tensors() const override {
-    if (!backward_) return {{"Q", true}, {"K", true}, {"V", true}, {"O", false}, {"LSE", false}};
-    return {{"Q", true},   {"K", true},   {"V", true},   {"O", true},  {"dO", true},
-            {"LSE", true}, {"dQ", false}, {"dK", false}, {"dV", false}};
+    // The fp32 references read bf16 Q, K, V, O, dO and an fp32 LSE; outputs are compared as
+    // bf16 or f32.
+    const std::vector<DType> bf16 = {DType::kBF16}, f32 = {DType::kF32};
+    const std::vector<DType> out = {DType::kBF16, DType::kF32};
+    if (!backward_)
+      return {{"Q", true, bf16},
+              {"K", true, bf16},
+              {"V", true, bf16},
+              {"O", false, out},
+              {"LSE", false, f32}};
+    return {{"Q", true, bf16},  {"K", true, bf16},  {"V", true, bf16},
+            {"O", true, bf16},  {"dO", true, bf16}, {"LSE", true, f32},
+            {"dQ", false, out}, {"dK", false, out}, {"dV", false, out}};
   }
   bool has_causal_flag() const override { return true; }
   std::vector<std::string> references() const override {

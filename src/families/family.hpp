@@ -9,14 +9,17 @@
 #include <string_view>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/shape.hpp"
 
 namespace ptxb {
 
-/// A tensor a family's reference and baselines read (an input) or write (an output), by name.
+/// A tensor a family's reference and baselines read (an input) or write (an output), by name,
+/// and the element types they handle (empty: any).
 struct FamilyTensor {
   std::string name;
   bool input = true;
+  std::vector<DType> dtypes;
 };
 
 class Family {
@@ -30,7 +33,7 @@ class Family {
   /// Scalars a task may list (ABI order is the task's), each with a value rule below.
   virtual std::vector<std::string> scalars() const { return {}; }
   /// The tensors every task of the family declares (more are allowed); the loader checks their
-  /// names and roles, so the worker never meets a task without them.
+  /// names, roles and element types, so the worker never meets a task it cannot serve.
   virtual std::vector<FamilyTensor> tensors() const = 0;
   /// Whether [[shapes]] carry a boolean `causal` parameter (stored as the dimension "causal").
   virtual bool has_causal_flag() const { return false; }

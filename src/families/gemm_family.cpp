@@ -9,7 +9,10 @@ class GemmFamily final : public Family {
   std::string_view name() const override { return "gemm"; }
   std::vector<std::string> required_dims() const override { return {"M", "N", "K"}; }
   std::vector<FamilyTensor> tensors() const override {
-    return {{"A", true}, {"B", true}, {"C", false}};
+    // The fp32 reference reads bf16 operands; outputs are compared as bf16 or f32.
+    return {{"A", true, {DType::kBF16}},
+            {"B", true, {DType::kBF16}},
+            {"C", false, {DType::kBF16, DType::kF32}}};
   }
   std::vector<std::string> references() const override { return {"gemm_fp32"}; }
   std::string reference_version(const std::string&) const override { return "1"; }

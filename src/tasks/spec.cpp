@@ -179,6 +179,13 @@ void read_tensors(const TableReader& root, TaskSpec& task) {
     if ((it->role == TensorRole::kInput) != need.input)
       root.fail("tensors", "tensor '" + need.name + "' must have role \"" + role + "\" in a " +
                                task.family + " task");
+    if (!need.dtypes.empty() &&
+        std::find(need.dtypes.begin(), need.dtypes.end(), it->dtype) == need.dtypes.end()) {
+      std::vector<std::string> names;
+      for (DType d : need.dtypes) names.emplace_back(to_string(d));
+      root.fail("tensors", "tensor '" + need.name + "' of a " + task.family + " task must be " +
+                               join(names) + ", not " + std::string(to_string(it->dtype)));
+    }
   }
   for (const std::string& dim : task.dims) {
     bool used = false;

@@ -223,6 +223,8 @@ const std::vector<BrokenCase> kBrokenCases = {
                "correctness.reference:", "'attention_fwd_fp32' is not a reference of family gemm"},
     BrokenCase{"unused-dim", "dims:", "'L' is not used by any tensor"},
     BrokenCase{"missing-family-tensor", "tensors:", "a gemm task must declare the out tensor 'C'"},
+    BrokenCase{"family-tensor-dtype",
+               "tensors:", "tensor 'A' of a gemm task must be bf16, not f16"},
     BrokenCase{"family-tensor-role", "tensors:", "tensor 'B' must have role \"in\" in a gemm task"},
     BrokenCase{"no-output", "tensors:", "no tensor has role \"out\""},
     BrokenCase{"syntax-error", "line 3", "TOML syntax error"},
