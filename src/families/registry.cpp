@@ -11,13 +11,14 @@ namespace ptxb {
 const Family& gemm_family();
 const Family& attention_fwd_family();
 const Family& attention_bwd_family();
+const Family& gemm_bias_gelu_family();
 
 namespace {
 
 // Every family, in report order.
-const std::array<const Family*, 3>& all_families() {
-  static const std::array<const Family*, 3> kAll = {&gemm_family(), &attention_fwd_family(),
-                                                    &attention_bwd_family()};
+const std::array<const Family*, 4>& all_families() {
+  static const std::array<const Family*, 4> kAll = {
+      &gemm_family(), &attention_fwd_family(), &attention_bwd_family(), &gemm_bias_gelu_family()};
   return kAll;
 }
 

@@ -10,10 +10,11 @@ namespace ptxb {
 const FamilyDevice& gemm_device();
 const FamilyDevice& attention_fwd_device();
 const FamilyDevice& attention_bwd_device();
+const FamilyDevice& gemm_bias_gelu_device();
 
 const FamilyDevice& family_device(std::string_view name) {
-  static const std::array<const FamilyDevice*, 3> kAll = {&gemm_device(), &attention_fwd_device(),
-                                                          &attention_bwd_device()};
+  static const std::array<const FamilyDevice*, 4> kAll = {
+      &gemm_device(), &attention_fwd_device(), &attention_bwd_device(), &gemm_bias_gelu_device()};
   for (const FamilyDevice* f : kAll)
     if (f->name() == name) return *f;
   PTXB_ASSERT(false, "no GPU module for family '" + std::string(name) + "'");

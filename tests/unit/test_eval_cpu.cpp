@@ -7,6 +7,8 @@
 #include "core/error.hpp"
 #include "eval/pipeline.hpp"
 #include "sys/files.hpp"
+#include "tasks/catalog.hpp"
+#include "tasks/spec.hpp"
 
 namespace ptxb {
 namespace {
@@ -64,6 +66,29 @@ TEST_F(EvalCpu, AttentionExpertsGetStaticEvidence) {
     for (const auto& t : j["targets"]) {
       EXPECT_EQ(t["S0"], true) << t.dump();
       EXPECT_EQ(t["S1"], true) << t.dump();
+    }
+  }
+}
+
+// Every task has an expert solution (kernels/reference/<id with / and - as _>.cu, what
+// `ptxbench run --model reference` answers), and it shows every target in its PTX and SASS.
+TEST_F(EvalCpu, EveryTaskHasAnExpertWithStaticEvidence) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present: scripts/run-reference.sh covers this path";
+  const std::filesystem::path root = std::filesystem::path(kRoot) / "tasks";
+  for (const TaskSpec& task : load_all_tasks(root, load_catalog(root / "catalog"))) {
+    SCOPED_TRACE(task.id);
+    std::string file = task.id;
+    for (char& c : file)
+      if (c == '/' || c == '-') c = '_';
+    const std::filesystem::path expert =
+        std::filesystem::path(kRoot) / "kernels/reference" / (file + ".cu");
+    ASSERT_TRUE(std::filesystem::exists(expert)) << expert;
+    const Verdict v = eval(config(), expert.string(), task.id);
+    EXPECT_EQ(v.outcome, Outcome::kUnavailable) << v.reason;
+    ASSERT_EQ(v.targets.size(), task.targets.size());
+    for (const TargetEvidence& t : v.targets) {
+      EXPECT_EQ(t.s0, LevelResult::kYes) << t.instruction;
+      EXPECT_EQ(t.s1, LevelResult::kYes) << t.instruction;
     }
   }
 }

@@ -258,7 +258,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, BrokenTask, testing::ValuesIn(kBrokenCases),
                          });
 
 TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
-  ASSERT_EQ(known_families(), (std::vector<std::string>{"gemm", "attention_fwd", "attention_bwd"}));
+  ASSERT_EQ(known_families(),
+            (std::vector<std::string>{"gemm", "attention_fwd", "attention_bwd", "gemm_bias_gelu"}));
   for (const std::string& name : known_families()) {
     const Family& f = family_of(name);
     EXPECT_EQ(f.name(), name);
@@ -270,6 +271,20 @@ TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
   EXPECT_DOUBLE_EQ(family_of("gemm").flops(mnk(2, 3, 4)), 48);
   EXPECT_LT(family_of("gemm").report_rank(), family_of("attention_bwd").report_rank());
   EXPECT_THROW(family_of("gemm").scalar_value("scale", mnk(1, 1, 1)), InternalError);
+}
+
+// The walkthrough's family (docs/adding-a-task-family.md): its task loads, with the bias as a
+// fourth tensor the loader requires, and counts the matrix product's FLOPs.
+TEST(Families, GemmBiasGeluTaskLoadsWithItsBias) {
+  const TaskSpec task = find_task(kTasksRoot, catalog(), "sm90/gemm_bias_gelu/bf16-wgmma-tma");
+  EXPECT_EQ(task.family, "gemm_bias_gelu");
+  ASSERT_EQ(task.inputs().size(), 3u);
+  EXPECT_EQ(task.inputs()[2]->name, "bias");
+  EXPECT_EQ(task.inputs()[2]->dims, (std::vector<std::string>{"N"}));
+  EXPECT_EQ(task.correctness.reference, "gemm_bias_gelu_fp32");
+  for (const ShapeCase& s : task.shapes)
+    EXPECT_DOUBLE_EQ(s.flops, family_of("gemm").flops(s.shape)) << s.shape.to_string();
+  EXPECT_GT(family_of("gemm_bias_gelu").report_rank(), family_of("attention_bwd").report_rank());
 }
 
 TEST(TaskWire, EveryTaskSurvivesTheTripToTheWorker) {
