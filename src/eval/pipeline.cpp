@@ -95,6 +95,17 @@ TargetCheck check_targets(const TaskSpec& task, const Catalog& catalog, const Co
   return out;
 }
 
+// The device's nominal dense peak for the task's MMA type (the worker's "peak" record), if any:
+// 8-bit float inputs count against the fp8 rate, everything else against the bf16 rate.
+std::optional<double> peak_tflops(const TaskSpec& task, const json& environment) {
+  const json dense =
+      environment.value("peak", json::object()).value("dense_tflops", json::object());
+  const DType first = task.inputs().front()->dtype;
+  const char* type = first == DType::kF8E4M3 || first == DType::kF8E5M2 ? "fp8" : "bf16";
+  if (!dense.contains(type) || !dense[type].is_number()) return std::nullopt;
+  return dense[type].get<double>();
+}
+
 }  // namespace
 
 Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
@@ -145,6 +156,8 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   r["worker"]["stderr_tail"] = tail(read_text_file(spec.stderr_path, 1 << 20), 4096);
 
   const WorkerOutcome w = fold_worker(proc, job.message_key, v);
+  const std::optional<double> peak = peak_tflops(task, r.value("environment", json::object()));
+  for (ShapeTiming& t : v.timing) t.peak_tflops = peak;
   v.outcome = w.outcome;
   v.reason = w.reason;
   if (v.outcome != Outcome::kPassed) return v;

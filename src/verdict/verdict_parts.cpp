@@ -31,9 +31,10 @@ constexpr const char* kFloorKinds[] = {"flop_share", "executions"};
 
 // Keys of a timing record that ShapeTiming holds itself; everything else is `details`.
 constexpr const char* kTimingKeys[] = {
-    "shape",    "hidden",           "label",           "error",
-    "flops",    "candidate",        "baseline",        "speedup",
-    "verified", "candidate_tflops", "baseline_tflops", "fraction_of_library"};
+    "shape",       "hidden",           "label",           "error",
+    "flops",       "candidate",        "baseline",        "speedup",
+    "verified",    "candidate_tflops", "baseline_tflops", "fraction_of_library",
+    "peak_tflops", "fraction_of_peak"};
 
 }  // namespace
 
@@ -148,6 +149,10 @@ void to_json(json& j, const ShapeTiming& t) {
   j["candidate_tflops"] = t.candidate_tflops();
   j["baseline_tflops"] = t.baseline_tflops();
   j["fraction_of_library"] = t.baseline.median / t.candidate.median;
+  if (t.peak_tflops && *t.peak_tflops > 0) {
+    j["peak_tflops"] = *t.peak_tflops;
+    j["fraction_of_peak"] = t.candidate_tflops() / *t.peak_tflops;
+  }
 }
 
 void from_json(const json& j, ShapeTiming& t) {
@@ -162,6 +167,7 @@ void from_json(const json& j, ShapeTiming& t) {
     t.speedup = j.at("speedup").get<Interval>();
   }
   t.verified = get_optional<bool>(j, "verified");
+  t.peak_tflops = get_optional<double>(j, "peak_tflops");
   t.details = json::object();
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(kTimingKeys), std::end(kTimingKeys), key) == std::end(kTimingKeys))

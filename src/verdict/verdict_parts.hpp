@@ -78,6 +78,9 @@ struct ShapeTiming {
   double flops = 0;   ///< the problem's FLOPs (the task's FLOP rule)
   Interval candidate, baseline, speedup;
   std::optional<bool> verified;  ///< every timed round's output checked right (docs/timing.md)
+  /// The device's nominal dense peak for the task's MMA type (TFLOP/s), when the worker could
+  /// read it; the serializer adds fraction_of_peak = candidate TFLOP/s / this.
+  std::optional<double> peak_tflops;
   /// The rest of the worker's record (raw samples, clocks, round checks, the library's plan),
   /// written and read unchanged.
   nlohmann::json details = nlohmann::json::object();
@@ -106,8 +109,8 @@ void to_json(nlohmann::json& j, const CorrectnessSummary& c);
 void from_json(const nlohmann::json& j, CorrectnessSummary& c);
 void to_json(nlohmann::json& j, const Interval& i);
 void from_json(const nlohmann::json& j, Interval& i);
-/// Adds the derived candidate_tflops, baseline_tflops and fraction_of_library (a verdict's
-/// reader need not divide); from_json ignores them.
+/// Adds the derived candidate_tflops, baseline_tflops, fraction_of_library and, with a peak,
+/// fraction_of_peak (a verdict's reader need not divide); from_json ignores them.
 void to_json(nlohmann::json& j, const ShapeTiming& t);
 void from_json(const nlohmann::json& j, ShapeTiming& t);
 

@@ -103,9 +103,12 @@ void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timin
       continue;
     }
     os << "  " << shape << " candidate " << fmt("%.1f", t.candidate.median) << " us ("
-       << fmt("%.0f", t.candidate_tflops()) << " TFLOP/s)  library "
-       << fmt("%.1f", t.baseline.median) << " us (" << fmt("%.0f", t.baseline_tflops())
-       << " TFLOP/s)  speedup " << interval_text(t.speedup);
+       << fmt("%.0f", t.candidate_tflops()) << " TFLOP/s"
+       << (t.peak_tflops && *t.peak_tflops > 0
+               ? ", " + fmt("%.0f", 100 * t.candidate_tflops() / *t.peak_tflops) + "% of peak"
+               : std::string())
+       << ")  library " << fmt("%.1f", t.baseline.median) << " us ("
+       << fmt("%.0f", t.baseline_tflops()) << " TFLOP/s)  speedup " << interval_text(t.speedup);
     const json cb = t.details.value("clocks_before", json::object());
     const json ca = t.details.value("clocks_after", json::object());
     if (cb.contains("sm_mhz") && ca.contains("sm_mhz"))

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include "core/arch.hpp"
 #include "cuda/cuda_check.hpp"
 
 namespace ptxb {
@@ -20,6 +21,7 @@ struct Nvml {
   void* lib = nullptr;
   HandleByIndex handle_by_index = nullptr;
   ClockInfo clock_info = nullptr;
+  ClockInfo max_clock_info = nullptr;
   Power power = nullptr;
   Temperature temperature = nullptr;
   DriverVersion driver_version = nullptr;
@@ -37,6 +39,7 @@ struct Nvml {
       n.handle_by_index =
           reinterpret_cast<HandleByIndex>(dlsym(n.lib, "nvmlDeviceGetHandleByIndex_v2"));
       n.clock_info = reinterpret_cast<ClockInfo>(dlsym(n.lib, "nvmlDeviceGetClockInfo"));
+      n.max_clock_info = reinterpret_cast<ClockInfo>(dlsym(n.lib, "nvmlDeviceGetMaxClockInfo"));
       n.power = reinterpret_cast<Power>(dlsym(n.lib, "nvmlDeviceGetPowerUsage"));
       n.temperature = reinterpret_cast<Temperature>(dlsym(n.lib, "nvmlDeviceGetTemperature"));
       n.driver_version =
@@ -50,6 +53,32 @@ struct Nvml {
 constexpr int kNvmlClockSm = 1;
 constexpr int kNvmlClockMem = 2;
 constexpr int kNvmlTemperatureGpu = 0;
+
+// The device's nominal ceilings: dense tensor-core TFLOP/s per type at the maximum SM clock (the
+// architecture's per-SM rate, core/arch.hpp) and DRAM bandwidth at the maximum memory clock (two
+// transfers per clock over the bus). Estimates for "% of peak", never verdicts; {} without NVML.
+nlohmann::json device_peak(int device, const cudaDeviceProp& prop) {
+  Nvml& nvml = Nvml::get();
+  void* handle = nullptr;
+  unsigned sm_mhz = 0, mem_mhz = 0;
+  int bus_bits = 0;
+  if (nvml.lib == nullptr || nvml.handle_by_index == nullptr || nvml.max_clock_info == nullptr ||
+      nvml.handle_by_index(static_cast<unsigned>(device), &handle) != 0 ||
+      nvml.max_clock_info(handle, kNvmlClockSm, &sm_mhz) != 0 ||
+      nvml.max_clock_info(handle, kNvmlClockMem, &mem_mhz) != 0 ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
+    return nlohmann::json::object();
+  nlohmann::json peak = {{"max_sm_mhz", sm_mhz},
+                         {"max_mem_mhz", mem_mhz},
+                         {"memory_bus_bits", bus_bits},
+                         {"memory_gbs", 2.0 * mem_mhz * 1e6 * bus_bits / 8 / 1e9}};
+  if (const Arch* arch = arch_for_device(prop.major, prop.minor)) {
+    const double per_clock = prop.multiProcessorCount * sm_mhz * 1e6 / 1e12;
+    peak["dense_tflops"] = {{"bf16", arch->bf16_flops_per_sm_clock * per_clock},
+                            {"fp8", arch->fp8_flops_per_sm_clock * per_clock}};
+  }
+  return peak;
+}
 
 }  // namespace
 
@@ -72,6 +101,7 @@ nlohmann::json device_environment(int device) {
   char version[96] = {};
   if (nvml.driver_version != nullptr && nvml.driver_version(version, sizeof version) == 0)
     env["driver"] = version;
+  if (nlohmann::json peak = device_peak(device, prop); !peak.empty()) env["peak"] = peak;
   return env;
 }
 

@@ -6,7 +6,8 @@
 
 namespace ptxb {
 
-/// Static facts about device `device`: name, compute capability, SMs, L2, versions.
+/// Static facts about device `device`: name, compute capability, SMs, L2, versions, and its
+/// nominal ceilings ("peak": maximum clocks, DRAM bandwidth, dense tensor-core TFLOP/s per type).
 nlohmann::json device_environment(int device);
 
 /// Current SM and memory clocks (MHz), power (W), temperature (C); {} when NVML is unavailable.

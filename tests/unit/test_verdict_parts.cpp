@@ -75,9 +75,17 @@ TEST(VerdictParts, TimingDerivesTflopsAndKeepsTheWorkersOtherFields) {
   EXPECT_EQ(j["shape_index"], 2);
   EXPECT_EQ(j["candidate_us"].size(), 2u);
 
+  EXPECT_FALSE(j.contains("fraction_of_peak")) << "no peak recorded, no fraction";
   const ShapeTiming back = j.get<ShapeTiming>();
   EXPECT_FALSE(back.details.contains("candidate_tflops")) << "derived, not carried";
   EXPECT_EQ(json(back), j);
+
+  ShapeTiming with_peak = timed_shape();
+  with_peak.peak_tflops = 1000.0;
+  const json p = with_peak;
+  EXPECT_NEAR(p["fraction_of_peak"].get<double>(), j["candidate_tflops"].get<double>() / 1000.0,
+              1e-12);
+  EXPECT_EQ(p.get<ShapeTiming>().peak_tflops, 1000.0);
 
   ShapeTiming failed;
   failed.shape = {{"M", 1}};
