@@ -3,11 +3,13 @@
 # checks (repeats, self-timing), the evidence cheats of tests/adversarial/evidence, the library's
 # non-target arithmetic under ncu, and the same experts judged by the previous commit's binaries.
 # Usage (GPU machine): bench/evidence_session.sh BIN_DIR OUT_DIR PART...   PARTs:
-#   experts LIST N   the experts in LIST (comma-separated: tma,wgmma,fwd,bwd) N times each
+#   gputests         the GPU test binary (ptxbench_gpu_tests in BIN_DIR)
+#   experts LIST N   the experts in LIST (comma-separated: tma,wgmma,gelu,fwd,bwd) N times each
 #   self             the TMA GEMM expert timed against itself (--self-baseline)
 #   old LIST N DIR   the experts in LIST N times each with DIR/bin/ptxbench and DIR/tasks
 #   cheats [K]     every generated cheat (evidence, timing) once, random_half K times in all,
 #                  timing shortened
+#   adversarial    every hostile submission of tests/adversarial/*.cu (tests/adversarial/run.sh)
 #   library        ptxbench-library-profile under ncu for every sm90 task
 #   fixture        one expert evaluation with its worker folder kept (ncu.csv, messages)
 set -uo pipefail
@@ -35,14 +37,26 @@ eval_one() {  # label ptxbench file task [flags]
 
 gemm_tma=kernels/reference/sm90_gemm_bf16_wgmma_tma.cu
 gemm_wg=kernels/reference/sm90_gemm_bf16_wgmma.cu
+gelu=kernels/reference/sm90_gemm_bias_gelu_bf16_wgmma_tma.cu
 fwd=kernels/reference/sm90_attention_fwd_bf16.cu
 bwd=kernels/reference/sm90_attention_bwd_bf16.cu
-declare -A expert_file=([tma]="$gemm_tma" [wgmma]="$gemm_wg" [fwd]="$fwd" [bwd]="$bwd")
+declare -A expert_file=([tma]="$gemm_tma" [wgmma]="$gemm_wg" [gelu]="$gelu" [fwd]="$fwd"
+  [bwd]="$bwd")
 declare -A expert_task=([tma]=sm90/gemm/bf16-wgmma-tma [wgmma]=sm90/gemm/bf16-wgmma
-  [fwd]=sm90/attention/fwd-bf16 [bwd]=sm90/attention/bwd-bf16)
+  [gelu]=sm90/gemm_bias_gelu/bf16-wgmma-tma [fwd]=sm90/attention/fwd-bf16
+  [bwd]=sm90/attention/bwd-bf16)
 while [[ $# -gt 0 ]]; do
   part="$1"; shift
   case "$part" in
+    gputests)
+      "$bin/ptxbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
+      echo -e "gpu_tests\t$(grep -E '^\[  (PASSED|FAILED)  \]' "$out/gpu_tests.log" | tr '\n' ' ')" \
+        >> "$summary"
+      ;;
+    adversarial)
+      tests/adversarial/run.sh "$bin" "$out/adversarial" > "$out/adversarial.log" 2>&1
+      echo -e "adversarial\texit $?\t$(tail -1 "$out/adversarial.log")" >> "$summary"
+      ;;
     experts)
       list="$1" n="$2"; shift 2
       for i in $(seq 1 "$n"); do
