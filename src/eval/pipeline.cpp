@@ -16,6 +16,7 @@
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "tasks/task_identity.hpp"
+#include "tasks/task_json.hpp"
 
 namespace ptxb {
 namespace {
@@ -156,8 +157,14 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   r["worker"]["stderr_tail"] = tail(read_text_file(spec.stderr_path, 1 << 20), 4096);
 
   const WorkerOutcome w = fold_worker(proc, job.message_key, v);
-  const std::optional<double> peak = peak_tflops(task, r.value("environment", json::object()));
-  for (ShapeTiming& t : v.timing) t.peak_tflops = peak;
+  const json environment = r.value("environment", json::object());
+  const std::optional<double> peak = peak_tflops(task, environment);
+  const json memory_gbs = environment.value("peak", json::object()).value("memory_gbs", json());
+  for (ShapeTiming& t : v.timing) {
+    t.peak_tflops = peak;
+    if (memory_gbs.is_number()) t.peak_gbs = memory_gbs.get<double>();
+    if (const ShapeCase* sc = find_shape(task, t.shape)) t.bytes = sc->bytes;
+  }
   v.outcome = w.outcome;
   v.reason = w.reason;
   if (v.outcome != Outcome::kPassed) return v;

@@ -180,9 +180,13 @@ void render_timing(std::ostringstream& os, const TaskSpec& task,
       continue;
     }
     os << "yours " << number(t.candidate.median) << " us (" << fmt("%.0f", t.candidate_tflops())
-       << " TFLOP/s), library " << number(t.baseline.median) << " us ("
-       << fmt("%.0f", t.baseline_tflops()) << " TFLOP/s), speedup " << fmt("%.3f", t.speedup.median)
-       << "\n";
+       << " TFLOP/s";
+    if (const auto peak = t.fraction_of_peak())
+      os << ", " << fmt("%.0f", 100 * *peak) << "% of the GPU's peak";
+    if (const auto bandwidth = t.fraction_of_bandwidth())
+      os << "; memory-bound: " << fmt("%.0f", 100 * *bandwidth) << "% of its DRAM bandwidth";
+    os << "), library " << number(t.baseline.median) << " us (" << fmt("%.0f", t.baseline_tflops())
+       << " TFLOP/s), speedup " << fmt("%.3f", t.speedup.median) << "\n";
   }
 }
 

@@ -214,6 +214,11 @@ ShapeCase read_shape(const TableReader& reader, const TaskSpec& task) {
   shape.hidden = reader.optional_boolean("hidden").value_or(false);
   shape.timed = reader.optional_boolean("timed").value_or(false);
   shape.flops = family_of(task.family).flops(shape.shape);
+  for (const TensorSpec& tensor : task.tensors) {
+    double elements = 1;
+    for (const std::string& dim : tensor.dims) elements *= static_cast<double>(shape.shape.at(dim));
+    shape.bytes += elements * static_cast<double>(size_bytes(tensor.dtype));
+  }
   return shape;
 }
 

@@ -44,6 +44,9 @@ struct ShapeCase {
   /// Useful FLOPs of one call at this shape by the family's rule, computed once when the task
   /// loads; what TFLOP/s and FLOP shares are counted against. Travels to the worker with the task.
   double flops = 0;
+  /// The least DRAM traffic of one call: every input read once, every output written once
+  /// (bytes); with flops, the shape's arithmetic intensity for the roofline.
+  double bytes = 0;
 };
 
 struct TargetSpec {

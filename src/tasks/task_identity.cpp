@@ -9,8 +9,11 @@ namespace ptxb {
 std::string task_definition_text(const TaskSpec& task, const Catalog& catalog) {
   nlohmann::json spec = task_detail_json(task, HiddenShapes::kInclude);
   spec.erase("dir");  // where a checkout keeps it changes nothing
-  // FLOPs are the family's rule applied to the shapes: derived data, not part of the definition.
-  for (nlohmann::json& shape : spec["shapes"]) shape.erase("flops");
+  // FLOPs and bytes are rules applied to the shapes: derived data, not part of the definition.
+  for (nlohmann::json& shape : spec["shapes"]) {
+    shape.erase("flops");
+    shape.erase("bytes");
+  }
   nlohmann::json rows = nlohmann::json::array();
   for (const TargetSpec& t : task.targets) {
     const InstructionEntry* e = catalog.find(t.instruction, task.arch);

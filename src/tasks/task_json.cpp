@@ -9,6 +9,7 @@ nlohmann::json shape_case_json(const ShapeCase& shape) {
   out["hidden"] = shape.hidden;
   out["timed"] = shape.timed;
   out["flops"] = shape.flops;
+  out["bytes"] = shape.bytes;
   return out;
 }
 

@@ -83,7 +83,7 @@ TaskSpec task_from_json(const json& detail) {
   }
   for (const json& s : shapes)
     task.shapes.push_back({shape_in_order(task, s), get<bool>(s, "hidden"), get<bool>(s, "timed"),
-                           get<double>(s, "flops")});
+                           get<double>(s, "flops"), get<double>(s, "bytes")});
   for (const json& t : targets) {
     const auto level = evidence_level_from_string(get<std::string>(t, "required"));
     if (!level) malformed("targets.required", t.dump());

@@ -30,11 +30,25 @@ std::optional<T> get_optional(const json& j, const char* key) {
 constexpr const char* kFloorKinds[] = {"flop_share", "executions"};
 
 // Keys of a timing record that ShapeTiming holds itself; everything else is `details`.
-constexpr const char* kTimingKeys[] = {
-    "shape",       "hidden",           "label",           "error",
-    "flops",       "candidate",        "baseline",        "speedup",
-    "verified",    "candidate_tflops", "baseline_tflops", "fraction_of_library",
-    "peak_tflops", "fraction_of_peak"};
+constexpr const char* kTimingKeys[] = {"shape",
+                                       "hidden",
+                                       "label",
+                                       "error",
+                                       "flops",
+                                       "candidate",
+                                       "baseline",
+                                       "speedup",
+                                       "verified",
+                                       "candidate_tflops",
+                                       "baseline_tflops",
+                                       "fraction_of_library",
+                                       "peak_tflops",
+                                       "fraction_of_peak",
+                                       "bytes",
+                                       "peak_gbs",
+                                       "arithmetic_intensity",
+                                       "memory_bound",
+                                       "fraction_of_bandwidth"};
 
 }  // namespace
 
@@ -149,10 +163,37 @@ void to_json(json& j, const ShapeTiming& t) {
   j["candidate_tflops"] = t.candidate_tflops();
   j["baseline_tflops"] = t.baseline_tflops();
   j["fraction_of_library"] = t.baseline.median / t.candidate.median;
-  if (t.peak_tflops && *t.peak_tflops > 0) {
+  if (const auto fraction = t.fraction_of_peak()) {
     j["peak_tflops"] = *t.peak_tflops;
-    j["fraction_of_peak"] = t.candidate_tflops() / *t.peak_tflops;
+    j["fraction_of_peak"] = *fraction;
   }
+  if (t.bytes > 0) {
+    j["bytes"] = t.bytes;
+    j["arithmetic_intensity"] = t.flops / t.bytes;
+  }
+  if (t.peak_gbs && *t.peak_gbs > 0) {
+    j["peak_gbs"] = *t.peak_gbs;
+    if (const auto fraction = t.fraction_of_bandwidth()) {
+      j["memory_bound"] = true;
+      j["fraction_of_bandwidth"] = *fraction;
+    }
+  }
+}
+
+bool ShapeTiming::memory_bound() const {
+  if (bytes <= 0 || !peak_gbs || *peak_gbs <= 0 || !peak_tflops || *peak_tflops <= 0) return false;
+  const double ridge = *peak_tflops * 1e12 / (*peak_gbs * 1e9);  // FLOPs per byte
+  return flops / bytes < ridge;
+}
+
+std::optional<double> ShapeTiming::fraction_of_peak() const {
+  if (!peak_tflops || *peak_tflops <= 0) return std::nullopt;
+  return candidate_tflops() / *peak_tflops;
+}
+
+std::optional<double> ShapeTiming::fraction_of_bandwidth() const {
+  if (!memory_bound()) return std::nullopt;
+  return bytes / (candidate.median * 1e-6) / 1e9 / *peak_gbs;
 }
 
 void from_json(const json& j, ShapeTiming& t) {
@@ -168,6 +209,8 @@ void from_json(const json& j, ShapeTiming& t) {
   }
   t.verified = get_optional<bool>(j, "verified");
   t.peak_tflops = get_optional<double>(j, "peak_tflops");
+  t.bytes = j.value("bytes", 0.0);
+  t.peak_gbs = get_optional<double>(j, "peak_gbs");
   t.details = json::object();
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(kTimingKeys), std::end(kTimingKeys), key) == std::end(kTimingKeys))

@@ -81,6 +81,18 @@ struct ShapeTiming {
   /// The device's nominal dense peak for the task's MMA type (TFLOP/s), when the worker could
   /// read it; the serializer adds fraction_of_peak = candidate TFLOP/s / this.
   std::optional<double> peak_tflops;
+  /// The shape's least DRAM traffic (bytes) and the device's DRAM bandwidth (GB/s): with both,
+  /// the serializer adds arithmetic_intensity and, for a shape below the device's ridge point
+  /// (peak_tflops / peak_gbs), memory_bound and fraction_of_bandwidth.
+  double bytes = 0;
+  std::optional<double> peak_gbs;
+  /// flops / bytes below the ridge point of the device: time is bound by DRAM, not the MMA.
+  bool memory_bound() const;
+  /// Candidate TFLOP/s over peak_tflops; nullopt without a peak.
+  std::optional<double> fraction_of_peak() const;
+  /// Candidate DRAM throughput (bytes over the median time) over peak_gbs, for a memory-bound
+  /// shape only; nullopt otherwise.
+  std::optional<double> fraction_of_bandwidth() const;
   /// The rest of the worker's record (raw samples, clocks, round checks, the library's plan),
   /// written and read unchanged.
   nlohmann::json details = nlohmann::json::object();

@@ -104,8 +104,11 @@ void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timin
     }
     os << "  " << shape << " candidate " << fmt("%.1f", t.candidate.median) << " us ("
        << fmt("%.0f", t.candidate_tflops()) << " TFLOP/s"
-       << (t.peak_tflops && *t.peak_tflops > 0
-               ? ", " + fmt("%.0f", 100 * t.candidate_tflops() / *t.peak_tflops) + "% of peak"
+       << (t.fraction_of_peak() ? ", " + fmt("%.0f", 100 * *t.fraction_of_peak()) + "% of peak"
+                                : std::string())
+       << (t.fraction_of_bandwidth()
+               ? ", memory-bound: " + fmt("%.0f", 100 * *t.fraction_of_bandwidth()) +
+                     "% of DRAM bandwidth"
                : std::string())
        << ")  library " << fmt("%.1f", t.baseline.median) << " us ("
        << fmt("%.0f", t.baseline_tflops()) << " TFLOP/s)  speedup " << interval_text(t.speedup);

@@ -393,7 +393,8 @@ TEST(Tasks, JsonHidesHiddenShapesUnlessAsked) {
                                                 {"K", 8192},
                                                 {"hidden", false},
                                                 {"timed", true},
-                                                {"flops", 2.0 * 8192 * 8192 * 8192}}));
+                                                {"flops", 2.0 * 8192 * 8192 * 8192},
+                                                {"bytes", 3.0 * 8192 * 8192 * 2}}));
   const nlohmann::json all = task_detail_json(task, HiddenShapes::kInclude);
   EXPECT_EQ(all["shapes"].size(), task.shapes.size());
   EXPECT_EQ(all["correctness"]["distributions"][1]["round_reference"], true);

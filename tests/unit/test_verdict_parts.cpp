@@ -87,6 +87,23 @@ TEST(VerdictParts, TimingDerivesTflopsAndKeepsTheWorkersOtherFields) {
               1e-12);
   EXPECT_EQ(p.get<ShapeTiming>().peak_tflops, 1000.0);
 
+  // The roofline: 4096^3 is far above the ridge point; a skinny decode-sized GEMM is below it.
+  with_peak.bytes = 3.0 * 4096 * 4096 * 2;
+  with_peak.peak_gbs = 4800.0;  // ridge 1000e12 / 4800e9 = 208 FLOPs per byte
+  EXPECT_FALSE(with_peak.memory_bound()) << "intensity 1365 FLOPs per byte";
+  EXPECT_FALSE(json(with_peak).contains("fraction_of_bandwidth"));
+  ShapeTiming skinny = with_peak;
+  skinny.shape = {{"M", 16}, {"N", 8192}, {"K", 8192}};
+  skinny.flops = 2.0 * 16 * 8192 * 8192;
+  skinny.bytes = (16.0 * 8192 + 8192.0 * 8192 + 16.0 * 8192) * 2;
+  skinny.candidate = {30, 29, 31, 30};  // 134 MB in 30 us
+  ASSERT_TRUE(skinny.memory_bound()) << "intensity about 16 FLOPs per byte";
+  const json s = skinny;
+  EXPECT_EQ(s["memory_bound"], true);
+  EXPECT_NEAR(s["fraction_of_bandwidth"].get<double>(), skinny.bytes / 30e-6 / 1e9 / 4800.0, 1e-9);
+  EXPECT_NEAR(s["arithmetic_intensity"].get<double>(), skinny.flops / skinny.bytes, 1e-9);
+  EXPECT_EQ(s.get<ShapeTiming>().bytes, skinny.bytes);
+
   ShapeTiming failed;
   failed.shape = {{"M", 1}};
   failed.error = "ptxb_run returned 3";
