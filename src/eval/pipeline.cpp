@@ -16,7 +16,6 @@
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "tasks/task_identity.hpp"
-#include "tasks/task_json.hpp"
 
 namespace ptxb {
 namespace {
@@ -163,7 +162,6 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   for (ShapeTiming& t : v.timing) {
     t.peak_tflops = peak;
     if (memory_gbs.is_number()) t.peak_gbs = memory_gbs.get<double>();
-    if (const ShapeCase* sc = find_shape(task, t.shape)) t.bytes = sc->bytes;
   }
   v.outcome = w.outcome;
   v.reason = w.reason;

@@ -8,6 +8,7 @@
 #include "instrument/counter_match.hpp"
 #include "instrument/nontarget_flops.hpp"
 #include "tasks/task_json.hpp"
+#include "verdict/verdict.hpp"
 
 namespace ptxb {
 namespace {
@@ -25,12 +26,6 @@ json kernel_json(const ProfiledKernel& k) {
           {"metrics", k.metrics}};
 }
 
-std::string short_name(const std::string& name) {
-  std::string s = name.substr(0, name.find('('));
-  const size_t colons = s.rfind("::");
-  return colons == std::string::npos ? s : s.substr(colons + 2);
-}
-
 // The non-target arithmetic of one call's kernels; each kernel's figures go into `kernels_json`.
 CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const FlopWeights& weights,
                              const std::vector<const InstructionEntry*>& mma_targets,
@@ -42,7 +37,7 @@ CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const Flop
     total += n.flops;
     if (!n.unreadable.empty()) {
       out.readable = false;
-      out.detail = short_name(call[i].name) + ": " + n.unreadable;
+      out.detail = short_kernel_name(call[i].name) + ": " + n.unreadable;
     }
     kernels_json[i]["nontarget_flops"] = n.flops;
     kernels_json[i]["nontarget_share"] = problem_flops > 0 ? n.flops / problem_flops : 0.0;
@@ -54,7 +49,7 @@ CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const Flop
       for (const auto& [source, f] : n.by_source)
         if (f > main_flops) main_source = source, main_flops = f;
       char buf[160];
-      std::snprintf(buf, sizeof buf, "kernel %s: %s %.3f", short_name(call[i].name).c_str(),
+      std::snprintf(buf, sizeof buf, "kernel %s: %s %.3f", short_kernel_name(call[i].name).c_str(),
                     main_source.empty() ? "none" : main_source.c_str(),
                     main_flops > 0 ? main_flops / problem_flops : 0.0);
       out.detail = buf;
@@ -106,8 +101,6 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
   }
 }
 
-constexpr const char* kGmmaPipeMetric = "sm__inst_executed_pipe_tensor_op_gmma.sum";
-
 // GMMA executions of one call by opcode and by the hardware counter; "" when they agree or the
 // counter was not collected.
 std::string gmma_pass_disagreement(const std::vector<ProfiledKernel>& call,
@@ -125,7 +118,7 @@ std::string gmma_pass_disagreement(const std::vector<ProfiledKernel>& call,
                     "%.0f GMMA executions counted by opcode, %.0f by the GMMA "
                     "pipe counter",
                     by_opcode, *counter);
-      return "kernel " + short_name(k.name) + " at " + where + ": " + buf;
+      return "kernel " + short_kernel_name(k.name) + " at " + where + ": " + buf;
     }
   }
   return "";

@@ -85,11 +85,7 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
 
 double input_bytes(const TaskSpec& task, const Shape& shape) {
   double bytes = 0;
-  for (const TensorSpec* t : task.inputs()) {
-    double elements = 1;
-    for (const std::string& dim : t->dims) elements *= static_cast<double>(shape.at(dim));
-    bytes += elements * static_cast<double>(size_bytes(t->dtype));
-  }
+  for (const TensorSpec* t : task.inputs()) bytes += tensor_bytes(*t, shape);
   return bytes;
 }
 

@@ -11,20 +11,20 @@ namespace ptxb {
 
 using nlohmann::json;
 
-EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const json& verdict,
+EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const Verdict& verdict,
                                          int64_t attempt_id, double judge_seconds) {
+  const json& record = verdict.record;
   EvaluationRecord e;
   e.attempt_id = attempt_id;
-  e.outcome = verdict.value("outcome", "unavailable");
-  e.reason = verdict.value("reason", "");
-  e.compiled = verdict.value("compile", json::object()).value("ok", false);
-  const VerdictParts parts = read_verdict_parts(verdict);
-  e.correct = parts.correctness && parts.correctness->total.value_or(0) > 0 &&
-              parts.correctness->passed == parts.correctness->total;
-  e.targets_executed = all_targets_met(parts.targets);
-  e.success = e.outcome == "passed";
-  e.audit = !verdict.value("audit", json::array()).empty();
-  for (const ShapeTiming& t : parts.timing) {
+  e.outcome = std::string(to_string(verdict.outcome));
+  e.reason = verdict.reason;
+  e.compiled = record.value("compile", json::object()).value("ok", false);
+  e.correct = verdict.correctness && verdict.correctness->total.value_or(0) > 0 &&
+              verdict.correctness->passed == verdict.correctness->total;
+  e.targets_executed = all_targets_met(verdict.targets);
+  e.success = verdict.outcome == Outcome::kPassed;
+  e.audit = !record.value("audit", json::array()).empty();
+  for (const ShapeTiming& t : verdict.timing) {
     if (!t.error.empty()) continue;
     const ShapeCase* sc = find_shape(task, t.shape);
     ShapeSpeedup s;
@@ -36,8 +36,8 @@ EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const json& verdi
     e.speedups.push_back(std::move(s));
   }
   e.judge_seconds = judge_seconds;
-  e.stage_seconds = verdict.value("stage_seconds", json::object());
-  e.verdict = verdict;
+  e.stage_seconds = record.value("stage_seconds", json::object());
+  e.verdict = verdict.to_json();
   return e;
 }
 
@@ -101,7 +101,7 @@ EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt
   auto seconds = [](auto from, auto to) {
     return std::chrono::duration<double>(to - from).count();
   };
-  EvaluationRecord e = evaluation_from_verdict(task, verdict.to_json(), attempt.id,
+  EvaluationRecord e = evaluation_from_verdict(task, verdict, attempt.id,
                                                seconds(start, std::chrono::steady_clock::now()));
   // The compile before the GPU is taken is a stage of the judgement (the pipeline's own compile
   // is then a cache hit); waiting for a free GPU is queueing, reported apart.

@@ -12,12 +12,13 @@
 #include "eval/config.hpp"
 #include "store/records.hpp"
 #include "tasks/spec.hpp"
+#include "verdict/verdict.hpp"
 
 namespace ptxb {
 
-/// The summary fields of an EvaluationRecord from a verdict JSON (docs/result-schema.md);
-/// `task` labels the timed shapes. The verdict is kept whole in `verdict`.
-EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const nlohmann::json& verdict,
+/// The summary fields of an EvaluationRecord from a verdict (docs/result-schema.md); `task`
+/// labels the timed shapes. The verdict is kept whole, as JSON, in `verdict`.
+EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const Verdict& verdict,
                                          int64_t attempt_id, double judge_seconds);
 
 /// The evaluation of an attempt without code: outcome "no_code" (no code block) or

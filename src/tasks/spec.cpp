@@ -172,7 +172,7 @@ void read_tensors(const TableReader& root, TaskSpec& task) {
   for (const FamilyTensor& need : family_of(task.family).tensors()) {
     const auto it = std::find_if(task.tensors.begin(), task.tensors.end(),
                                  [&](const TensorSpec& t) { return t.name == need.name; });
-    const std::string role = need.input ? "in" : "out";
+    const std::string role(to_string(need.input ? TensorRole::kInput : TensorRole::kOutput));
     if (it == task.tensors.end())
       root.fail("tensors", "a " + task.family + " task must declare the " + role + " tensor '" +
                                need.name + "' (its reference and baselines use it)");
@@ -214,11 +214,7 @@ ShapeCase read_shape(const TableReader& reader, const TaskSpec& task) {
   shape.hidden = reader.optional_boolean("hidden").value_or(false);
   shape.timed = reader.optional_boolean("timed").value_or(false);
   shape.flops = family_of(task.family).flops(shape.shape);
-  for (const TensorSpec& tensor : task.tensors) {
-    double elements = 1;
-    for (const std::string& dim : tensor.dims) elements *= static_cast<double>(shape.shape.at(dim));
-    shape.bytes += elements * static_cast<double>(size_bytes(tensor.dtype));
-  }
+  for (const TensorSpec& tensor : task.tensors) shape.bytes += tensor_bytes(tensor, shape.shape);
   return shape;
 }
 

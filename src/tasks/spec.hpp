@@ -142,6 +142,9 @@ std::vector<TaskSpec> load_all_tasks(const std::filesystem::path& tasks_root,
 TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catalog,
                    const std::string& id);
 
+/// Bytes of `tensor` at `shape` (its dims' sizes times its element size).
+double tensor_bytes(const TensorSpec& tensor, const Shape& shape);
+
 /// The values of the task's scalars at `shape`, in the task's order (ptxb_problem.scalars).
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape);
 

@@ -1,5 +1,5 @@
-// The vocabulary around TaskSpec (evidence levels, roles, distribution kinds, shape lists, scalar
-// values, FLOP counts): what the worker needs of a task, without the TOML loader.
+// The vocabulary around TaskSpec (evidence levels, roles, distribution kinds, shape lists, tensor
+// sizes, scalar values): what the worker needs of a task, without the TOML loader.
 #include <array>
 
 #include "core/error.hpp"
@@ -34,6 +34,12 @@ std::string_view to_string(TensorRole role) { return role == TensorRole::kInput 
 
 std::string_view to_string(DistributionSpec::Kind kind) {
   return kind == DistributionSpec::Kind::kNormal ? "normal" : "uniform_int";
+}
+
+double tensor_bytes(const TensorSpec& tensor, const Shape& shape) {
+  double elements = 1;
+  for (const std::string& dim : tensor.dims) elements *= static_cast<double>(shape.at(dim));
+  return elements * static_cast<double>(size_bytes(tensor.dtype));
 }
 
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape) {

@@ -34,6 +34,10 @@ struct Verdict {
   static Verdict from_json(const nlohmann::json& j);
 };
 
+/// How a verdict's readable parts name a kernel: "<unnamed>::gemm(const bf16 *, int)" -> "gemm",
+/// enough to tell a call's kernels apart.
+std::string short_kernel_name(const std::string& name);
+
 /// A readable multi-line rendering: outcome, compile, targets, correctness, timing, environment.
 std::string render_text(const Verdict& verdict);
 

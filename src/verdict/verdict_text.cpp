@@ -46,13 +46,6 @@ void render_targets(std::ostringstream& os, const std::vector<TargetEvidence>& t
   }
 }
 
-// "<unnamed>::gemm(const bf16 *, int)" -> "gemm": enough to tell kernels apart in a table.
-std::string short_kernel_name(const std::string& name) {
-  std::string s = name.substr(0, name.find('('));
-  const size_t colons = s.rfind("::");
-  return colons == std::string::npos ? s : s.substr(colons + 2);
-}
-
 void render_evidence(std::ostringstream& os, const json& e) {
   if (e.contains("unavailable")) {
     os << "runtime evidence: unavailable (" << e["unavailable"].get<std::string>() << ")\n";
@@ -121,6 +114,12 @@ void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timin
 }
 
 }  // namespace
+
+std::string short_kernel_name(const std::string& name) {
+  std::string s = name.substr(0, name.find('('));
+  const size_t colons = s.rfind("::");
+  return colons == std::string::npos ? s : s.substr(colons + 2);
+}
 
 std::string render_text(const Verdict& v) {
   const json& r = v.record;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "controls/evidence_controls.hpp"
+#include "controls/evidence_names.hpp"
 #include "controls/flop_control.hpp"
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
@@ -15,9 +16,6 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kCallsPerGroupKept = 4;  // call indices kept per group of equal counts
-constexpr const char* kGmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
-constexpr const char* kFma = "sm__inst_executed_pipe_fma.sum";
-constexpr const char* kFp64 = "sm__inst_executed_pipe_fp64.sum";
 
 std::string range_name(size_t index) { return std::string("r").append(std::to_string(index)); }
 
@@ -97,13 +95,13 @@ json CallCounters::check(cudaStream_t stream) {
         problem = std::string(what) + ": " + metric + " = " + std::to_string(v[range][*i]);
     };
     const double gmma = kEvidenceControlGmmaWarpInstructions;
-    expect(0, kGmma, gmma, gmma, "the live evidence control");
-    expect(1, kGmma, 0, 0, "the dead evidence control");
-    expect(2, kFp64, kFlopControlFp64PipeWarpInstructions, kFlopControlFp64PipeWarpInstructions,
-           "the live FLOP control");
-    expect(2, kFma, kFlopControlFmaPipeWarpInstructions, 1.01 * kFlopControlFmaPipeWarpInstructions,
-           "the live FLOP control");
-    expect(3, kFma, 0, 0, "the dead FLOP control");
+    expect(0, kGmmaPipeMetric, gmma, gmma, "the live evidence control");
+    expect(1, kGmmaPipeMetric, 0, 0, "the dead evidence control");
+    expect(2, kFp64PipeMetric, kFlopControlFp64PipeWarpInstructions,
+           kFlopControlFp64PipeWarpInstructions, "the live FLOP control");
+    expect(2, kFmaPipeMetric, kFlopControlFmaPipeWarpInstructions,
+           1.01 * kFlopControlFmaPipeWarpInstructions, "the live FLOP control");
+    expect(3, kFmaPipeMetric, 0, 0, "the dead FLOP control");
     if (problem.empty() && (v[4] != v[5] || v[5] != v[6]))
       problem = "the L2 flush's counts differ between launches";
   }

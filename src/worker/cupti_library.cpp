@@ -60,10 +60,6 @@ std::string cupti_result_text(CUptiResult result) {
   return text;
 }
 
-}  // namespace ptxb
-
-namespace ptxb {
-
 CUcontext current_cuda_context() {
   using CtxGetCurrent = CUresult (*)(CUcontext*);
   static const CtxGetCurrent get_current = [] {

@@ -119,16 +119,27 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     DeviceProblem cand_problem(task, sc.shape), base_problem(task, sc.shape);
     cand_problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
     base_problem.generate_inputs(dist, kBaselineFirstSeed, stream);
+    // The shape's timing record (verdict/verdict_parts.hpp), sent whatever happens below.
+    ShapeTiming timing;
+    timing.shape = shape_json(sc.shape);
+    timing.hidden = sc.hidden;
+    timing.label = shape_label(task, sc);
+    timing.flops = sc.flops;  // computed once, by the parent, when the task loaded
+    timing.bytes = sc.bytes;
+    timing.details = {{"shape_index", si}};
+    auto send = [&] {
+      json msg = timing;
+      msg["type"] = "timing";
+      ctx.out.send(msg);
+    };
     Planned cand_plan = plan_candidate(candidate, cand_problem, ctx, sc.shape);
     Planned base_plan = plan_for(baseline, base_problem, stream);
     if (cand_plan.status != 0 || base_plan.status != 0) {
-      ctx.out.send({{"type", "timing"},
-                    {"shape_index", si},
-                    {"shape", shape_json(sc.shape)},
-                    {"error", "plan failed"},
-                    {"candidate_plan_status", cand_plan.status},
-                    {"baseline_plan_status", base_plan.status},
-                    {"baseline_plan", baseline.plan_report()}});
+      timing.error = "plan failed";
+      timing.details["candidate_plan_status"] = cand_plan.status;
+      timing.details["baseline_plan_status"] = base_plan.status;
+      timing.details["baseline_plan"] = baseline.plan_report();
+      send();
       continue;
     }
     const ptxb_args cand_args =
@@ -183,21 +194,10 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     const json clocks_after = clock_snapshot(job.device);
     scope.close();
 
-    ShapeTiming timing;
-    timing.shape = shape_json(sc.shape);
-    timing.hidden = sc.hidden;
-    timing.label = shape_label(task, sc);
-    timing.flops = sc.flops;  // computed once, by the parent, when the task loaded
-    timing.details = {{"shape_index", si},
-                      {"clocks_before", clocks_before},
-                      {"clocks_after", clocks_after},
-                      {"warmup", options.warmup},
-                      {"samples", samples.us.empty() ? 0 : samples.us[0].size()}};
-    auto send = [&] {
-      json msg = timing;
-      msg["type"] = "timing";
-      ctx.out.send(msg);
-    };
+    timing.details["clocks_before"] = clocks_before;
+    timing.details["clocks_after"] = clocks_after;
+    timing.details["warmup"] = options.warmup;
+    timing.details["samples"] = samples.us.empty() ? 0 : samples.us[0].size();
     if (samples.failed_status != 0) {
       timing.error = samples.failed_name + " returned " + std::to_string(samples.failed_status);
       send();
