@@ -11,6 +11,8 @@
  * - ptxb_plan is called once per problem shape before any ptxb_run for that shape. It may set
  *   kernel attributes, choose tile configurations and report the workspace it needs (at most
  *   PTXB_MAX_WORKSPACE_BYTES). It receives no data pointers, so it cannot precompute outputs.
+ *   Kernels it launches to autotune go to the default stream (it gets no stream) and work on
+ *   memory of its own (__device__ arrays: it may not allocate); the harness waits for them.
  * - ptxb_run enqueues all device work on args->stream and returns without synchronizing. The
  *   harness times it with events on that stream. It must not allocate device memory, create
  *   streams, or launch work on other streams.

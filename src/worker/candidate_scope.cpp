@@ -1,30 +1,9 @@
 #include "worker/candidate_scope.hpp"
 
+#include "worker/monitor_findings.hpp"
 #include "worker/stage_helpers.hpp"
 
 namespace ptxb {
-
-std::vector<std::string> monitor_violations(
-    const MonitorReport& report, uint32_t stream_id,
-    const std::optional<std::set<std::string>>& candidate_functions) {
-  std::vector<std::string> out;
-  for (const std::string& call : report.forbidden_api_calls)
-    out.push_back("called " + call + ", which the ABI forbids");
-  std::set<std::string> seen;
-  for (const MonitoredKernel& k : report.kernels) {
-    std::string finding;
-    if (k.from_other_thread)
-      finding = "launched " + k.name + " from a host thread it started";
-    else if (!k.from_candidate)
-      continue;  // PTXBench's own kernels
-    else if (k.stream_id != stream_id)
-      finding = "launched " + k.name + " on a stream other than the one it was given";
-    else if (candidate_functions && candidate_functions->count(k.name) == 0)
-      finding = "launched " + k.name + ", a kernel its own code does not define (library code)";
-    if (!finding.empty() && seen.insert(finding).second) out.push_back(finding);
-  }
-  return out;
-}
 
 CandidateScope::CandidateScope(StageContext& ctx, std::string what, std::chrono::seconds limit)
     : ctx_(ctx),
@@ -70,7 +49,10 @@ std::vector<std::string> CandidateScope::close() {
                        " MiB of host memory (peak resident size)");
   if (ctx_.monitor != nullptr) {
     const MonitorReport report = ctx_.monitor->collect();
-    for (std::string& f : monitor_violations(report, ctx_.stream_id, ctx_.candidate_functions))
+    std::set<uint32_t> allowed = {ctx_.stream_id};
+    if (default_streams_allowed_)
+      allowed.insert(ctx_.default_stream_ids.begin(), ctx_.default_stream_ids.end());
+    for (std::string& f : monitor_violations(report, allowed, ctx_.candidate_functions))
       findings.push_back(std::move(f));
   }
   for (const std::string& f : findings)

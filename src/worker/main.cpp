@@ -105,7 +105,11 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ctx.call_deadline = std::chrono::seconds(job.call_deadline_s);
   ctx.candidate_library = std::filesystem::weakly_canonical(job.shared_object).string();
   ctx.stream = stream.get();
-  if (monitor) ctx.stream_id = monitor->stream_id(stream.get());
+  if (monitor) {
+    ctx.stream_id = monitor->stream_id(stream.get());
+    ctx.default_stream_ids = {monitor->stream_id(cudaStreamLegacy),
+                              monitor->stream_id(cudaStreamPerThread)};
+  }
 
   std::unique_ptr<ptxb::SharedObjectImplementation> candidate;
   try {

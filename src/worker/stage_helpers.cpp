@@ -97,6 +97,7 @@ Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageC
                        const Shape& shape) {
   uint64_t bytes = 0;
   CandidateScope scope(ctx, "ptxb_plan at " + shape.to_string());
+  scope.allow_default_streams();  // plan may launch kernels of its own (docs/abi.md)
   const int status = candidate.plan(p.problem(), &bytes);
   scope.close();
   return planned(status, bytes);

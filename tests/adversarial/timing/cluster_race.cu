@@ -1,12 +1,13 @@
 // ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=crashed
 // A race of the kind a public cluster GEMM had: a CTA of a 2-CTA cluster exits while its partner
 // still signals its shared-memory mbarrier (no cluster barrier before exit). Each call launches,
-// beside the correct expert GEMM, a small cluster kernel: CTA 1 waits a fixed time (clock64) and
-// exits; CTA 0 first does a fixed amount of arithmetic, then arrives on CTA 1's mbarrier. Natively
-// the arrive comes long before the exit and every call is clean; under Nsight Compute's
-// instrumentation the arithmetic runs several times slower, the arrive lands after CTA 1 exited,
-// and the profiled call faults. Such a fault is the candidate's: `crashed`, naming the evidence
-// run, not `unavailable` (docs/evidence.md).
+// beside the correct expert GEMM, a small cluster kernel: CTA 1 waits a fixed number of cycles
+// (clock64) and exits; CTA 0 first does a fixed amount of arithmetic, then arrives on CTA 1's
+// mbarrier. ptxb_plan times that arithmetic natively (as autotuning may) and sets CTA 1's wait to
+// 1.5 times it, so natively the arrive comes well before the exit and every call is clean; under
+// Nsight Compute's instrumentation the arithmetic runs several times slower, the arrive lands after
+// CTA 1 exited ("cluster target block not present"), and the profiled call faults. Such a fault is
+// the candidate's: `crashed`, naming the evidence run, not `unavailable` (docs/evidence.md).
 __device__ bool divert_to_simt() { return false; }
 
 namespace {
@@ -38,24 +39,52 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(32)
   for (int i = 0; i < work; ++i) x = x * 2654435761u + 1u;  // slowed down by instrumentation
   uint32_t remote = 0;
   asm volatile("mapa.shared::cluster.u32 %0, %1, 1;" : "=r"(remote) : "r"(smem_u32(&bar)));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+  // x is an (unused) operand so that the arithmetic cannot move after the arrive
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote), "r"(x)
                : "memory");
   if (x == 7u) *sink = 1;
 }
+
+constexpr int kWork = 20000;  // dependent IMADs before CTA 0's arrive
+
+__device__ long long work_cycles;
+
+// The same arithmetic as CTA 0's, timed in cycles by one thread. The clock reads are ordered
+// around the loop through operands: the loop's start value depends on the first read, the second
+// read takes the loop's result.
+__global__ void time_work(int work) {
+  long long start = 0, end = 0;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(start)::"memory");
+  unsigned x = static_cast<unsigned>(work) ^ static_cast<unsigned>(start >> 62);
+#pragma unroll 1
+  for (int i = 0; i < work; ++i) x = x * 2654435761u + 1u;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(end) : "r"(x) : "memory");
+  work_cycles = x == 7u ? end - start + 1 : end - start;
+}
+
+long long cluster_wait_cycles = 0;  // set by the first ptxb_plan
 
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   const int status = expert_plan(problem, workspace_bytes);
   *workspace_bytes = 256;
+  if (cluster_wait_cycles == 0) {
+    long long fastest = 0;
+    for (int trial = 0; trial < 3; ++trial) {
+      time_work<<<1, 1>>>(kWork);
+      long long cycles = 0;
+      if (cudaMemcpyFromSymbol(&cycles, work_cycles, sizeof cycles) != cudaSuccess) return 3;
+      if (trial == 0 || cycles < fastest) fastest = cycles;
+    }
+    cluster_wait_cycles = fastest * 3 / 2;
+  }
   return status;
 }
 
 extern "C" int ptxb_run(const ptxb_args* args) {
-  // About 20k dependent IMADs (~0.1 ms at 1.98 GHz) before the arrive; CTA 1 leaves after 1M
-  // cycles (~0.5 ms).
   racy_cluster<<<2, 32, 0, static_cast<cudaStream_t>(args->stream)>>>(
-      20000, 1000000, static_cast<int*>(args->workspace));
+      kWork, cluster_wait_cycles, static_cast<int*>(args->workspace));
   if (cudaGetLastError() != cudaSuccess) return 3;
   return expert_run(args);
 }
