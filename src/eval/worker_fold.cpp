@@ -107,6 +107,8 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
       record["counters"]["setup"] = m["setup"];
     } else if (type == "counters") {
       record["counters"]["shapes"].push_back(m);
+    } else if (type == "phases") {
+      record["stage_seconds"]["worker_phases"] = m.value("seconds", json::object());
     } else if (type == "done") {
       done = true;
     } else if (type == "no_gpu") {

@@ -113,6 +113,28 @@ void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timin
   }
 }
 
+// "time:    compile 2.8 s, evidence 4.3 s, worker 8.5 s (setup 1.2, correctness 3.1, ...)": the
+// stages, then the worker's phases without their parts (docs/result-schema.md).
+void render_stage_times(std::ostringstream& os, const json& stages) {
+  os << "time:   ";
+  const char* sep = " ";
+  for (const char* stage : {"compile", "evidence", "worker"})
+    if (stages.contains(stage) && stages[stage].is_number()) {
+      os << sep << stage << fmt(" %.1f s", stages[stage].get<double>());
+      sep = ", ";
+    }
+  if (stages.contains("worker_phases") && stages["worker_phases"].is_object()) {
+    sep = " (";
+    for (const auto& [phase, seconds] : stages["worker_phases"].items())
+      if (phase.find('.') == std::string::npos && seconds.is_number()) {
+        os << sep << phase << fmt(" %.1f", seconds.get<double>());
+        sep = ", ";
+      }
+    if (std::string(sep) == ", ") os << ")";
+  }
+  os << "\n";
+}
+
 }  // namespace
 
 std::string short_kernel_name(const std::string& name) {
@@ -177,6 +199,8 @@ std::string render_text(const Verdict& v) {
                : "unavailable")
        << "\n";
   }
+  if (r.contains("stage_seconds") && r["stage_seconds"].is_object() && !r["stage_seconds"].empty())
+    render_stage_times(os, r["stage_seconds"]);
   if (r.contains("environment")) {
     const json& e = r["environment"];
     os << "device:  " << e.value("gpu", "?") << ", driver " << e.value("driver", "?")

@@ -16,6 +16,7 @@
 #include "sys/host_state.hpp"
 #include "worker/call_counters.hpp"
 #include "worker/monitor.hpp"
+#include "worker/phase_clock.hpp"
 #include "worker/result_channel.hpp"
 #include "worker/watchdog.hpp"
 
@@ -40,6 +41,7 @@ struct StageContext {
   /// The monitor's ids of the legacy and per-thread default streams: ptxb_plan gets no stream,
   /// and the kernels it may launch (docs/abi.md) go to one of these.
   std::set<uint32_t> default_stream_ids;
+  PhaseClock phases;  ///< where the worker's time goes ("phases" message)
 };
 
 class CandidateScope {

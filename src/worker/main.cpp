@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -50,6 +51,7 @@ std::unique_ptr<ptxb::CallCounters> open_counters(const std::vector<ptxb::Counte
 }
 
 int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
+  const auto started = ptxb::PhaseClock::Clock::now();
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices <= job.device) {
     out.send({{"type", "no_gpu"}, {"message", "no CUDA device is available to this process"}});
@@ -122,6 +124,8 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
     out.send({{"type", "load_error"}, {"message", e.what()}});
     return exit_code(WorkerExit::kOk);
   }
+  ctx.phases.add("setup",
+                 std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - started).count());
 
   if (job.run_evidence) {
     ptxb::run_evidence(task, *candidate, ctx);
@@ -130,17 +134,23 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   }
   bool correct = true;
   if (job.run_correctness) {
+    const auto phase = ctx.phases.span("correctness");
     correct = ptxb::run_correctness(task, *candidate, ctx, job.quick_correctness);
     out.send({{"type", "correctness_done"}, {"passed", correct}});
   }
   if (job.run_timing && correct) {
+    const auto phase = ctx.phases.span("timing");
     std::unique_ptr<ptxb::Implementation> self_baseline;
     if (job.baseline == "self")
       self_baseline = std::make_unique<ptxb::SharedObjectImplementation>(job.shared_object);
     ptxb::run_timing(task, *candidate, self_baseline ? *self_baseline : *library_baseline, job,
                      ctx);
   }
-  if (counters) ptxb::send_counters(task, *counters, out);
+  if (counters) {
+    const auto collecting = ctx.phases.span("counters");
+    ptxb::send_counters(task, *counters, out);
+  }
+  out.send({{"type", "phases"}, {"seconds", ctx.phases.to_json()}});
   out.send({{"type", "done"}});
   return exit_code(WorkerExit::kOk);
 }

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
@@ -51,8 +52,10 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
   for (size_t si = 0; si < task.shapes.size(); ++si) {
     if (quick && chosen.count(si) == 0) continue;
     const ShapeCase& sc = task.shapes[si];
+    std::optional<PhaseClock::Span> setup(std::in_place, ctx.phases, "correctness.setup");
     DeviceProblem problem(task, sc.shape);
     Planned planned = plan_candidate(candidate, problem, ctx, sc.shape);
+    setup.reset();
     if (planned.status != 0) {
       ctx.out.send({{"type", "case"},
                     {"shape_index", si},
@@ -70,30 +73,43 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
       if (quick && seed != task.correctness.seeds.front()) break;
       for (const DistributionSpec& dist : task.correctness.distributions) {
         if (quick && &dist != &task.correctness.distributions.front()) break;
-        problem.generate_inputs(dist, seed, stream);
-        problem.poison_outputs(stream);
-        PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
+        {
+          const auto inputs = ctx.phases.span("correctness.inputs");
+          problem.generate_inputs(dist, seed, stream);
+          problem.poison_outputs(stream);
+          PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
+        }
         int status = 0;
         // NOTE: the counter range opens before the monitor is armed and closes after the scope
         // drained the stream: PTXBench's own CUPTI calls are never candidate code.
-        if (sc.timed && ctx.counters != nullptr) ctx.counters->begin(si);
+        if (sc.timed && ctx.counters != nullptr) {
+          const auto counting = ctx.phases.span("correctness.counters");
+          ctx.counters->begin(si);
+        }
         {
+          const auto call = ctx.phases.span("correctness.candidate");
           CandidateScope scope(ctx, "ptxb_run at " + sc.shape.to_string());
           status = candidate.run(
               problem.args(planned.workspace.data(), planned.workspace.bytes(), stream));
           scope.close();
         }
-        if (sc.timed && ctx.counters != nullptr) ctx.counters->end(false);
+        if (sc.timed && ctx.counters != nullptr) {
+          const auto counting = ctx.phases.span("correctness.counters");
+          ctx.counters->end(false);
+        }
         json msg = {{"type", "case"},      {"shape_index", si}, {"shape", shape_json(sc.shape)},
                     {"hidden", sc.hidden}, {"seed", seed},      {"distribution", dist.name},
                     {"run_status", status}};
         bool passed = status == 0;
+        std::optional<PhaseClock::Span> guarding(std::in_place, ctx.phases, "correctness.guards");
         const int64_t modified = problem.modified_input_bytes(stream);
         const int64_t guards = problem.modified_guard_bytes(stream);
+        guarding.reset();
         msg["modified_input_bytes"] = modified;
         msg["modified_guard_bytes"] = guards;
         if (modified != 0 || guards != 0) passed = false;
         if (status == 0) {
+          const auto reference = ctx.phases.span("correctness.references");
           OutputCheck check = check_against_reference(problem, dist, stream);
           passed = passed && check.passed;
           msg["outputs"] = std::move(check.outputs);
@@ -116,6 +132,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     if (!sc.timed) continue;
     // Separate buffers and independent values (timing/round_seeds.hpp): while candidate code
     // runs, no output computed from its current inputs exists anywhere in the process.
+    std::optional<PhaseClock::Span> setup(std::in_place, ctx.phases, "timing.setup");
     DeviceProblem cand_problem(task, sc.shape), base_problem(task, sc.shape);
     cand_problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
     base_problem.generate_inputs(dist, kBaselineFirstSeed, stream);
@@ -134,6 +151,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     };
     Planned cand_plan = plan_candidate(candidate, cand_problem, ctx, sc.shape);
     Planned base_plan = plan_for(baseline, base_problem, stream);
+    setup.reset();
     if (cand_plan.status != 0 || base_plan.status != 0) {
       timing.error = "plan failed";
       timing.details["candidate_plan_status"] = cand_plan.status;
@@ -155,6 +173,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     // replayed output cannot be right, and no call finds its inputs already seen. Derived
     // inputs (attention backward: O, LSE) and their sources keep their first values.
     options.before_sample = [&](int sample) {
+      const auto inputs = ctx.phases.span("timing.rounds.inputs");
       const RoundSeeds seeds = round_seeds(sample);
       cand_problem.redraw_free_inputs(dist, seeds.candidate, stream);
       base_problem.redraw_free_inputs(dist, seeds.baseline, stream);
@@ -165,7 +184,10 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     RoundCheck rounds(dist, cand_problem, base_problem,
                       job.baseline == "library" ? &baseline : nullptr, base_plan.workspace.data(),
                       base_plan.workspace.bytes(), stream);
-    options.after_sample = [&](int sample) { rounds.after_round(sample); };
+    options.after_sample = [&](int sample) {
+      const auto checks = ctx.phases.span("timing.rounds.checks");
+      rounds.after_round(sample);
+    };
     // The watchdog covers the whole timing of the shape; the monitor only the candidate's calls.
     const auto limit = std::max(std::chrono::seconds(60), 3 * ctx.call_deadline);
     CandidateScope scope(ctx, "timing at " + sc.shape.to_string(), limit);
@@ -177,8 +199,14 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
                                 return status;
                               }};
     if (ctx.counters != nullptr) {
-      timed_candidate.enter = [&, si] { ctx.counters->begin(si); };
-      timed_candidate.leave = [&](bool after_flush) { ctx.counters->end(after_flush); };
+      timed_candidate.enter = [&, si] {
+        const auto counting = ctx.phases.span("timing.rounds.counters");
+        ctx.counters->begin(si);
+      };
+      timed_candidate.leave = [&](bool after_flush) {
+        const auto counting = ctx.phases.span("timing.rounds.counters");
+        ctx.counters->end(after_flush);
+      };
     }
     std::vector<TimedCall> calls = {std::move(timed_candidate), {"baseline", [&](cudaStream_t) {
                                                                    return baseline.run(base_args);
@@ -187,6 +215,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     const json clocks_before = clock_snapshot(job.device);
     TimingSamples samples;
     try {
+      const auto timed = ctx.phases.span("timing.rounds");
       samples = time_interleaved(calls, options, stream);
     } catch (const ApiError& e) {
       throw CandidateFault(std::string("during timing: ") + e.what());
@@ -204,6 +233,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
       continue;
     }
     // The last sample round's candidate outputs, on that round's fresh inputs.
+    const auto final_check = ctx.phases.span("timing.final_check");
     const bool inputs_intact = cand_problem.modified_input_bytes(stream) == 0 &&
                                cand_problem.modified_guard_bytes(stream) == 0;
     OutputCheck last = check_against_reference(cand_problem, dist, stream);
