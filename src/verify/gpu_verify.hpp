@@ -1,6 +1,6 @@
-// Device-side verification: input generation, poisoning, the independent fp32 GEMM reference,
-// output comparison and input-unchanged checks. All calls enqueue on `stream`; results that come
-// back to the host synchronize it.
+// Device-side verification: input generation, poisoning, the independent references (fp64 inside,
+// fp32 out), output comparison and input-unchanged checks. All calls enqueue on
+// `stream`; results that come back to the host synchronize it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,8 +28,9 @@ void poison(void* dst, DType dtype, int64_t count, cudaStream_t stream);
 void bf16_to_f32(const void* src, float* dst, int64_t count, cudaStream_t stream);
 void f32_to_bf16(const float* src, void* dst, int64_t count, cudaStream_t stream);
 
-/// ref[m, n] = sum_k a[m, k] * b[n, k] with fp32 accumulation; a, b row-major bf16, ref fp32.
-/// A plain tiled SIMT kernel of our own: it shares no code with cuBLAS or the solutions.
+/// ref[m, n] = sum_k a[m, k] * b[n, k] in fp64, rounded once to fp32; a, b row-major bf16.
+/// Through cuBLASLt's fp64 path (not the bf16 one the baseline uses); allocates fp64 copies of
+/// a, b and the product and frees them before it returns, which waits for the GPU.
 void reference_gemm_bf16(const void* a, const void* b, float* ref, int64_t M, int64_t N, int64_t K,
                          cudaStream_t stream);
 
@@ -41,17 +42,25 @@ struct AttentionDims {
   float scale = 1.f;
 };
 
-/// fp32 out [B,H,S,D] and lse [B,H,S] from bf16 q [B,H,S,D], k and v [B,HKV,S,D]. Plain SIMT
-/// kernels of our own. Throws InputError for head_dim > 256 or seq > 32768.
-void reference_attention_forward(const void* q, const void* k, const void* v, float* out,
-                                 float* lse, const AttentionDims& dims, cudaStream_t stream);
+/// fp32 out [B,H,S,D] and lse [B,H,S] from bf16 q [B,H,S,D], k and v [B,HKV,S,D], computed in
+/// fp64 (products through cuBLASLt, the rest in kernels of our own) and rounded once. Allocates
+/// its fp64 scratch (up to about 10 bytes per input element plus 512 MiB) and frees it before it
+/// returns, which waits for the GPU. Throws InputError for head_dim > 256 or seq > 2^20.
+/// fp64 score elements (query rows x keys) the attention references hold per tile: 256 MiB.
+/// Tests pass fewer to make a small problem span several tiles.
+inline constexpr int64_t kAttentionTileElements = int64_t{1} << 25;
 
-/// fp32 dq [B,H,S,D], dk and dv [B,HKV,S,D] from bf16 q, k, v, dout and the fp32 forward
-/// reference's out and lse; `delta` is fp32 scratch of [B,H,S].
+void reference_attention_forward(const void* q, const void* k, const void* v, float* out,
+                                 float* lse, const AttentionDims& dims, cudaStream_t stream,
+                                 int64_t tile_elements = kAttentionTileElements);
+
+/// fp32 dq [B,H,S,D], dk and dv [B,HKV,S,D] from bf16 q, k, v, dout and fp32 out and lse, in
+/// fp64 like the forward; `delta` [B,H,S] receives rowsum(dout * out) rounded to fp32.
 void reference_attention_backward(const void* q, const void* k, const void* v, const void* dout,
                                   const float* out, const float* lse, float* delta, float* dq,
                                   float* dk, float* dv, const AttentionDims& dims,
-                                  cudaStream_t stream);
+                                  cudaStream_t stream,
+                                  int64_t tile_elements = kAttentionTileElements);
 
 /// Compares `count` elements of `out` (dtype) with fp32 `ref` laid out with `cols` columns.
 /// Synchronizes `stream` and returns the statistics.
