@@ -20,6 +20,9 @@ struct EvalConfig {
   int timing_samples = 50;                    ///< PTXBENCH_TIMING_SAMPLES (rounds at least)
   int timing_min_ms = 100;        ///< PTXBENCH_TIMING_MIN_MS: device time per shape to reach
   int timing_max_samples = 1000;  ///< PTXBENCH_TIMING_MAX_SAMPLES: rounds at most
+  /// PTXBENCH_SUSTAINED_CALLS: calls per back-to-back batch of the sustained regime (0: off)
+  int sustained_calls = 20;
+  int sustained_rounds = 10;      ///< PTXBENCH_SUSTAINED_ROUNDS: timed batch rounds
   bool run_timing = true;         ///< --no-timing
   bool self_baseline = false;     ///< --self-baseline: time the candidate against itself
   bool keep_temp = false;         ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders

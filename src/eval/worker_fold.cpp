@@ -21,6 +21,20 @@ std::string timed_round_failure(const ShapeTiming& t) {
          " (correct in the correctness stage: a skipped, cached or replayed call)";
 }
 
+// The reason for a wrong output in the sustained regime's back-to-back batches.
+std::string sustained_failure(const ShapeTiming& t) {
+  const json failure =
+      t.sustained->details.value("rounds", json::object()).value("failure", json());
+  std::string what = "the output of a back-to-back call on fresh inputs was wrong";
+  if (failure.is_object())
+    what = "sustained round " + failure.value("round", json(0)).dump() + ", call " +
+           failure.value("call", json(0)).dump() +
+           " of the batch: " + failure.value("what", std::string("wrong output"));
+  return what + " at " + t.shape.dump() +
+         " (correct in the correctness stage and the cold rounds: a skipped, cached or replayed "
+         "call)";
+}
+
 // The one-line reason for the first failing correctness case.
 std::string case_failure(const json& f) {
   std::string why = "at " + f["shape"].dump() + (f.value("hidden", false) ? " (hidden)" : "");
@@ -97,6 +111,8 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
       const ShapeTiming& t = timing.back();
       if (t.verified == false && cheat.reason.empty())
         cheat = {Outcome::kRejectedCheat, timed_round_failure(t)};
+      if (t.sustained && t.sustained->verified == false && cheat.reason.empty())
+        cheat = {Outcome::kRejectedCheat, sustained_failure(t)};
       if (t.error.empty() && t.speedup.median > kAuditSpeedup) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "speedup %.2fx over the library at %s (above %.2fx)",

@@ -24,6 +24,8 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"timing_samples", job.timing_samples},
           {"timing_min_ms", job.timing_min_ms},
           {"timing_max_samples", job.timing_max_samples},
+          {"sustained_calls", job.sustained_calls},
+          {"sustained_rounds", job.sustained_rounds},
           {"device", job.device},
           {"baseline", job.baseline},
           {"environment", job.environment}};
@@ -56,6 +58,8 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.timing_samples = field("timing_samples").get<int>();
   job.timing_min_ms = field("timing_min_ms").get<int>();
   job.timing_max_samples = field("timing_max_samples").get<int>();
+  job.sustained_calls = field("sustained_calls").get<int>();
+  job.sustained_rounds = field("sustained_rounds").get<int>();
   job.device = field("device").get<int>();
   job.baseline = field("baseline").get<std::string>();
   job.environment = field("environment").get<std::vector<std::string>>();

@@ -13,7 +13,7 @@
 
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 6;
+constexpr int kWorkerProtocolVersion = 7;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -56,6 +56,10 @@ struct WorkerJob {
   int timing_samples = 50;      ///< rounds at least
   int timing_min_ms = 0;        ///< more rounds until the timed calls add up to this
   int timing_max_samples = 50;  ///< rounds at most
+  /// The sustained regime (docs/timing.md): calls per back-to-back batch (0: not measured) and
+  /// timed batch rounds.
+  int sustained_calls = 0;
+  int sustained_rounds = 10;
   int device = 0;
   /// "library": the task's baseline (cuBLASLt); "self": the candidate timed against itself, the
   /// timing self-check (speedup must come out 1.00).

@@ -31,6 +31,7 @@ constexpr const char* kFloorKinds[] = {"flop_share", "executions"};
 
 // Keys of a timing record that ShapeTiming holds itself; everything else is `details`.
 constexpr const char* kTimingKeys[] = {"shape",
+                                       "sustained",
                                        "hidden",
                                        "label",
                                        "error",
@@ -146,12 +147,49 @@ void from_json(const json& j, Interval& i) {
   i.count = j.value("count", int64_t{0});
 }
 
+void to_json(json& j, const SustainedTiming& s) {
+  j = s.details;
+  j["calls"] = s.calls;
+  if (!s.error.empty()) {
+    j["error"] = s.error;
+    return;
+  }
+  j["candidate"] = s.candidate;
+  j["baseline"] = s.baseline;
+  j["speedup"] = s.speedup;
+  put_optional(j, "verified", s.verified);
+}
+
+void from_json(const json& j, SustainedTiming& s) {
+  s.calls = j.at("calls").get<int>();
+  s.error = j.value("error", std::string());
+  if (s.error.empty()) {
+    s.candidate = j.at("candidate").get<Interval>();
+    s.baseline = j.at("baseline").get<Interval>();
+    s.speedup = j.at("speedup").get<Interval>();
+  }
+  s.verified = get_optional<bool>(j, "verified");
+  s.details = json::object();
+  for (const auto& [key, value] : j.items())
+    if (key != "calls" && key != "error" && key != "candidate" && key != "baseline" &&
+        key != "speedup" && key != "verified" && key != "candidate_tflops" &&
+        key != "baseline_tflops")
+      s.details[key] = value;
+}
+
 void to_json(json& j, const ShapeTiming& t) {
   j = t.details;
   j["shape"] = t.shape;
   j["hidden"] = t.hidden;
   j["label"] = t.label;
   j["flops"] = t.flops;
+  if (t.sustained) {
+    j["sustained"] = *t.sustained;
+    if (t.sustained->error.empty() && t.flops > 0) {
+      j["sustained"]["candidate_tflops"] = t.flops / (t.sustained->candidate.median * 1e-6) / 1e12;
+      j["sustained"]["baseline_tflops"] = t.flops / (t.sustained->baseline.median * 1e-6) / 1e12;
+    }
+  }
   if (!t.error.empty()) {
     j["error"] = t.error;
     return;
@@ -211,6 +249,7 @@ void from_json(const json& j, ShapeTiming& t) {
   t.peak_tflops = get_optional<double>(j, "peak_tflops");
   t.bytes = j.value("bytes", 0.0);
   t.peak_gbs = get_optional<double>(j, "peak_gbs");
+  if (j.contains("sustained")) t.sustained = j["sustained"].get<SustainedTiming>();
   t.details = json::object();
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(kTimingKeys), std::end(kTimingKeys), key) == std::end(kTimingKeys))

@@ -70,6 +70,18 @@ struct Interval {
 
 /// One timed shape: candidate and library times in microseconds, interleaved per round, and the
 /// speedup (library time / candidate time, median of the paired ratios).
+/// The sustained regime at one timed shape (docs/timing.md): batches of `calls` back-to-back
+/// calls on distinct fresh inputs, no L2 flush inside a batch, interleaved batch by batch with the
+/// library's; times per call (batch time / calls).
+struct SustainedTiming {
+  int calls = 0;
+  std::string error;  ///< why it was not measured; only `calls` and `details` are set then
+  Interval candidate, baseline, speedup;
+  std::optional<bool> verified;  ///< every output of every timed batch checked right
+  /// Raw per-call samples of each round, clocks, round checks; written and read unchanged.
+  nlohmann::json details = nlohmann::json::object();
+};
+
 struct ShapeTiming {
   nlohmann::json shape;  ///< {dim: value}
   bool hidden = false;
@@ -96,6 +108,8 @@ struct ShapeTiming {
   /// The rest of the worker's record (raw samples, clocks, round checks, the library's plan),
   /// written and read unchanged.
   nlohmann::json details = nlohmann::json::object();
+  /// The sustained regime beside the cold one (the score); nullopt when it was not run.
+  std::optional<SustainedTiming> sustained;
 
   double candidate_tflops() const { return flops / (candidate.median * 1e-6) / 1e12; }
   double baseline_tflops() const { return flops / (baseline.median * 1e-6) / 1e12; }
@@ -119,6 +133,8 @@ void to_json(nlohmann::json& j, const TargetEvidence& t);
 void from_json(const nlohmann::json& j, TargetEvidence& t);
 void to_json(nlohmann::json& j, const CorrectnessSummary& c);
 void from_json(const nlohmann::json& j, CorrectnessSummary& c);
+void to_json(nlohmann::json& j, const SustainedTiming& s);
+void from_json(const nlohmann::json& j, SustainedTiming& s);
 void to_json(nlohmann::json& j, const Interval& i);
 void from_json(const nlohmann::json& j, Interval& i);
 /// Adds the derived candidate_tflops, baseline_tflops, fraction_of_library and, with a peak,

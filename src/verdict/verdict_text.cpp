@@ -81,6 +81,25 @@ std::string interval_text(const Interval& i) {
   return fmt("%.3f", i.median) + " [" + fmt("%.3f", i.low) + ", " + fmt("%.3f", i.high) + "]";
 }
 
+// "    sustained (20 back to back): candidate 12.3 us  library 10.1 us  speedup 0.82 [..]".
+void render_sustained(std::ostringstream& os, const ShapeTiming& t) {
+  const SustainedTiming& s = *t.sustained;
+  os << "    sustained (" << s.calls << " back to back): ";
+  if (!s.error.empty()) {
+    os << s.error << "\n";
+    return;
+  }
+  if (!t.hidden)
+    os << "candidate " << fmt("%.1f", s.candidate.median) << " us  library "
+       << fmt("%.1f", s.baseline.median) << " us  ";
+  os << "speedup " << interval_text(s.speedup);
+  const json cb = s.details.value("clocks_before", json::object());
+  const json ca = s.details.value("clocks_after", json::object());
+  if (!t.hidden && cb.contains("sm_mhz") && ca.contains("sm_mhz"))
+    os << "  SM " << cb["sm_mhz"].dump() << "->" << ca["sm_mhz"].dump() << " MHz";
+  os << "\n";
+}
+
 void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timing) {
   os << "timing (median of samples, 95% CI; speedup = library time / candidate time):\n";
   for (const ShapeTiming& t : timing) {
@@ -93,6 +112,7 @@ void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timin
     if (t.hidden) {  // the redaction rule: a hidden shape's speedup only
       os << "  " << (t.label.empty() ? std::string("a hidden shape") : t.label) << ": speedup "
          << interval_text(t.speedup) << "\n";
+      if (t.sustained) render_sustained(os, t);
       continue;
     }
     os << "  " << shape << " candidate " << fmt("%.1f", t.candidate.median) << " us ("
@@ -110,6 +130,7 @@ void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timin
     if (cb.contains("sm_mhz") && ca.contains("sm_mhz"))
       os << "  SM " << cb["sm_mhz"].dump() << "->" << ca["sm_mhz"].dump() << " MHz";
     os << "\n";
+    if (t.sustained) render_sustained(os, t);
   }
 }
 

@@ -128,12 +128,13 @@ void CallCounters::fail(const std::string& what) {
   ok_ = false;
 }
 
-void CallCounters::begin(size_t shape) {
+void CallCounters::begin(size_t shape, int calls) {
   if (!ok_) return;
   try {
     profiler_->push(range_name(pending_.size()).c_str());
     in_range_ = true;
-    pending_.push_back({shape, false, next_call_++});
+    pending_.push_back({shape, false, next_call_, calls});
+    next_call_ += calls;
   } catch (const ApiError& e) {
     fail(std::string("pushing a counter range failed: ") + e.what());
   }
@@ -164,9 +165,10 @@ void CallCounters::finish_pass() {
     if (pending_[i].after_flush)
       for (size_t k = 0; k < counts.size() && k < flush_counts_.size(); ++k)
         counts[k] -= flush_counts_[k];
+    for (double& c : counts) c /= pending_[i].calls;
     CountedCalls& group = groups_[pending_[i].shape][counts];
     group.values = counts;
-    ++group.count;
+    group.count += pending_[i].calls;
     if (group.calls.size() < kCallsPerGroupKept) group.calls.push_back(pending_[i].call);
   }
   pending_.clear();

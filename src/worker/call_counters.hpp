@@ -39,9 +39,11 @@ class CallCounters {
   nlohmann::json check(cudaStream_t stream);
   bool ok() const { return ok_; }
 
-  /// Brackets one candidate call at timed shape `shape` (the task's shape index). Never throws:
-  /// a profiler failure ends counting and is reported by failure().
-  void begin(size_t shape);
+  /// Brackets one candidate call at timed shape `shape` (the task's shape index), or `calls`
+  /// back-to-back calls (a sustained batch: the range's counts are divided by `calls`, so they
+  /// match the profiled call only when every call in the batch does the same). Never throws: a
+  /// profiler failure ends counting and is reported by failure().
+  void begin(size_t shape, int calls = 1);
   void end(bool after_flush);
   /// The first failure of the range profiler after candidate code ran; "" while none.
   const std::string& failure() const { return failure_; }
@@ -67,6 +69,7 @@ class CallCounters {
     size_t shape;
     bool after_flush;
     int64_t call;
+    int calls;  ///< calls inside the range
   };
   std::vector<Pending> pending_;
   int64_t next_call_ = 0;

@@ -18,6 +18,7 @@
 #include "worker/problem.hpp"
 #include "worker/round_check.hpp"
 #include "worker/stage_helpers.hpp"
+#include "worker/sustained.hpp"
 
 namespace ptxb {
 namespace {
@@ -246,6 +247,9 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     timing.details["candidate_us"] = samples.us[0];
     timing.details["baseline_us"] = samples.us[1];
     timing.details["baseline_plan"] = baseline.plan_report();
+    if (job.sustained_calls > 0 && timing.verified == true)
+      timing.sustained =
+          run_sustained(task, si, candidate, baseline, job.baseline == "library", job, ctx);
     send();
   }
 }

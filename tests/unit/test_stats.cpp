@@ -98,3 +98,30 @@ TEST(RoundSeeds, CandidateAndLibraryNeverShareInputs) {
 
 }  // namespace
 }  // namespace ptxb
+
+namespace ptxb {
+namespace {
+
+TEST(RoundSeeds, SustainedSetsAreDistinctFromEachOtherAndFromColdRounds) {
+  std::set<uint64_t> cold, candidate, baseline;
+  for (int r = 0; r < 5000; ++r) {
+    cold.insert(round_seeds(r).candidate);
+    cold.insert(round_seeds(r).baseline);
+  }
+  cold.insert(kBaselineFirstSeed);
+  for (int round = -1; round < 100; ++round)
+    for (int call = 0; call < 64; ++call) {
+      candidate.insert(sustained_seeds(round, call).candidate);
+      baseline.insert(sustained_seeds(round, call).baseline);
+    }
+  EXPECT_EQ(candidate.size(), 101u * 64u) << "every call of every batch its own inputs";
+  EXPECT_EQ(baseline.size(), 101u * 64u);
+  for (const uint64_t s : candidate) {
+    EXPECT_EQ(baseline.count(s), 0u) << s;
+    EXPECT_EQ(cold.count(s), 0u) << s;
+  }
+  for (const uint64_t s : baseline) EXPECT_EQ(cold.count(s), 0u) << s;
+}
+
+}  // namespace
+}  // namespace ptxb

@@ -113,6 +113,39 @@ TEST(VerdictParts, TimingDerivesTflopsAndKeepsTheWorkersOtherFields) {
   EXPECT_EQ(f.get<ShapeTiming>().error, "ptxb_run returned 3");
 }
 
+TEST(VerdictParts, SustainedRegimeRoundTripsBesideTheColdOne) {
+  ShapeTiming t = timed_shape();
+  SustainedTiming s;
+  s.calls = 20;
+  s.candidate = {180, 179, 181, 10};
+  s.baseline = {150, 149, 151, 10};
+  s.speedup = {0.83, 0.82, 0.84, 10};
+  s.verified = true;
+  s.details = {{"candidate_us", {180.0, 181.0}}, {"rounds", {{"outputs_checked", 200}}}};
+  t.sustained = s;
+  const json j = t;
+  EXPECT_EQ(j["sustained"]["calls"], 20);
+  EXPECT_EQ(j["sustained"]["speedup"]["median"], 0.83);
+  EXPECT_NEAR(j["sustained"]["candidate_tflops"].get<double>(), t.flops / 180e-6 / 1e12, 1e-9);
+  EXPECT_EQ(j["sustained"]["rounds"]["outputs_checked"], 200);
+  EXPECT_FALSE(j.contains("calls")) << "the cold fields stay where they were";
+  const ShapeTiming back = j.get<ShapeTiming>();
+  ASSERT_TRUE(back.sustained);
+  EXPECT_EQ(back.sustained->calls, 20);
+  EXPECT_EQ(back.sustained->candidate.median, 180);
+  EXPECT_EQ(back.sustained->verified, true);
+  EXPECT_EQ(back.sustained->details, s.details);
+  EXPECT_FALSE(back.details.contains("sustained"));
+  EXPECT_EQ(json(back), j);
+
+  t.sustained = SustainedTiming{
+      20, "not enough device memory for 40 input sets", {}, {}, {}, std::nullopt, json::object()};
+  const json failed = t;
+  EXPECT_FALSE(failed["sustained"].contains("speedup"));
+  EXPECT_EQ(failed.get<ShapeTiming>().sustained->error, t.sustained->error);
+  EXPECT_FALSE(json(timed_shape()).contains("sustained")) << "absent when not run";
+}
+
 TEST(VerdictParts, AVerdictReadsBackWhatItWrote) {
   const json written = full_verdict().to_json();
   EXPECT_EQ(written["schema"], kVerdictSchemaVersion);

@@ -1,0 +1,198 @@
+#include "worker/sustained.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "core/error.hpp"
+#include "cuda/cuda_check.hpp"
+#include "timing/interleaved.hpp"
+#include "timing/median_json.hpp"
+#include "timing/round_seeds.hpp"
+#include "timing/stats.hpp"
+#include "worker/environment.hpp"
+#include "worker/problem.hpp"
+#include "worker/round_check.hpp"
+#include "worker/stage_helpers.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMemoryMargin = size_t{2} << 30;  // left free beside the input sets
+
+size_t free_device_memory() {
+  size_t free = 0, total = 0;
+  PTXB_CHECK_CUDA(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
+// R problems per side; the first one's size (measured) decides whether the rest fit.
+struct InputSets {
+  std::vector<std::unique_ptr<DeviceProblem>> candidate, baseline;
+  std::string error;
+};
+
+InputSets allocate_sets(const TaskSpec& task, const Shape& shape, int calls) {
+  InputSets sets;
+  const size_t before = free_device_memory();
+  sets.candidate.push_back(std::make_unique<DeviceProblem>(task, shape));
+  const size_t one = before - std::min(before, free_device_memory());
+  const size_t needed = one * (2 * static_cast<size_t>(calls) - 1) + kMemoryMargin;
+  if (needed > free_device_memory()) {
+    sets.error = "not enough device memory for " + std::to_string(2 * calls) +
+                 " input sets: needs " + std::to_string(needed >> 20) + " MiB, " +
+                 std::to_string(free_device_memory() >> 20) + " MiB free";
+    sets.candidate.clear();
+    return sets;
+  }
+  for (int r = 1; r < calls; ++r)
+    sets.candidate.push_back(std::make_unique<DeviceProblem>(task, shape));
+  for (int r = 0; r < calls; ++r)
+    sets.baseline.push_back(std::make_unique<DeviceProblem>(task, shape));
+  return sets;
+}
+
+// One call per problem, back to back on `stream`; the first non-zero status, else 0.
+int run_batch(Implementation& impl, const std::vector<ptxb_args>& args) {
+  for (const ptxb_args& a : args)
+    if (const int status = impl.run(a); status != 0) return status;
+  return 0;
+}
+
+std::vector<double> per_call(const std::vector<double>& batch_us, int calls) {
+  std::vector<double> out;
+  for (double us : batch_us) out.push_back(us / calls);
+  return out;
+}
+
+}  // namespace
+
+SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implementation& candidate,
+                              Implementation& baseline, bool library, const WorkerJob& job,
+                              StageContext& ctx) {
+  const ShapeCase& sc = task.shapes[shape_index];
+  const cudaStream_t stream = ctx.stream;
+  const DistributionSpec& dist = task.correctness.distributions.front();
+  const int calls = job.sustained_calls;
+  SustainedTiming out;
+  out.calls = calls;
+
+  std::optional<PhaseClock::Span> setup(std::in_place, ctx.phases, "timing.sustained.setup");
+  InputSets sets = allocate_sets(task, sc.shape, calls);
+  if (!sets.error.empty()) {
+    out.error = sets.error;
+    return out;
+  }
+  for (int r = 0; r < calls; ++r) {
+    const RoundSeeds seeds = sustained_seeds(-1, r);
+    sets.candidate[r]->generate_inputs(dist, seeds.candidate, stream);
+    sets.baseline[r]->generate_inputs(dist, seeds.baseline, stream);
+  }
+  Planned cand_plan = plan_candidate(candidate, *sets.candidate[0], ctx, sc.shape);
+  Planned base_plan = plan_for(baseline, *sets.baseline[0], stream);
+  if (cand_plan.status != 0 || base_plan.status != 0) {
+    out.error = "plan failed";
+    return out;
+  }
+  std::vector<ptxb_args> cand_args, base_args;
+  std::vector<std::unique_ptr<RoundCheck>> checks;
+  for (int r = 0; r < calls; ++r) {
+    cand_args.push_back(
+        sets.candidate[r]->args(cand_plan.workspace.data(), cand_plan.workspace.bytes(), stream));
+    base_args.push_back(
+        sets.baseline[r]->args(base_plan.workspace.data(), base_plan.workspace.bytes(), stream));
+    // After its batch, the baseline's output buffers receive the library's answer for the
+    // candidate's inputs (worker/round_check.hpp); the next round redraws those inputs.
+    checks.push_back(std::make_unique<RoundCheck>(
+        dist, *sets.candidate[r], *sets.baseline[r], library ? &baseline : nullptr,
+        base_plan.workspace.data(), base_plan.workspace.bytes(), stream));
+  }
+  setup.reset();
+
+  TimingOptions options;
+  options.warmup = 1;
+  options.samples = job.sustained_rounds;
+  options.max_samples = job.sustained_rounds;
+  options.before_sample = [&](int round) {
+    const auto inputs = ctx.phases.span("timing.sustained.inputs");
+    for (int r = 0; r < calls; ++r) {
+      const RoundSeeds seeds = sustained_seeds(round, r);
+      sets.candidate[r]->redraw_free_inputs(dist, seeds.candidate, stream);
+      sets.baseline[r]->redraw_free_inputs(dist, seeds.baseline, stream);
+      sets.candidate[r]->poison_outputs(stream);
+    }
+  };
+  options.after_sample = [&](int round) {
+    const auto checking = ctx.phases.span("timing.sustained.checks");
+    for (const auto& check : checks) check->after_round(round);
+  };
+  const auto limit = std::max(std::chrono::seconds(60), 3 * ctx.call_deadline);
+  CandidateScope scope(ctx, "sustained timing at " + sc.shape.to_string(), limit);
+  scope.disarm();
+  TimedCall cand_batch{"candidate", [&](cudaStream_t) {
+                         scope.arm();
+                         const int status = run_batch(candidate, cand_args);
+                         scope.disarm();
+                         return status;
+                       }};
+  if (ctx.counters != nullptr) {
+    cand_batch.enter = [&] { ctx.counters->begin(shape_index, calls); };
+    cand_batch.leave = [&](bool after_flush) { ctx.counters->end(after_flush); };
+  }
+  const std::vector<TimedCall> batches = {
+      std::move(cand_batch),
+      {"baseline", [&](cudaStream_t) { return run_batch(baseline, base_args); }}};
+  const json clocks_before = clock_snapshot(job.device);
+  TimingSamples samples;
+  try {
+    const auto timed = ctx.phases.span("timing.sustained.rounds");
+    samples = time_interleaved(batches, options, stream);
+  } catch (const ApiError& e) {
+    throw CandidateFault(std::string("during sustained timing: ") + e.what());
+  }
+  out.details["clocks_before"] = clocks_before;
+  out.details["clocks_after"] = clock_snapshot(job.device);
+  scope.close();
+  if (samples.failed_status != 0) {
+    out.error = samples.failed_name + " returned " + std::to_string(samples.failed_status);
+    return out;
+  }
+
+  // The last call of the last round against the fp32 reference, like the cold regime's last round.
+  const auto final_check = ctx.phases.span("timing.sustained.final_check");
+  OutputCheck last = check_against_reference(*sets.candidate.back(), dist, stream);
+  int rounds_checked = 0, outputs_checked = 0, confirmations = 0;
+  json failure;  // the first call whose check failed, null while none
+  for (int r = 0; r < calls; ++r) {
+    const json report = checks[r]->report();
+    rounds_checked = std::max(rounds_checked, report["rounds_checked"].get<int>());
+    outputs_checked += report["rounds_checked"].get<int>();
+    confirmations += report["confirmations"].get<int>();
+    if (checks[r]->failed() && failure.is_null()) {
+      failure = report["failure"];
+      failure["call"] = r;
+    }
+  }
+  json rounds = {{"rounds_checked", rounds_checked},
+                 {"outputs_checked", outputs_checked},
+                 {"confirmations", confirmations},
+                 {"quick_check", library}};
+  if (!failure.is_null()) rounds["failure"] = failure;
+  const std::vector<double> cand_us = per_call(samples.us[0], calls),
+                            base_us = per_call(samples.us[1], calls);
+  out.candidate = interval(median_ci(cand_us));
+  out.baseline = interval(median_ci(base_us));
+  out.speedup = interval(median_ci(paired_ratios(base_us, cand_us)));
+  out.verified = last.passed && failure.is_null();
+  out.details["rounds"] = rounds;
+  out.details["verification"] = std::move(last.outputs);
+  out.details["warmup"] = options.warmup;
+  out.details["samples"] = cand_us.size();
+  out.details["candidate_us"] = cand_us;
+  out.details["baseline_us"] = base_us;
+  return out;
+}
+
+}  // namespace ptxb

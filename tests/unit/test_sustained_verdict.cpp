@@ -1,0 +1,80 @@
+// The sustained regime in the verdict: a wrong output in a back-to-back batch is a cheat naming
+// the round and the call; the text verdict shows the regime under its shape, and for a hidden
+// shape its speedup only.
+#include <gtest/gtest.h>
+
+#include "eval/worker_fold.hpp"
+#include "protocol/protocol.hpp"
+#include "verdict/verdict.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+ShapeTiming timed(bool hidden) {
+  ShapeTiming t;
+  t.shape = {{"M", 128}, {"N", 8192}, {"K", 8192}};
+  t.hidden = hidden;
+  t.label = hidden ? "hidden shape #4" : "M=128 N=8192 K=8192";
+  t.flops = 2.0 * 128 * 8192 * 8192;
+  t.candidate = {85, 84, 86, 700};
+  t.baseline = {46, 45, 47, 700};
+  t.speedup = {0.54, 0.53, 0.55, 700};
+  t.verified = true;
+  SustainedTiming s;
+  s.calls = 20;
+  s.candidate = {80, 79, 81, 10};
+  s.baseline = {38, 37, 39, 10};
+  s.speedup = {0.47, 0.46, 0.48, 10};
+  s.verified = true;
+  t.sustained = s;
+  return t;
+}
+
+Verdict fold(const ShapeTiming& t) {
+  json timing = t;
+  timing["type"] = "timing";
+  std::string bytes;
+  for (const json& m : {json{{"type", "hello"}, {"protocol", kWorkerProtocolVersion}}, timing,
+                        json{{"type", "done"}}})
+    bytes += m.dump() + "\n";
+  ProcessResult p;
+  p.exit_code = 0;
+  p.result_bytes = bytes;
+  Verdict v;
+  const WorkerOutcome w = fold_worker(p, "", v);
+  v.outcome = w.outcome;
+  v.reason = w.reason;
+  return v;
+}
+
+TEST(SustainedVerdict, AWrongBackToBackOutputIsACheatNamingRoundAndCall) {
+  ShapeTiming t = timed(false);
+  t.sustained->verified = false;
+  t.sustained->details["rounds"] = {
+      {"failure", {{"round", 3}, {"call", 7}, {"what", "wrong output"}}}};
+  const Verdict v = fold(t);
+  EXPECT_EQ(v.outcome, Outcome::kRejectedCheat);
+  EXPECT_NE(v.reason.find("sustained round 3, call 7 of the batch: wrong output"),
+            std::string::npos)
+      << v.reason;
+  EXPECT_EQ(fold(timed(false)).outcome, Outcome::kPassed);
+}
+
+TEST(SustainedVerdict, TextShowsTheRegimeAndHidesAHiddenShapesTimes) {
+  Verdict v;
+  v.timing = {timed(false), timed(true)};
+  const std::string text = render_text(v);
+  EXPECT_NE(text.find("    sustained (20 back to back): candidate 80.0 us  library 38.0 us  "
+                      "speedup 0.470 [0.460, 0.480]"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("hidden shape #4: speedup 0.540 [0.530, 0.550]\n"
+                      "    sustained (20 back to back): speedup 0.470 [0.460, 0.480]\n"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace ptxb
