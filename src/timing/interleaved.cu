@@ -57,6 +57,11 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
     }
     if (out.failed_status != 0) return out;
     if (options.after_sample) options.after_sample(s);
+    if (calls.size() == 2 &&
+        coarse_enough(out.us[0], out.us[1], options.coarse_after, options.coarse_speedup)) {
+      out.coarse = true;
+      break;
+    }
   }
   return out;
 }

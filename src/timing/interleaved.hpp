@@ -29,6 +29,11 @@ struct TimingOptions {
   double min_total_us = 0;
   int max_samples = 0;
   bool flush_l2 = true;
+  /// Slow candidates (timing/stats.hpp, coarse_enough): with two calls (candidate first, library
+  /// second), stop after `coarse_after` rounds (0: never) when the paired speedup is below
+  /// `coarse_speedup`.
+  int coarse_after = 0;
+  double coarse_speedup = 0.1;
   /// Enqueued before each sample round (sample = 0..samples-1) on the stream, outside the
   /// timed events: e.g. fresh input values. Not called for warm-up rounds.
   std::function<void(int sample)> before_sample;
@@ -40,6 +45,7 @@ struct TimingOptions {
 struct TimingSamples {
   std::vector<std::vector<double>> us;  ///< us[impl][sample], microseconds
   int failed_status = 0;                ///< first non-zero status returned by a call, if any
+  bool coarse = false;                  ///< stopped early: a slow candidate (coarse_after)
   std::string failed_name;
 };
 

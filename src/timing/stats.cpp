@@ -39,6 +39,14 @@ int choose_algorithm(const std::vector<double>& median_us, double margin) {
   return median_us[size_t(fastest)] < (1.0 - margin) * median_us[0] ? fastest : 0;
 }
 
+bool coarse_enough(const std::vector<double>& candidate_us, const std::vector<double>& library_us,
+                   int after_rounds, double min_speedup) {
+  if (after_rounds <= 0 || candidate_us.size() < static_cast<size_t>(after_rounds) ||
+      candidate_us.size() != library_us.size())
+    return false;
+  return median_ci(paired_ratios(library_us, candidate_us)).median < min_speedup;
+}
+
 bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
                        double min_total_us, int max_samples) {
   if (rounds_done < min_samples) return true;

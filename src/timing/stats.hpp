@@ -35,4 +35,11 @@ int choose_algorithm(const std::vector<double>& median_us, double margin);
 bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
                        double min_total_us, int max_samples);
 
+/// A slow candidate's timing stops early ("coarse", docs/timing.md): true once at least
+/// `after_rounds` paired samples exist and the median of library / candidate is below
+/// `min_speedup`. More rounds would refine a speedup that is far from mattering, at the cost of
+/// the slow candidate's time. `after_rounds` <= 0 never stops.
+bool coarse_enough(const std::vector<double>& candidate_us, const std::vector<double>& library_us,
+                   int after_rounds, double min_speedup);
+
 }  // namespace ptxb

@@ -125,3 +125,21 @@ TEST(RoundSeeds, SustainedSetsAreDistinctFromEachOtherAndFromColdRounds) {
 
 }  // namespace
 }  // namespace ptxb
+
+namespace ptxb {
+namespace {
+
+TEST(CoarseTiming, StopsASlowCandidateAfterItsRoundsOnly) {
+  const std::vector<double> library(10, 100.0), slow(10, 1100.0), fine(10, 400.0);
+  EXPECT_TRUE(coarse_enough(slow, library, 10, 0.1)) << "0.09x after 10 rounds";
+  EXPECT_FALSE(coarse_enough(fine, library, 10, 0.1)) << "0.25x: timed in full";
+  const std::vector<double> nine_slow(9, 1100.0), nine_library(9, 100.0);
+  EXPECT_FALSE(coarse_enough(nine_slow, nine_library, 10, 0.1)) << "not before 10 rounds";
+  EXPECT_FALSE(coarse_enough(slow, library, 0, 0.1)) << "off";
+  std::vector<double> mostly_fast(10, 400.0);
+  mostly_fast[0] = mostly_fast[1] = 5000.0;  // two slow rounds do not make it coarse
+  EXPECT_FALSE(coarse_enough(mostly_fast, library, 10, 0.1));
+}
+
+}  // namespace
+}  // namespace ptxb
