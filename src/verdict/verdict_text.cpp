@@ -124,7 +124,8 @@ void render_timing(std::ostringstream& os, const std::vector<ShapeTiming>& timin
                      "% of DRAM bandwidth"
                : std::string())
        << ")  library " << fmt("%.1f", t.baseline.median) << " us ("
-       << fmt("%.0f", t.baseline_tflops()) << " TFLOP/s)  speedup " << interval_text(t.speedup);
+       << fmt("%.0f", t.baseline_tflops()) << " TFLOP/s)  speedup " << interval_text(t.speedup)
+       << (t.details.value("coarse", false) ? " (coarse: a slow candidate's few rounds)" : "");
     const json cb = t.details.value("clocks_before", json::object());
     const json ca = t.details.value("clocks_after", json::object());
     if (cb.contains("sm_mhz") && ca.contains("sm_mhz"))
