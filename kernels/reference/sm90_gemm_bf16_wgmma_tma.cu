@@ -10,7 +10,10 @@
 //   wgmma.mma_async m64n256k16 per stage, keeping one wgmma group in flight;
 // - setmaxnreg moves registers from the producer (40) to the consumers (232);
 // - tiles are visited in groups of kGroupM tile rows so that B tiles stay in L2;
-// - edges: TMA zero-fills out-of-bounds rows and the K tail; the epilogue masks stores.
+// - edges: TMA zero-fills out-of-bounds rows and the K tail; the epilogue masks stores;
+// - split-K when the output tiles fill less than half the SMs (few rows, e.g. 128x8192x8192: 32
+//   tiles on 132 SMs): gridDim.y splits of K write fp32 partial tiles into the workspace and a
+//   second kernel sums them in split order (deterministic) into bf16 C.
 // Requirements checked by ptxb_run: K % 8 == 0 (16-byte row pitch for TMA), 16-byte aligned
 // pointers, contiguous row-major tensors.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
@@ -21,6 +24,7 @@
 #include <cuda_runtime.h>
 #include <ptxbench/abi.h>
 
+#include <algorithm>
 #include <cstdint>
 
 // ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
@@ -187,6 +191,9 @@ constexpr int kStages = 4;
 constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
+// Split-K for shapes with fewer tiles than half the SMs (few rows): each split at least this many
+// k-blocks, partial fp32 tiles in the workspace, summed in a fixed order by a second kernel.
+constexpr int kMinKBlocksPerSplit = 8;
 constexpr uint32_t kATileBytes = kBlockM * kBlockK * 2;
 constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
 
@@ -260,6 +267,27 @@ __device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int t
   return {(first_m + in_group % rows_in_group) * kBlockM, (in_group / rows_in_group) * kBlockN};
 }
 
+// Writes a consumer's (64, kBlockN) fp32 accumulator tile as fp32 partial sums into `part`
+// (row-major (M, N)), masking rows >= M, cols >= N.
+__device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], float* part, int row0,
+                                              int n0, int M, int N) {
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const int row_a = row0 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      float* dst = part + static_cast<int64_t>(row) * N + col;
+      dst[0] = d[i * 4 + half * 2];
+      if (col + 1 < N) dst[1] = d[i * 4 + half * 2 + 1];
+    }
+  }
+}
+
 // Writes a consumer's (64, kBlockN) fp32 accumulator tile as bf16, masking rows >= M, cols >= N.
 __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_bfloat16* c,
                                            int row0, int n0, int M, int N) {
@@ -287,10 +315,13 @@ __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_b
   }
 }
 
+// blockIdx.x: the output tile; blockIdx.y: the split of K (k-blocks [y * split_kb, (y + 1) *
+// split_kb)). One split writes C; several write fp32 partials (gridDim.y of them) for
+// reduce_splits.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
-                     const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c, int M, int N,
-                     int K) {
+                     const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c, float* partials,
+                     int M, int N, int K, int split_kb) {
   extern __shared__ uint8_t smem_raw[];
   auto& smem = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                                  ~uintptr_t(1023));
@@ -299,7 +330,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tiles_m = (M + kBlockM - 1) / kBlockM;
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
   const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
-  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  const int kb_begin = blockIdx.y * split_kb;
+  const int k_blocks = min((K + kBlockK - 1) / kBlockK - kb_begin, split_kb);  // this split's
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -321,8 +353,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         // first pass over the ring (parity 1) does not wait.
         mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
         mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
-        tma_load_2d(smem.a[s], &map_a, &smem.full[s], kb * kBlockK, tile.m0);
-        tma_load_2d(smem.b[s], &map_b, &smem.full[s], kb * kBlockK, tile.n0);
+        const int k0 = (kb_begin + kb) * kBlockK;
+        tma_load_2d(smem.a[s], &map_a, &smem.full[s], k0, tile.m0);
+        tma_load_2d(smem.b[s], &map_b, &smem.full[s], k0, tile.n0);
       }
     }
     return;
@@ -358,8 +391,41 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
 
-  store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
+  if (gridDim.y == 1)
+    store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
+  else
+    store_partial(d, partials + static_cast<int64_t>(blockIdx.y) * M * N, tile.m0 + consumer * 64,
+                  tile.n0, M, N);
 }
+
+// C = sum over the splits of the fp32 partials, in split order, rounded to bf16.
+__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    float sum = partials[i];
+    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
+    c[i] = __float2bfloat16_rn(sum);
+  }
+}
+
+// How the work is cut: k-blocks per split and the number of splits. Several splits only when the
+// output tiles fill less than half the SMs and every split keeps kMinKBlocksPerSplit k-blocks.
+struct SplitK {
+  int split_kb;
+  int splits;
+};
+SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
+  const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
+  const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
+  int splits = 1;
+  if (tiles * 2 <= sms)
+    splits = static_cast<int>(
+        std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
+  const int split_kb = (k_blocks + splits - 1) / splits;
+  return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
+}
+
+int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
 // ---- host side ----
 PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
@@ -399,12 +465,21 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
-  (void)problem;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaFuncSetAttribute(gemm_bf16_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes)) != cudaSuccess)
+    return kLaunchFailed;
   *workspace_bytes = 0;
-  return cudaFuncSetAttribute(gemm_bf16_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(kSharedBytes)) == cudaSuccess
-             ? PTXB_OK
-             : kLaunchFailed;
+  if (problem->num_inputs == 2 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 2) {
+    const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
+                  N = problem->inputs[1].shape[0];
+    const SplitK split = split_k(M, N, K, g_sms);
+    if (split.splits > 1)
+      *workspace_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
+  }
+  return PTXB_OK;
 }
 
 extern "C" int ptxb_run(const ptxb_args* args) {
@@ -422,8 +497,19 @@ extern "C" int ptxb_run(const ptxb_args* args) {
     return kNoTensorMap;
 
   const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
-  gemm_bf16_tma_ws<<<tiles, kThreads, kSharedBytes, static_cast<cudaStream_t>(args->stream)>>>(
-      map_a, map_b, static_cast<__nv_bfloat16*>(args->outputs[0]), static_cast<int>(M),
-      static_cast<int>(N), static_cast<int>(K));
+  const SplitK split = split_k(M, N, K, g_sms);
+  const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
+  if (split.splits > 1 && args->workspace_bytes < partial_bytes) return kBadProblem;
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
+  auto* partials = static_cast<float*>(args->workspace);
+  gemm_bf16_tma_ws<<<dim3(tiles, split.splits), kThreads, kSharedBytes, stream>>>(
+      map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+      split.split_kb);
+  if (split.splits > 1) {
+    const int64_t count = M * N;
+    const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));
+    reduce_splits<<<blocks, 256, 0, stream>>>(partials, c, count, split.splits);
+  }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
