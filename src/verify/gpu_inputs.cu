@@ -1,6 +1,7 @@
 // Counter-based input generation and output poisoning (see gpu_verify.hpp).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <cmath>
 
@@ -33,8 +34,17 @@ __device__ __forceinline__ double draw(uint64_t key, int64_t i, ValueKind kind, 
   return scale * sqrt(-2.0 * log(unit_open(h1))) * cospi(2.0 * unit_open(h2));
 }
 
+// One E4M3 element (core/fp8.hpp), as a type of its own for the templates below.
+struct E4M3 {
+  __nv_fp8_storage_t bits;
+};
+
 template <class T>
 __device__ __forceinline__ T from_double(double v);
+template <>
+__device__ __forceinline__ E4M3 from_double(double v) {
+  return {__nv_cvt_double_to_fp8(v, __NV_SATFINITE, __NV_E4M3)};  // nearest, ties to even
+}
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_double(double v) {
   return __float2bfloat16_rn(static_cast<float>(v));
@@ -91,6 +101,10 @@ void fill_random(void* dst, DType dtype, int64_t count, ValueKind kind, double s
       break;
     case DType::kF64:
       fill_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<double*>(dst), count, kind,
+                                                          scale, key);
+      break;
+    case DType::kF8E4M3:  // the normal draw rounded to E4M3, beyond +-448 saturated
+      fill_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<E4M3*>(dst), count, kind,
                                                           scale, key);
       break;
     default:

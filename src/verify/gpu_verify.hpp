@@ -34,6 +34,11 @@ void f32_to_bf16(const float* src, void* dst, int64_t count, cudaStream_t stream
 void reference_gemm_bf16(const void* a, const void* b, float* ref, int64_t M, int64_t N, int64_t K,
                          cudaStream_t stream);
 
+/// The same for other element types (bf16, f16, f32, E4M3, each widened exactly), the product
+/// scaled by `alpha` in fp64 before the one rounding: ref = alpha * a * b^T.
+void reference_gemm(const void* a, DType a_type, const void* b, DType b_type, double alpha,
+                    float* ref, int64_t M, int64_t N, int64_t K, cudaStream_t stream);
+
 /// Sizes of an attention problem for the reference kernels (src/reference/attention_fp64.hpp
 /// states the definitions and layouts).
 struct AttentionDims {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/fp8.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
 #include "device_copies.hpp"
@@ -81,6 +82,54 @@ TEST(GpuReference, MatchesFp64OnOddShapes) {
             << "M=" << M << " m=" << m << " n=" << n;
       }
   }
+}
+
+std::vector<uint8_t> to_host_bytes(const DeviceBuffer& d, int64_t n) {
+  std::vector<uint8_t> out(static_cast<size_t>(n));
+  PTXB_CHECK_CUDA(cudaMemcpy(out.data(), d.data(), out.size(), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+// E4M3 draws are finite codes whose values spread like a normal draw (rounded to E4M3).
+TEST(GpuInputs, E4M3DrawsAreFiniteAndNormal) {
+  Stream s;
+  DeviceBuffer a(10000);
+  fill_random(a.data(), DType::kF8E4M3, 10000, ValueKind::kNormal, 1.0, 5, 0, s.get());
+  s.synchronize();
+  double sum = 0, squares = 0;
+  for (uint8_t code : to_host_bytes(a, 10000)) {
+    ASSERT_NE(code & 0x7F, 0x7F) << "NaN code";
+    const double v = e4m3_to_double(code);
+    sum += v;
+    squares += v * v;
+  }
+  EXPECT_NEAR(sum / 10000, 0.0, 0.05);
+  EXPECT_NEAR(squares / 10000, 1.0, 0.1);
+}
+
+// The reference on E4M3 operands with a scale, against the fp64 CPU product of the decoded codes.
+TEST(GpuReference, E4M3ProductWithScaleMatchesFp64) {
+  const int64_t M = 33, N = 70, K = 136;
+  const double alpha = 0.375 * 1.5;
+  Stream s;
+  DeviceBuffer a(size_t(M * K)), b(size_t(N * K)), ref(size_t(M * N * 4));
+  fill_random(a.data(), DType::kF8E4M3, M * K, ValueKind::kNormal, 4.0, 9, 0, s.get());
+  fill_random(b.data(), DType::kF8E4M3, N * K, ValueKind::kNormal, 4.0, 9, 1, s.get());
+  reference_gemm(a.data(), DType::kF8E4M3, b.data(), DType::kF8E4M3, alpha, ref.as<float>(), M, N,
+                 K, s.get());
+  s.synchronize();
+  std::vector<float> got(size_t(M * N));
+  PTXB_CHECK_CUDA(cudaMemcpy(got.data(), ref.data(), got.size() * 4, cudaMemcpyDeviceToHost));
+  const auto ha = to_host_bytes(a, M * K), hb = to_host_bytes(b, N * K);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < K; ++k)
+        want += e4m3_to_double(ha[m * K + k]) * e4m3_to_double(hb[n * K + k]);
+      want *= alpha;
+      // Products of E4M3 values are exact in fp64 and their sums here too: one fp32 rounding.
+      ASSERT_NEAR(got[m * N + n], want, 0x1p-24 * std::fabs(want) + 1e-30) << m << " " << n;
+    }
 }
 
 TEST(GpuCompare, FindsPlantedErrorAndNaN) {
