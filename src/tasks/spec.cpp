@@ -96,9 +96,9 @@ void read_dims(const TableReader& root, TaskSpec& task) {
   }
 }
 
-// `values` of an integer input (docs/tasks.md, "Integer inputs"); required there, refused
-// elsewhere.
-void read_integer_values(const TableReader& reader, const TaskSpec& task, TensorSpec& tensor) {
+// `values` of a structured input (docs/tasks.md, "Structured inputs"): required for integer
+// inputs, allowed for float inputs of a float kind, refused on outputs.
+void read_structured_values(const TableReader& reader, const TaskSpec& task, TensorSpec& tensor) {
   const bool integer = is_integer(tensor.dtype);
   if (integer && tensor.role == TensorRole::kOutput)
     reader.fail("dtype", "integer outputs are not supported");
@@ -106,13 +106,17 @@ void read_integer_values(const TableReader& reader, const TaskSpec& task, Tensor
     if (integer) reader.fail("values", "an integer input must say how its values are drawn");
     return;
   }
-  if (!integer) reader.fail("values", "only integer inputs take values (floats use distributions)");
+  if (tensor.role == TensorRole::kOutput) reader.fail("values", "outputs take no values");
+  if (!integer && tensor.dtype != DType::kF32)
+    reader.fail("values", "only integer and f32 inputs take values (others use distributions)");
   const TableReader values = reader.table("values");
   values.only_keys({"kind", "total"});
-  IntegerValues v;
+  StructuredValues v;
   v.kind = values.string("kind");
-  if (!contains(integer_value_kinds(), v.kind))
-    values.fail("kind", "'" + v.kind + "' is not one of " + join(integer_value_kinds()));
+  const std::vector<std::string>& kinds = integer ? integer_value_kinds() : float_value_kinds();
+  if (!contains(kinds, v.kind))
+    values.fail("kind", "'" + v.kind + "' is not one of " + join(kinds) + " (for " +
+                            std::string(to_string(tensor.dtype)) + " inputs)");
   if (v.kind == "offsets") {
     if (tensor.dims.size() != 1) values.fail("kind", "offsets are a rank-1 tensor [groups + 1]");
     v.total = values.string("total");
@@ -152,7 +156,7 @@ TensorSpec read_tensor(const TableReader& reader, const TaskSpec& task) {
   tensor.layout = reader.optional_string("layout").value_or("row_major");
   if (tensor.layout != "row_major")
     reader.fail("layout", "'" + tensor.layout + "' is not supported (only row_major)");
-  read_integer_values(reader, task, tensor);
+  read_structured_values(reader, task, tensor);
   return tensor;
 }
 

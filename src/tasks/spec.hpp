@@ -12,7 +12,7 @@
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
 #include "families/family.hpp"  // known_families, family_of
-#include "families/structured_ints.hpp"
+#include "families/structured_values.hpp"
 #include "tasks/catalog.hpp"
 
 namespace ptxb {
@@ -31,8 +31,9 @@ struct TensorSpec {
   DType dtype;
   std::vector<std::string> dims;  ///< symbolic shape, outermost first: {"M", "K"}
   std::string layout;             ///< "row_major" (the only layout so far: last stride 1)
-  /// Integer inputs only (required there): how their values are drawn.
-  std::optional<IntegerValues> values;
+  /// Structured inputs: how their values are drawn (required for integer inputs, "scales" for
+  /// f32 ones; families/structured_values.hpp).
+  std::optional<StructuredValues> values;
 };
 
 /// One problem size. Attention shapes also carry the parameter `causal` (0 or 1) as a dimension

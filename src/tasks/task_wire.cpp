@@ -77,8 +77,8 @@ TaskSpec task_from_json(const json& detail) {
         get<std::string>(t, "layout"),
         std::nullopt};
     if (t.contains("values"))
-      tensor.values = IntegerValues{get<std::string>(t["values"], "kind"),
-                                    get<std::string>(t["values"], "total")};
+      tensor.values = StructuredValues{get<std::string>(t["values"], "kind"),
+                                       get<std::string>(t["values"], "total")};
     task.tensors.push_back(std::move(tensor));
   }
   for (const json& s : shapes)

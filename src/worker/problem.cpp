@@ -116,7 +116,7 @@ void DeviceProblem::redraw_free_inputs(const DistributionSpec& dist, uint64_t se
 
 namespace {
 
-// The values of a structured integer input (families/structured_ints.hpp) at `shape`.
+// The values of a structured integer input (families/structured_values.hpp) at `shape`.
 std::vector<int64_t> structured_values(const TensorSpec& spec, const Shape& shape, int64_t count,
                                        uint64_t seed) {
   if (spec.values->kind == "offsets")
@@ -142,11 +142,24 @@ void DeviceProblem::upload_integers(size_t i, const std::vector<int64_t>& values
   PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));  // the host vectors end here
 }
 
+void DeviceProblem::upload_floats(size_t i, const std::vector<double>& values,
+                                  cudaStream_t stream) {
+  PTXB_ASSERT(static_cast<DType>(in_desc_[i].dtype) == DType::kF32, "scales are f32");
+  PTXB_ASSERT(static_cast<int64_t>(values.size()) == elements(in_desc_[i]), "float count");
+  const std::vector<float> narrow(values.begin(), values.end());  // exact: 4 significant bits
+  PTXB_CHECK_CUDA(cudaMemcpyAsync(inner(guarded_inputs_[i]), narrow.data(), in_bytes_[i],
+                                  cudaMemcpyHostToDevice, stream));
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));  // the host vector ends here
+}
+
 void DeviceProblem::draw_input(size_t i, const DistributionSpec& dist, uint64_t seed,
                                cudaStream_t stream) {
   if (const TensorSpec& spec = *task_.inputs()[i]; spec.values) {
-    upload_integers(i, structured_values(spec, shape_, elements(in_desc_[i]), seed * 31 + i),
-                    stream);
+    if (spec.values->kind == "scales")
+      upload_floats(i, draw_scales(elements(in_desc_[i]), seed * 31 + i), stream);
+    else
+      upload_integers(i, structured_values(spec, shape_, elements(in_desc_[i]), seed * 31 + i),
+                      stream);
     return;
   }
   const ValueKind kind =

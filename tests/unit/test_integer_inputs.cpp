@@ -1,16 +1,17 @@
-// Integer inputs (docs/tasks.md, "Integer inputs"): the int32/int64 dtypes, the structured value
-// kinds the families draw (offsets, permutations) and the loader's rules for them.
+// Structured inputs (docs/tasks.md, "Structured inputs"): the int32/int64 dtypes, the value kinds
+// the families draw (offsets, permutations; scales for f32) and the loader's rules for them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
 #include <regex>
+#include <set>
 
 #include <ptxbench/abi.h>
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
-#include "families/structured_ints.hpp"
+#include "families/structured_values.hpp"
 #include "sys/files.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"
@@ -106,7 +107,7 @@ TEST(IntegerInputs, TheLoaderKnowsTheirRules) {
             std::string::npos);
   EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"x\"\nrole = \"in\"\ndtype = \"bf16\"\n"
                              "shape = [\"M\"]\nvalues = { kind = \"permutation\" }\n")
-                .find("only integer inputs"),
+                .find("only integer and f32 inputs take values"),
             std::string::npos);
   EXPECT_NE(
       load_with_tensor("[[tensors]]\nname = \"p\"\nrole = \"in\"\ndtype = \"int64\"\n"
@@ -121,6 +122,45 @@ TEST(IntegerInputs, TheLoaderKnowsTheirRules) {
   EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
                              "shape = [\"M\"]\nvalues = { kind = \"lengths\" }\n")
                 .find("'lengths' is not one of offsets, permutation"),
+            std::string::npos);
+}
+
+TEST(StructuredFloats, ScalesAreExactPositiveFactorsFromTheSeed) {
+  const std::vector<double> s = draw_scales(4000, 3);
+  EXPECT_EQ(s, draw_scales(4000, 3)) << "the same seed, the same values";
+  EXPECT_NE(s, draw_scales(4000, 4));
+  std::set<double> distinct;
+  for (double v : s) {
+    int e = 0;
+    const double m = std::frexp(v, &e);  // v = m 2^e, m in [0.5, 1)
+    EXPECT_GE(v, 0.125);
+    EXPECT_LT(v, 16.0);
+    EXPECT_EQ(std::fmod(m * 16, 1.0), 0.0) << v << ": four significant bits";
+    EXPECT_EQ(static_cast<double>(static_cast<float>(v)), v) << "exact in fp32";
+    distinct.insert(v);
+  }
+  EXPECT_EQ(distinct.size(), 56u) << "every exponent in [-3, 3] with every mantissa";
+}
+
+TEST(StructuredFloats, TheLoaderTakesScalesOnF32InputsOnly) {
+  TaskSpec task;
+  EXPECT_EQ(load_with_tensor("[[tensors]]\nname = \"scale_a\"\nrole = \"in\"\ndtype = \"f32\"\n"
+                             "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n",
+                             &task),
+            "");
+  ASSERT_TRUE(task.inputs().back()->values.has_value());
+  EXPECT_EQ(task.inputs().back()->values->kind, "scales");
+  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"f32\"\n"
+                             "shape = [\"M\"]\nvalues = { kind = \"permutation\" }\n")
+                .find("'permutation' is not one of scales (for f32 inputs)"),
+            std::string::npos);
+  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                             "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n")
+                .find("'scales' is not one of offsets, permutation (for int32 inputs)"),
+            std::string::npos);
+  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"bf16\"\n"
+                             "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n")
+                .find("only integer and f32 inputs take values"),
             std::string::npos);
 }
 

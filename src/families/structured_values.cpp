@@ -1,4 +1,4 @@
-#include "families/structured_ints.hpp"
+#include "families/structured_values.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +12,22 @@ namespace ptxb {
 const std::vector<std::string>& integer_value_kinds() {
   static const std::vector<std::string> kKinds = {"offsets", "permutation"};
   return kKinds;
+}
+
+const std::vector<std::string>& float_value_kinds() {
+  static const std::vector<std::string> kKinds = {"scales"};
+  return kKinds;
+}
+
+std::vector<double> draw_scales(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> exponent(-3, 3), mantissa(0, 7);
+  std::vector<double> out(static_cast<size_t>(n));
+  for (double& s : out) {
+    const int e = exponent(rng);
+    s = std::ldexp(1.0 + mantissa(rng) / 8.0, e);
+  }
+  return out;
 }
 
 std::vector<int64_t> draw_offsets(int64_t groups, int64_t total, uint64_t seed) {

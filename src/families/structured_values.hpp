@@ -1,0 +1,41 @@
+// Structured inputs (docs/tasks.md, "Structured inputs"): values with rules a random draw would
+// break, drawn on the host from a seed (the same seed gives the same values). Grouped GEMM needs
+// group offsets, variable-length attention cumulative sequence lengths, paged decode page tables
+// (integers); scaled fp8 GEMMs need positive scale factors (floats).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxb {
+
+/// How a structured input tensor is filled (task.toml `values`).
+struct StructuredValues {
+  /// Integer tensors: "offsets": a rank-1 tensor [G+1] of non-decreasing offsets from 0 to the
+  /// size of the dimension `total` (G groups, some empty, sizes skewed like MoE routing or a
+  /// batch of sequence lengths). "permutation": every value of [0, elements) once, in random
+  /// order (a page table over shuffled pages). Float tensors: "scales": positive factors, each
+  /// 2^e (1 + m/8) with e in [-3, 3] and m in [0, 7] (dequantization scales of fp8 operands;
+  /// exact in fp32, products with small integers stay exact).
+  std::string kind;
+  std::string total;  ///< "offsets": the dimension the last offset equals
+};
+
+/// The kinds StructuredValues knows for integer tensors: "offsets", "permutation".
+const std::vector<std::string>& integer_value_kinds();
+/// ... and for float tensors: "scales".
+const std::vector<std::string>& float_value_kinds();
+
+/// G+1 offsets from 0 to `total` (G = groups >= 1): group sizes drawn from a heavy-tailed
+/// distribution, about one group in eight empty and about one in eight of a single row (when
+/// `total` allows), the rest proportional to the draw; exactly `total` in all.
+std::vector<int64_t> draw_offsets(int64_t groups, int64_t total, uint64_t seed);
+
+/// A random permutation of [0, n).
+std::vector<int64_t> draw_permutation(int64_t n, uint64_t seed);
+
+/// n scale factors of the "scales" kind.
+std::vector<double> draw_scales(int64_t n, uint64_t seed);
+
+}  // namespace ptxb
