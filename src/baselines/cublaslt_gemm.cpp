@@ -17,8 +17,8 @@ constexpr int kPlanWarmup = 3;
 constexpr int kPlanSamples = 30;
 constexpr double kPlanMargin = 0.02;
 
-// The cuBLAS type of a task dtype; nullopt for a type this baseline does not time (the 8-bit
-// types need scale factors and a layout this baseline does not set up yet).
+// The cuBLAS type of a task dtype; nullopt for a type this baseline does not time (e5m2: no task
+// draws it yet).
 std::optional<cudaDataType_t> cuda_type(int32_t dtype) {
   switch (static_cast<DType>(dtype)) {
     case DType::kBF16:
@@ -27,6 +27,8 @@ std::optional<cudaDataType_t> cuda_type(int32_t dtype) {
       return CUDA_R_16F;
     case DType::kF32:
       return CUDA_R_32F;
+    case DType::kF8E4M3:
+      return CUDA_R_8F_E4M3;
     default:
       return std::nullopt;
   }
@@ -34,9 +36,11 @@ std::optional<cudaDataType_t> cuda_type(int32_t dtype) {
 
 }  // namespace
 
-CublasLtGemm::CublasLtGemm(int heuristic_algos, int64_t workspace_bytes, GemmEpilogue epilogue)
+CublasLtGemm::CublasLtGemm(int heuristic_algos, int64_t workspace_bytes, GemmEpilogue epilogue,
+                           GemmScaling scaling)
     : heuristic_algos_(heuristic_algos),
       epilogue_(epilogue),
+      scaling_(scaling),
       workspace_(static_cast<size_t>(workspace_bytes)) {
   PTXB_CHECK_CUBLAS(cublasLtCreate(&handle_));
 }
@@ -59,12 +63,22 @@ void CublasLtGemm::release_descriptors() {
 // Row-major C[M,N] = A[M,K] * B[N,K]^T is, in cuBLAS's column-major terms, C^T (N x M, ld N) =
 // op(X) * Y with X = B viewed as K x N (ld K) transposed and Y = A viewed as K x M (ld K): "TN".
 cublasStatus_t CublasLtGemm::matmul(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b,
-                                    const void* bias, void* c, cudaStream_t stream) {
+                                    const void* bias, const void* scale_a, const void* scale_b,
+                                    void* c, cudaStream_t stream) {
   const float alpha = 1.f, beta = 0.f;
+  // NOTE: the descriptor is read when the call is enqueued; the next call may change it.
   if (epilogue_ != GemmEpilogue::kNone) {
-    // NOTE: the descriptor is read when the call is enqueued; the next call may change it.
     const cublasStatus_t st =
         cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+  }
+  if (scaling_ == GemmScaling::kPerTensor) {
+    // cuBLASLt's A is our B and its B our A (the "TN" view above).
+    cublasStatus_t st = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                       &scale_b, sizeof scale_b);
+    if (st == CUBLAS_STATUS_SUCCESS)
+      st = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a,
+                                          sizeof scale_a);
     if (st != CUBLAS_STATUS_SUCCESS) return st;
   }
   return cublasLtMatmul(handle_, op_, &alpha, b, layout_b_, a, layout_a_, &beta, c, layout_c_, c,
@@ -95,6 +109,15 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
     report_["error"] = "cuBLASLt baseline: the epilogue needs a bias vector of N elements";
     return 5;
   }
+  const bool scaled = scaling_ == GemmScaling::kPerTensor;
+  auto one_f32 = [&](int i) {
+    return problem.num_inputs > i && problem.inputs[i].dtype == PTXB_F32 &&
+           problem.inputs[i].rank >= 1 && problem.inputs[i].shape[0] == 1;
+  };
+  if (scaled && (has_bias || !one_f32(2) || !one_f32(3))) {
+    report_["error"] = "cuBLASLt baseline: per-tensor scaling needs two 1-element f32 inputs";
+    return 6;
+  }
 
   PTXB_CHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   const cublasOperation_t trans = CUBLAS_OP_T, no_trans = CUBLAS_OP_N;
@@ -112,6 +135,13 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
     PTXB_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                                                      &bias_type, sizeof bias_type));
     report_["epilogue"] = "GELU_BIAS";
+  }
+  if (scaled) {
+    const int8_t fast_accumulation = 0;
+    PTXB_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                                                     &fast_accumulation, sizeof fast_accumulation));
+    report_["scaling"] = "per_tensor";
+    report_["fast_accumulation"] = false;
   }
   PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_b_, *type_b, K, N, K));
   PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_a_, *type_a, K, M, K));
@@ -140,7 +170,14 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   DeviceBuffer c(size_t(M * N * size_bytes(static_cast<DType>(problem.outputs[0].dtype))));
   DeviceBuffer bias(has_bias ? size_t(N * size_bytes(static_cast<DType>(problem.inputs[2].dtype)))
                              : 0);
+  DeviceBuffer scales(scaled ? 2 * sizeof(float) : 0);
   Stream stream;
+  if (scaled) {
+    const float ones[2] = {1.f, 1.f};
+    PTXB_CHECK_CUDA(cudaMemcpy(scales.data(), ones, sizeof ones, cudaMemcpyHostToDevice));
+  }
+  const float* scale_a = scaled ? scales.as<float>() : nullptr;
+  const float* scale_b = scaled ? scales.as<float>() + 1 : nullptr;
   fill_random(a.data(), dtype_a, M * K, ValueKind::kNormal, 1.0, 7, 0, stream.get());
   fill_random(b.data(), dtype_b, N * K, ValueKind::kNormal, 1.0, 7, 1, stream.get());
   if (has_bias)
@@ -150,14 +187,14 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   std::vector<int> call_algo;  // offered index of each timed call
   for (int i = 0; i < returned; ++i) {
     // One trial call first: an algorithm that fails is reported, not timed.
-    const bool runs = matmul(offered[i].algo, a.data(), b.data(), bias.data(), c.data(),
-                             stream.get()) == CUBLAS_STATUS_SUCCESS &&
+    const bool runs = matmul(offered[i].algo, a.data(), b.data(), bias.data(), scale_a, scale_b,
+                             c.data(), stream.get()) == CUBLAS_STATUS_SUCCESS &&
                       cudaStreamSynchronize(stream.get()) == cudaSuccess;
     if (!runs) continue;
     call_algo.push_back(i);
     calls.push_back({"algorithm " + std::to_string(i), [&, i](cudaStream_t s) {
-                       return static_cast<int>(
-                           matmul(offered[i].algo, a.data(), b.data(), bias.data(), c.data(), s));
+                       return static_cast<int>(matmul(offered[i].algo, a.data(), b.data(),
+                                                      bias.data(), scale_a, scale_b, c.data(), s));
                      }});
   }
   TimingOptions options;
@@ -191,8 +228,10 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
 int CublasLtGemm::run(const ptxb_args& args) {
   if (!planned_) return 3;
   const void* bias = epilogue_ != GemmEpilogue::kNone ? args.inputs[2] : nullptr;
-  const cublasStatus_t st = matmul(algo_, args.inputs[0], args.inputs[1], bias, args.outputs[0],
-                                   static_cast<cudaStream_t>(args.stream));
+  const bool scaled = scaling_ == GemmScaling::kPerTensor;
+  const cublasStatus_t st = matmul(
+      algo_, args.inputs[0], args.inputs[1], bias, scaled ? args.inputs[2] : nullptr,
+      scaled ? args.inputs[3] : nullptr, args.outputs[0], static_cast<cudaStream_t>(args.stream));
   return st == CUBLAS_STATUS_SUCCESS ? PTXB_OK : 100 + static_cast<int>(st);
 }
 

@@ -4,7 +4,10 @@
 // after 3 warm-ups) and keeps the heuristic's first unless another is faster by more than 2%
 // (choose_algorithm). With an epilogue, the library applies it in the same call: kBiasGelu is
 // C = GELU(A * B^T + bias), bias a vector of N elements (the problem's third input), cuBLASLt's
-// CUBLASLT_EPILOGUE_GELU_BIAS.
+// CUBLASLT_EPILOGUE_GELU_BIAS. With per-tensor scaling (fp8 operands), C = s_a * s_b * (A * B^T)
+// where s_a and s_b are the problem's third and fourth inputs (one f32 each, on the device),
+// passed as cuBLASLt's A/B scale pointers; fast accumulation stays off (the default, set
+// explicitly): partial sums leave the tensor cores' fp8 accumulator as the library intends.
 #pragma once
 
 #include <cublasLt.h>
@@ -18,11 +21,13 @@
 namespace ptxb {
 
 enum class GemmEpilogue { kNone, kBiasGelu };
+enum class GemmScaling { kNone, kPerTensor };
 
 class CublasLtGemm final : public Implementation {
  public:
   CublasLtGemm(int heuristic_algos, int64_t workspace_bytes,
-               GemmEpilogue epilogue = GemmEpilogue::kNone);
+               GemmEpilogue epilogue = GemmEpilogue::kNone,
+               GemmScaling scaling = GemmScaling::kNone);
   ~CublasLtGemm() override;
   CublasLtGemm(const CublasLtGemm&) = delete;
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
@@ -36,12 +41,15 @@ class CublasLtGemm final : public Implementation {
 
  private:
   void release_descriptors();
-  /// One call; `bias` is the epilogue's vector (ignored without an epilogue).
+  /// One call; `bias` is the epilogue's vector (ignored without an epilogue), `scale_a` and
+  /// `scale_b` the per-tensor scales (ignored without scaling).
   cublasStatus_t matmul(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b,
-                        const void* bias, void* c, cudaStream_t stream);
+                        const void* bias, const void* scale_a, const void* scale_b, void* c,
+                        cudaStream_t stream);
 
   int heuristic_algos_;
   GemmEpilogue epilogue_;
+  GemmScaling scaling_;
   cublasLtHandle_t handle_ = nullptr;
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t layout_a_ = nullptr, layout_b_ = nullptr, layout_c_ = nullptr;

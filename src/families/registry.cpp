@@ -1,6 +1,6 @@
 // The family registry: the list of family modules. A new family adds its module file
 // (families/NAME_family.cpp, defining the accessor) and its accessor to the list below.
-#include <array>
+#include <vector>
 
 #include "core/error.hpp"
 #include "families/family.hpp"
@@ -12,13 +12,15 @@ const Family& gemm_family();
 const Family& attention_fwd_family();
 const Family& attention_bwd_family();
 const Family& gemm_bias_gelu_family();
+const Family& gemm_fp8_family();
 
 namespace {
 
 // Every family, in report order.
-const std::array<const Family*, 4>& all_families() {
-  static const std::array<const Family*, 4> kAll = {
-      &gemm_family(), &attention_fwd_family(), &attention_bwd_family(), &gemm_bias_gelu_family()};
+const std::vector<const Family*>& all_families() {
+  static const std::vector<const Family*> kAll = {&gemm_family(), &attention_fwd_family(),
+                                                  &attention_bwd_family(), &gemm_bias_gelu_family(),
+                                                  &gemm_fp8_family()};
   return kAll;
 }
 

@@ -146,6 +146,12 @@ TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catal
 /// Bytes of `tensor` at `shape` (its dims' sizes times its element size).
 double tensor_bytes(const TensorSpec& tensor, const Shape& shape);
 
+/// The size of a tensor's dimension `dim` at `shape`: a declared dim's value, or the number a
+/// literal extent such as "1" states (a per-tensor scale is a tensor of shape ["1"]).
+int64_t extent(const std::string& dim, const Shape& shape);
+/// True for a literal extent: a positive decimal integer.
+bool is_literal_extent(const std::string& dim);
+
 /// The values of the task's scalars at `shape`, in the task's order (ptxb_problem.scalars).
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape);
 

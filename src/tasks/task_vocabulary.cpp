@@ -1,5 +1,6 @@
 // The vocabulary around TaskSpec (evidence levels, roles, distribution kinds, shape lists, tensor
 // sizes, scalar values): what the worker needs of a task, without the TOML loader.
+#include <algorithm>
 #include <array>
 
 #include "core/error.hpp"
@@ -36,9 +37,18 @@ std::string_view to_string(DistributionSpec::Kind kind) {
   return kind == DistributionSpec::Kind::kNormal ? "normal" : "uniform_int";
 }
 
+bool is_literal_extent(const std::string& dim) {
+  return !dim.empty() && dim.size() <= 9 && dim[0] != '0' &&
+         std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+int64_t extent(const std::string& dim, const Shape& shape) {
+  return is_literal_extent(dim) ? std::stoll(dim) : shape.at(dim);
+}
+
 double tensor_bytes(const TensorSpec& tensor, const Shape& shape) {
   double elements = 1;
-  for (const std::string& dim : tensor.dims) elements *= static_cast<double>(shape.at(dim));
+  for (const std::string& dim : tensor.dims) elements *= static_cast<double>(extent(dim, shape));
   return elements * static_cast<double>(size_bytes(tensor.dtype));
 }
 

@@ -1,6 +1,6 @@
 #include "worker/family_device.hpp"
 
-#include <array>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -11,10 +11,12 @@ const FamilyDevice& gemm_device();
 const FamilyDevice& attention_fwd_device();
 const FamilyDevice& attention_bwd_device();
 const FamilyDevice& gemm_bias_gelu_device();
+const FamilyDevice& gemm_fp8_device();
 
 const FamilyDevice& family_device(std::string_view name) {
-  static const std::array<const FamilyDevice*, 4> kAll = {
-      &gemm_device(), &attention_fwd_device(), &attention_bwd_device(), &gemm_bias_gelu_device()};
+  static const std::vector<const FamilyDevice*> kAll = {
+      &gemm_device(), &attention_fwd_device(), &attention_bwd_device(), &gemm_bias_gelu_device(),
+      &gemm_fp8_device()};
   for (const FamilyDevice* f : kAll)
     if (f->name() == name) return *f;
   PTXB_ASSERT(false, "no GPU module for family '" + std::string(name) + "'");

@@ -17,7 +17,7 @@ ptxb_tensor_desc describe(const TensorSpec& t, const Shape& shape) {
   PTXB_ASSERT(d.rank <= PTXB_MAX_RANK, "tensor rank above PTXB_MAX_RANK");
   int64_t stride = 1;
   for (int i = d.rank - 1; i >= 0; --i) {
-    d.shape[i] = shape.at(t.dims[static_cast<size_t>(i)]);
+    d.shape[i] = extent(t.dims[static_cast<size_t>(i)], shape);
     d.strides[i] = stride;
     stride *= d.shape[i];
   }

@@ -192,7 +192,7 @@ struct BrokenCase {
 const std::vector<BrokenCase> kBrokenCases = {
     BrokenCase{"missing-id", "id:", "required field is missing"},
     BrokenCase{"bad-dtype", "tensors[0].dtype:", "'bf17'"},
-    BrokenCase{"unknown-dim", "tensors[0].shape[1]:", "'Q' is not declared in dims"},
+    BrokenCase{"unknown-dim", "tensors[0].shape[1]:", "'Q' is neither declared in dims"},
     BrokenCase{"shape-missing-k", "shapes[0].K:", "required field is missing"},
     BrokenCase{"negative-size", "shapes[1].N:", "must be a positive integer"},
     BrokenCase{"float-size", "shapes[0].M:", "expected an integer, got float"},
@@ -258,8 +258,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, BrokenTask, testing::ValuesIn(kBrokenCases),
                          });
 
 TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
-  ASSERT_EQ(known_families(),
-            (std::vector<std::string>{"gemm", "attention_fwd", "attention_bwd", "gemm_bias_gelu"}));
+  ASSERT_EQ(known_families(), (std::vector<std::string>{"gemm", "attention_fwd", "attention_bwd",
+                                                        "gemm_bias_gelu", "gemm_fp8"}));
   for (const std::string& name : known_families()) {
     const Family& f = family_of(name);
     EXPECT_EQ(f.name(), name);
