@@ -28,6 +28,7 @@ const InstructionEntry& entry(const std::string& name, const std::string& arch) 
 TEST(Catalog, HopperEntriesAndPrimaryOpcodes) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> expected{
       {"wgmma.mma_async", {"HGMMA", "QGMMA", "IGMMA", "BGMMA"}},
+      {"wgmma.mma_async.e4m3", {"QGMMA"}},
       {"cp.async.bulk.tensor", {"UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF"}},
       {"cp.async.bulk", {"UBLKCP", "UBLKRED", "UBLKPF"}},
       {"mbarrier.try_wait", {"SYNCS.PHASECHK.TRANS64.TRYWAIT"}},
@@ -73,7 +74,7 @@ TEST(Catalog, ArchSpecificLookups) {
   for (const std::string& arch : known_archs()) {
     for (const InstructionEntry* e : real_catalog().for_arch(arch)) EXPECT_EQ(e->arch, arch);
   }
-  EXPECT_EQ(real_catalog().for_arch("sm_90a").size(), 9u);
+  EXPECT_EQ(real_catalog().for_arch("sm_90a").size(), 10u);
   EXPECT_EQ(real_catalog().for_arch("sm_100a").size(), 14u);
 }
 

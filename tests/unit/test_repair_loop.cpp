@@ -183,9 +183,11 @@ TEST(RunLoop, AKilledRunResumesWithNothingLostAndNothingTwice) {
   setenv("PTXBENCH_WORKER", (std::filesystem::path(PTXB_BINARY_DIR) / "ptxbench-worker").c_str(),
          1);
   std::vector<std::string> args = {
-      bin,         "run", "--model",       "reference", "--tasks",    "sm90/gemm",
-      "--samples", "3",   "--concurrency", "1",         "--run-name", "resume",
-      "--db",      db,    "--no-evidence"};
+      bin,         "run",        "--model",
+      "reference", "--tasks",    "sm90/gemm/bf16-wgmma,sm90/gemm/bf16-wgmma-tma",
+      "--samples", "3",          "--concurrency",
+      "1",         "--run-name", "resume",
+      "--db",      db,           "--no-evidence"};
   auto spawn = [&] {
     const pid_t pid = fork();
     if (pid == 0) {
