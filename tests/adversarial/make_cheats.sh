@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Generates the cheats of tests/adversarial/evidence/ and tests/adversarial/timing/ as complete
-# submissions ("evidence_NAME.cu", "timing_NAME.cu"): each is the
+# Generates the cheats of tests/adversarial/evidence/, timing/ and fp8/ as complete submissions
+# ("evidence_NAME.cu", "timing_NAME.cu", "fp8_NAME.cu"); an evidence or timing cheat is the
 # prelude (a SIMT GEMM), the wgmma expert solution with its kernel diverting to the SIMT path when
 # the cheat's divert_to_simt() says so and its entry points renamed expert_plan/expert_run, then
 # the cheat itself (its own ptxb_plan/ptxb_run). The cheat's "// ptxbench-expect:" line goes first.
@@ -20,6 +20,18 @@ for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/t
     sed -e 's|^  const int k_blocks = (K + kBlockK - 1) / kBlockK;$|&\n  if (divert_to_simt()) { simt::tile(a, b, c, M, N, K, m0, n0); return; }|' \
         -e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|' \
         -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$expert"
+    grep -v '^// ptxbench-expect:' "$cheat"
+  } > "$out/$name.cu"
+  echo "$out/$name.cu"
+done
+# The fp8 cheats: the fp8 expert with its entry points renamed, then the cheat.
+fp8_expert="$root/kernels/reference/sm90_gemm_fp8_e4m3.cu"
+for cheat in "$root"/tests/adversarial/fp8/*.cu; do
+  name="fp8_$(basename "$cheat" .cu)"
+  {
+    grep -m1 '^// ptxbench-expect:' "$cheat"
+    sed -e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|' \
+        -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$fp8_expert"
     grep -v '^// ptxbench-expect:' "$cheat"
   } > "$out/$name.cu"
   echo "$out/$name.cu"
