@@ -33,6 +33,8 @@ EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const Verdict& ve
     s.speedup = t.speedup.median;
     s.candidate_tflops = t.candidate_tflops();
     s.baseline_tflops = t.baseline_tflops();
+    if (t.sustained && t.sustained->error.empty())
+      s.sustained_speedup = t.sustained->speedup.median;
     e.speedups.push_back(std::move(s));
   }
   e.judge_seconds = judge_seconds;

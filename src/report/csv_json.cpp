@@ -34,8 +34,8 @@ std::vector<std::string> csv_header(const Report& r) {
   std::vector<std::string> h = {"model", "arch", "family", "tasks", "samples", "attempts"};
   for (const char* name : {"compiled", "correct", "targets_executed", "success"})
     for (const char* suffix : {"_k", "_n", "_rate"}) h.push_back(std::string(name) + suffix);
-  for (const char* name :
-       {"speedup_count", "speedup_geomean", "speedup_median", "speedup_min", "speedup_max"})
+  for (const char* name : {"speedup_count", "speedup_geomean", "speedup_median", "speedup_min",
+                           "speedup_max", "sustained_count", "sustained_geomean"})
     h.push_back(name);
   for (double p : r.options.fast_p) {
     h.push_back("fast_" + format_threshold(p) + "_k");
@@ -64,6 +64,8 @@ std::vector<std::string> csv_row(const std::string& entry, const GroupMetrics& g
   row.push_back(std::to_string(g.speedup.count));
   for (const auto& v : {g.speedup.geomean, g.speedup.median, g.speedup.min, g.speedup.max})
     row.push_back(format_shortest(v));
+  row.push_back(std::to_string(g.sustained_speedup.count));
+  row.push_back(format_shortest(g.sustained_speedup.geomean));
   for (const FastP& f : g.fast_p) {
     row.push_back(std::to_string(f.rate.k));
     row.push_back(format_shortest(f.rate.fraction()));
@@ -84,6 +86,14 @@ json optional_number(const std::optional<double>& v) { return v ? json(*v) : jso
 
 json rate_json(const Rate& r) {
   return {{"k", r.k}, {"n", r.n}, {"rate", optional_number(r.fraction())}};
+}
+
+json stats_json(const SpeedupStats& st) {
+  return {{"count", st.count},
+          {"geomean", optional_number(st.geomean)},
+          {"median", optional_number(st.median)},
+          {"min", optional_number(st.min)},
+          {"max", optional_number(st.max)}};
 }
 
 json group_json(const GroupMetrics& g) {
@@ -108,12 +118,8 @@ json group_json(const GroupMetrics& g) {
           {"correct", rate_json(g.correct)},
           {"targets_executed", rate_json(g.targets_executed)},
           {"success", rate_json(g.success)},
-          {"speedup",
-           {{"count", g.speedup.count},
-            {"geomean", optional_number(g.speedup.geomean)},
-            {"median", optional_number(g.speedup.median)},
-            {"min", optional_number(g.speedup.min)},
-            {"max", optional_number(g.speedup.max)}}},
+          {"speedup", stats_json(g.speedup)},
+          {"sustained_speedup", stats_json(g.sustained_speedup)},
           {"fast_p", std::move(fast)},
           {"success_by_turn", std::move(turns)},
           {"no_code_attempts", g.no_code_attempts},
@@ -140,7 +146,8 @@ json sample_json(const SampleResult& s) {
           {"targets_executed", s.targets_executed},
           {"success", s.success},
           {"first_success_turn", s.first_success_turn ? json(*s.first_success_turn) : json()},
-          {"speedup", optional_number(s.speedup)}};
+          {"speedup", optional_number(s.speedup)},
+          {"sustained_speedup", optional_number(s.sustained_speedup)}};
 }
 
 json entry_json(const EntryReport& e, int rank) {

@@ -34,6 +34,19 @@ std::optional<double> sample_speedup(const std::vector<ShapeSpeedup>& shapes, do
   return std::exp(log_sum / count);
 }
 
+std::optional<double> sample_sustained_speedup(const std::vector<ShapeSpeedup>& shapes,
+                                               double floor, double cap) {
+  std::vector<ShapeSpeedup> sustained;
+  for (const ShapeSpeedup& s : shapes) {
+    if (std::isnan(s.speedup)) continue;
+    if (!s.sustained_speedup) return std::nullopt;  // all timed shapes or none
+    ShapeSpeedup copy = s;
+    copy.speedup = *s.sustained_speedup;
+    sustained.push_back(std::move(copy));
+  }
+  return sample_speedup(sustained, floor, cap);
+}
+
 namespace {
 
 // NOTE: a geomean of shapes whose product is exactly p can round to just below p (exp/log);
@@ -106,7 +119,7 @@ SampleResult summarize_sample(const std::vector<const ReportRow*>& turns, const 
   s.attempts = static_cast<int>(turns.size());
   const ReportRow* best = nullptr;
   TurnKey best_key;
-  std::optional<double> best_speedup;
+  std::optional<double> best_speedup, best_sustained;
   for (const ReportRow* r : turns) {
     const EvaluationRecord* e = r->evaluation;
     std::optional<double> speedup;
@@ -119,6 +132,9 @@ SampleResult summarize_sample(const std::vector<const ReportRow*>& turns, const 
       best = r;
       best_key = key;
       best_speedup = speedup;
+      best_sustained = e != nullptr && e->success
+                           ? sample_sustained_speedup(e->speedups, o.speedup_floor, o.speedup_cap)
+                           : std::nullopt;
     }
   }
   s.best_turn = best->attempt->turn + 1;
@@ -129,6 +145,7 @@ SampleResult summarize_sample(const std::vector<const ReportRow*>& turns, const 
     s.targets_executed = e->targets_executed;
     s.success = e->success;
     s.speedup = best_speedup;
+    s.sustained_speedup = best_sustained;
   } else {
     s.outcome = unjudged_outcome(*best->attempt);
   }
@@ -142,10 +159,11 @@ std::optional<double> median_of(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-SpeedupStats speedup_stats(const std::vector<const SampleResult*>& samples) {
+SpeedupStats speedup_stats(const std::vector<const SampleResult*>& samples,
+                           std::optional<double> SampleResult::*which = &SampleResult::speedup) {
   std::vector<double> v;
   for (const SampleResult* s : samples)
-    if (s->success && s->speedup) v.push_back(*s->speedup);
+    if (s->success && s->*which) v.push_back(*(s->*which));
   SpeedupStats st;
   st.count = static_cast<int64_t>(v.size());
   if (v.empty()) return st;
@@ -188,6 +206,7 @@ GroupMetrics finalize(const Group& g, std::string family, std::string arch, cons
   }
   m.tasks = static_cast<int64_t>(tasks.size());
   m.speedup = speedup_stats(g.samples);
+  m.sustained_speedup = speedup_stats(g.samples, &SampleResult::sustained_speedup);
 
   bool priced = true;
   double cost = 0;

@@ -82,6 +82,8 @@ struct SampleResult {
   bool success = false;
   std::optional<int> first_success_turn;  ///< 1-based
   std::optional<double> speedup;          ///< best turn's, when it succeeded and was timed
+  /// The best turn's sustained-regime speedup (docs/timing.md), when every timed shape has one.
+  std::optional<double> sustained_speedup;
 };
 
 /// The numbers of one (entry, arch, family) cell, or of an entry's "all" summary.
@@ -96,6 +98,7 @@ struct GroupMetrics {
   Rate targets_executed;
   Rate success;
   SpeedupStats speedup;
+  SpeedupStats sustained_speedup;     ///< the same over the samples' sustained speedups
   std::vector<FastP> fast_p;          ///< one per ReportOptions::fast_p, same order
   std::vector<Rate> success_by_turn;  ///< [t - 1]: samples succeeded at or before turn t
   int64_t no_code_attempts = 0;       ///< the server answered without code
@@ -160,5 +163,9 @@ Report build_report(const std::vector<ReportRow>& rows, const ReportOptions& opt
 /// [floor, cap] (shapes with a NaN speedup are skipped). Absent when no shape is left.
 std::optional<double> sample_speedup(const std::vector<ShapeSpeedup>& shapes, double floor,
                                      double cap);
+
+/// The same over the shapes' sustained speedups; absent unless every timed shape has one.
+std::optional<double> sample_sustained_speedup(const std::vector<ShapeSpeedup>& shapes,
+                                               double floor, double cap);
 
 }  // namespace ptxb

@@ -83,6 +83,7 @@ nlohmann::json speedups_to_json(const std::vector<ShapeSpeedup>& speedups) {
                    {"speedup", real_to_json(s.speedup)},
                    {"candidate_tflops", real_to_json(s.candidate_tflops)},
                    {"baseline_tflops", real_to_json(s.baseline_tflops)}});
+    if (s.sustained_speedup) out.back()["sustained_speedup"] = real_to_json(*s.sustained_speedup);
   }
   return out;
 }
@@ -99,6 +100,8 @@ std::vector<ShapeSpeedup> speedups_from_json(const nlohmann::json& value) {
     s.speedup = json_field::real(item, "speedup", where);
     s.candidate_tflops = json_field::real(item, "candidate_tflops", where);
     s.baseline_tflops = json_field::real(item, "baseline_tflops", where);
+    if (item.contains("sustained_speedup"))  // absent: not measured (or stored before it was)
+      s.sustained_speedup = json_field::real(item, "sustained_speedup", where);
     out.push_back(std::move(s));
   }
   return out;

@@ -61,6 +61,8 @@ struct ShapeSpeedup {
   double speedup = 0;  ///< library time / candidate time (median of paired ratios)
   double candidate_tflops = 0;
   double baseline_tflops = 0;
+  /// The sustained regime's speedup (docs/timing.md), when it was measured.
+  std::optional<double> sustained_speedup;
 };
 
 /// The judgement of one attempt's code (absent for attempts without code).

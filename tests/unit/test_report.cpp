@@ -275,6 +275,36 @@ TEST(ReportSpeedup, OptionsChangeClampAndThresholds) {
   expect_rate(alpha.all.fast_p[0].rate, 1, 5, "fast_2");
 }
 
+TEST(ReportSpeedup, SustainedSpeedupNeedsEveryTimedShape) {
+  auto shapes = [](std::vector<double> cold, std::vector<std::optional<double>> sustained) {
+    std::vector<ShapeSpeedup> s;
+    for (size_t i = 0; i < cold.size(); ++i)
+      s.push_back(ShapeSpeedup{"s", false, cold[i], 0, 0, sustained[i]});
+    return s;
+  };
+  EXPECT_NEAR(*sample_sustained_speedup(shapes({1, 1}, {4.0, 1.0}), 0.1, 10), 2.0, 1e-15);
+  EXPECT_NEAR(*sample_sustained_speedup(shapes({1, NAN}, {0.01, std::nullopt}), 0.1, 10), 0.1,
+              1e-15)
+      << "clamped like the cold speedup; a shape without a cold speedup is skipped";
+  EXPECT_FALSE(sample_sustained_speedup(shapes({1, 1}, {2.0, std::nullopt}), 0.1, 10))
+      << "one timed shape without it: not comparable, absent";
+
+  Dataset d;
+  const RunRecord* run = d.run("r", "m", nlohmann::json::object());
+  EvaluationRecord e = evaluation("passed", 1, {0.5, 2.0});
+  e.speedups[0].sustained_speedup = 0.25;
+  e.speedups[1].sustained_speedup = 1.0;
+  d.add(run, kG1, 0, 1, 10, 10, 1, e);
+  d.add(run, kG1, 1, 1, 10, 10, 1, evaluation("passed", 1, {1.0}));  // not measured
+  const Report r = build_report(d.rows);
+  const EntryReport& entry = r.entries.at(0);
+  EXPECT_NEAR(*entry.samples.at(0).sustained_speedup, 0.5, 1e-15);
+  EXPECT_FALSE(entry.samples.at(1).sustained_speedup.has_value());
+  EXPECT_EQ(entry.all.sustained_speedup.count, 1);
+  EXPECT_NEAR(*entry.all.sustained_speedup.geomean, 0.5, 1e-15);
+  EXPECT_EQ(entry.all.speedup.count, 2) << "the cold statistics are unchanged";
+}
+
 TEST(ReportSpeedup, KeepOptimizingTakesTheFastestSuccess) {
   Dataset d;
   const RunRecord* run = d.run("r", "m", nlohmann::json::object());

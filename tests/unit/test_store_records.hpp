@@ -69,8 +69,8 @@ inline EvaluationRecord sample_evaluation(int64_t attempt_id, bool success) {
   e.targets_executed = true;
   e.success = success;
   e.audit = !success;
-  e.speedups = {{"M=4096 N=4096 K=4096", false, 1.0312345678901234, 701.25, 680.5},
-                {"hidden shape #1", true, 0.875, 512.0, 585.1428571428571}};
+  e.speedups = {{"M=4096 N=4096 K=4096", false, 1.0312345678901234, 701.25, 680.5, 0.96875},
+                {"hidden shape #1", true, 0.875, 512.0, 585.1428571428571, std::nullopt}};
   e.judge_seconds = 17.25;
   e.stage_seconds = {{"compile", 3.5}, {"worker", 9.25}, {"evidence", 4.5}};
   e.verdict = {{"schema", 2},
@@ -142,6 +142,11 @@ inline void expect_same(const EvaluationRecord& got, const EvaluationRecord& wan
                      "candidate_tflops");
     expect_same_real(got.speedups[i].baseline_tflops, want.speedups[i].baseline_tflops,
                      "baseline_tflops");
+    ASSERT_EQ(got.speedups[i].sustained_speedup.has_value(),
+              want.speedups[i].sustained_speedup.has_value());
+    if (want.speedups[i].sustained_speedup)
+      expect_same_real(*got.speedups[i].sustained_speedup, *want.speedups[i].sustained_speedup,
+                       "sustained_speedup");
   }
   expect_same_real(got.judge_seconds, want.judge_seconds, "judge_seconds");
   EXPECT_EQ(got.stage_seconds, want.stage_seconds);
