@@ -28,16 +28,26 @@ size_t free_device_memory() {
   return free;
 }
 
-// R problems per side; the first one's size (measured) decides whether the rest fit.
+// R problems per side with their first inputs drawn; the first one's size (measured with its
+// inputs, so with the scratch derived inputs need) decides whether the rest fit.
 struct InputSets {
   std::vector<std::unique_ptr<DeviceProblem>> candidate, baseline;
   std::string error;
 };
 
-InputSets allocate_sets(const TaskSpec& task, const Shape& shape, int calls) {
+InputSets allocate_sets(const TaskSpec& task, const Shape& shape, int calls,
+                        const DistributionSpec& dist, cudaStream_t stream) {
   InputSets sets;
+  auto make = [&](int call, bool candidate) {
+    auto problem = std::make_unique<DeviceProblem>(task, shape);
+    const RoundSeeds seeds = sustained_seeds(-1, call);
+    problem->generate_inputs(dist, candidate ? seeds.candidate : seeds.baseline, stream);
+    return problem;
+  };
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
   const size_t before = free_device_memory();
-  sets.candidate.push_back(std::make_unique<DeviceProblem>(task, shape));
+  sets.candidate.push_back(make(0, true));
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
   const size_t one = before - std::min(before, free_device_memory());
   const size_t needed = one * (2 * static_cast<size_t>(calls) - 1) + kMemoryMargin;
   if (needed > free_device_memory()) {
@@ -47,10 +57,8 @@ InputSets allocate_sets(const TaskSpec& task, const Shape& shape, int calls) {
     sets.candidate.clear();
     return sets;
   }
-  for (int r = 1; r < calls; ++r)
-    sets.candidate.push_back(std::make_unique<DeviceProblem>(task, shape));
-  for (int r = 0; r < calls; ++r)
-    sets.baseline.push_back(std::make_unique<DeviceProblem>(task, shape));
+  for (int r = 1; r < calls; ++r) sets.candidate.push_back(make(r, true));
+  for (int r = 0; r < calls; ++r) sets.baseline.push_back(make(r, false));
   return sets;
 }
 
@@ -80,15 +88,10 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
   out.calls = calls;
 
   std::optional<PhaseClock::Span> setup(std::in_place, ctx.phases, "timing.sustained.setup");
-  InputSets sets = allocate_sets(task, sc.shape, calls);
+  InputSets sets = allocate_sets(task, sc.shape, calls, dist, stream);
   if (!sets.error.empty()) {
     out.error = sets.error;
     return out;
-  }
-  for (int r = 0; r < calls; ++r) {
-    const RoundSeeds seeds = sustained_seeds(-1, r);
-    sets.candidate[r]->generate_inputs(dist, seeds.candidate, stream);
-    sets.baseline[r]->generate_inputs(dist, seeds.baseline, stream);
   }
   Planned cand_plan = plan_candidate(candidate, *sets.candidate[0], ctx, sc.shape);
   Planned base_plan = plan_for(baseline, *sets.baseline[0], stream);
