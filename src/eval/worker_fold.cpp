@@ -1,6 +1,7 @@
 #include "eval/worker_fold.hpp"
 
 #include <cstdio>
+#include <optional>
 
 #include "core/error.hpp"
 #include "protocol/protocol.hpp"
@@ -33,6 +34,29 @@ std::string sustained_failure(const ShapeTiming& t) {
   return what + " at " + t.shape.dump() +
          " (correct in the correctness stage and the cold rounds: a skipped, cached or replayed "
          "call)";
+}
+
+// A timed shape whose timing failed: the candidate's own failure (its ptxb_plan or ptxb_run
+// returned non-zero in the cold or the sustained regime) ends the verdict as `crashed`, so that a
+// submission cannot drop the shapes where it is slow from its speedup by failing there; the
+// library's failure is PTXBench's (`unavailable`). nullopt when the row's timing is complete.
+std::optional<WorkerOutcome> timing_failure(const ShapeTiming& t) {
+  const std::string where = " at " + (t.label.empty() ? t.shape.dump() : t.label);
+  auto judge = [&](const std::string& error, const json& details,
+                   const char* regime) -> std::optional<WorkerOutcome> {
+    if (error.empty()) return std::nullopt;
+    const bool candidate =
+        error.rfind("candidate", 0) == 0 || details.value("candidate_plan_status", 0) != 0;
+    if (candidate)
+      return WorkerOutcome{Outcome::kCrashed, std::string("the submission failed in ") + regime +
+                                                  " timing" + where + ": " + error};
+    return WorkerOutcome{Outcome::kUnavailable, std::string("the library baseline failed in ") +
+                                                    regime + " timing" + where + ": " + error};
+  };
+  if (auto cold = judge(t.error, t.details, "the cold")) return cold;
+  if (t.sustained && t.sustained->error.rfind("not enough device memory", 0) != 0)
+    return judge(t.sustained->error, t.sustained->details, "the sustained");
+  return std::nullopt;
 }
 
 // The one-line reason for the first failing correctness case.
@@ -161,6 +185,8 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
   verdict.correctness->passed = passed;
   verdict.correctness->total = static_cast<int64_t>(cases.size());
   if (!first_failure.is_null()) return {Outcome::kIncorrect, case_failure(first_failure)};
+  for (const ShapeTiming& t : verdict.timing)
+    if (const auto failed = timing_failure(t)) return *failed;
   return out;
 }
 

@@ -97,6 +97,8 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
   Planned base_plan = plan_for(baseline, *sets.baseline[0], stream);
   if (cand_plan.status != 0 || base_plan.status != 0) {
     out.error = "plan failed";
+    out.details["candidate_plan_status"] = cand_plan.status;
+    out.details["baseline_plan_status"] = base_plan.status;
     return out;
   }
   std::vector<ptxb_args> cand_args, base_args;

@@ -62,6 +62,33 @@ TEST(SustainedVerdict, AWrongBackToBackOutputIsACheatNamingRoundAndCall) {
   EXPECT_EQ(fold(timed(false)).outcome, Outcome::kPassed);
 }
 
+TEST(TimingFailures, TheSubmissionFailingInTimingIsCrashedTheLibrarysIsUnavailable) {
+  ShapeTiming cold = timed(true);
+  cold.error = "candidate returned 3";
+  cold.sustained.reset();
+  Verdict v = fold(cold);
+  EXPECT_EQ(v.outcome, Outcome::kCrashed) << "a slow shape cannot be dropped by failing there";
+  EXPECT_EQ(v.reason,
+            "the submission failed in the cold timing at hidden shape #4: "
+            "candidate returned 3");
+
+  ShapeTiming plan = timed(false);
+  plan.error = "plan failed";
+  plan.details = {{"candidate_plan_status", 7}, {"baseline_plan_status", 0}};
+  EXPECT_EQ(fold(plan).outcome, Outcome::kCrashed);
+  plan.details = {{"candidate_plan_status", 0}, {"baseline_plan_status", 2}};
+  EXPECT_EQ(fold(plan).outcome, Outcome::kUnavailable);
+
+  ShapeTiming sustained = timed(false);
+  sustained.sustained->error = "candidate returned 1";
+  EXPECT_EQ(fold(sustained).outcome, Outcome::kCrashed);
+  sustained.sustained->error = "baseline returned 13";
+  EXPECT_EQ(fold(sustained).outcome, Outcome::kUnavailable);
+  sustained.sustained->error =
+      "not enough device memory for 40 input sets: needs 9 MiB, 1 MiB free";
+  EXPECT_EQ(fold(sustained).outcome, Outcome::kPassed) << "the cold result stands alone";
+}
+
 TEST(SustainedVerdict, TextShowsTheRegimeAndHidesAHiddenShapesTimes) {
   Verdict v;
   v.timing = {timed(false), timed(true)};
