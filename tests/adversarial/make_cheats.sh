@@ -24,14 +24,16 @@ for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/t
   } > "$out/$name.cu"
   echo "$out/$name.cu"
 done
-# The fp8 cheats: the fp8 expert with its entry points renamed, then the cheat.
-fp8_expert="$root/kernels/reference/sm90_gemm_fp8_e4m3.cu"
+# The fp8 cheats: an expert (the fp8 one, or the file a "// ptxbench-base: PATH" line names) with
+# its entry points renamed, then the cheat.
 for cheat in "$root"/tests/adversarial/fp8/*.cu; do
   name="fp8_$(basename "$cheat" .cu)"
+  base="$(sed -n 's|^// ptxbench-base: \(.*\)$|\1|p' "$cheat")"
+  base="$root/${base:-kernels/reference/sm90_gemm_fp8_e4m3.cu}"
   {
     grep -m1 '^// ptxbench-expect:' "$cheat"
     sed -e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|' \
-        -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$fp8_expert"
+        -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$base"
     grep -v '^// ptxbench-expect:' "$cheat"
   } > "$out/$name.cu"
   echo "$out/$name.cu"
