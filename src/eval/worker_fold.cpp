@@ -31,7 +31,7 @@ std::string sustained_failure(const ShapeTiming& t) {
     what = "sustained round " + failure.value("round", json(0)).dump() + ", call " +
            failure.value("call", json(0)).dump() +
            " of the batch: " + failure.value("what", std::string("wrong output"));
-  return what + " at " + t.shape.dump() +
+  return what + " at " + (t.label.empty() ? t.shape.dump() : t.label) +
          " (correct in the correctness stage and the cold rounds: a skipped, cached or replayed "
          "call)";
 }
