@@ -1,6 +1,8 @@
 #include "baselines/cublaslt_gemm.hpp"
 
+#include <initializer_list>
 #include <optional>
+#include <vector>
 
 #include "core/dtype.hpp"
 #include "cuda/cuda_check.hpp"
@@ -72,7 +74,7 @@ cublasStatus_t CublasLtGemm::matmul(const cublasLtMatmulAlgo_t& algo, const void
         cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
     if (st != CUBLAS_STATUS_SUCCESS) return st;
   }
-  if (scaling_ == GemmScaling::kPerTensor) {
+  if (scaling_ != GemmScaling::kNone) {
     // cuBLASLt's A is our B and its B our A (the "TN" view above).
     cublasStatus_t st = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                                        &scale_b, sizeof scale_b);
@@ -109,13 +111,25 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
     report_["error"] = "cuBLASLt baseline: the epilogue needs a bias vector of N elements";
     return 5;
   }
-  const bool scaled = scaling_ == GemmScaling::kPerTensor;
-  auto one_f32 = [&](int i) {
-    return problem.num_inputs > i && problem.inputs[i].dtype == PTXB_F32 &&
-           problem.inputs[i].rank >= 1 && problem.inputs[i].shape[0] == 1;
+  const bool scaled = scaling_ != GemmScaling::kNone;
+  const bool blockwise = scaling_ == GemmScaling::kBlockwise;
+  const int64_t k_blocks = (K + 127) / 128, n_blocks = (N + 127) / 128;
+  auto f32_of = [&](int i, std::initializer_list<int64_t> shape) {
+    if (problem.num_inputs <= i || problem.inputs[i].dtype != PTXB_F32 ||
+        problem.inputs[i].rank != static_cast<int32_t>(shape.size()))
+      return false;
+    int d = 0;
+    for (int64_t extent : shape)
+      if (problem.inputs[i].shape[d++] != extent) return false;
+    return true;
   };
-  if (scaled && (has_bias || !one_f32(2) || !one_f32(3))) {
-    report_["error"] = "cuBLASLt baseline: per-tensor scaling needs two 1-element f32 inputs";
+  const bool scales_ok = blockwise ? f32_of(2, {k_blocks, M}) && f32_of(3, {n_blocks, k_blocks})
+                                   : f32_of(2, {1}) && f32_of(3, {1});
+  if (scaled && (has_bias || !scales_ok)) {
+    report_["error"] = blockwise ? "cuBLASLt baseline: block scaling needs f32 scales of "
+                                   "[ceil(K/128), M] and [ceil(N/128), ceil(K/128)]"
+                                 : "cuBLASLt baseline: per-tensor scaling needs two 1-element "
+                                   "f32 inputs";
     return 6;
   }
 
@@ -140,7 +154,16 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
     const int8_t fast_accumulation = 0;
     PTXB_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
                                                      &fast_accumulation, sizeof fast_accumulation));
-    report_["scaling"] = "per_tensor";
+    if (blockwise) {
+      // cuBLASLt's A is our B (128 x 128 blocks), its B our A (1 x 128 blocks along K).
+      const cublasLtMatmulMatrixScale_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F,
+                                        b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+      PTXB_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+                                                       &a_mode, sizeof a_mode));
+      PTXB_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                                                       &b_mode, sizeof b_mode));
+    }
+    report_["scaling"] = blockwise ? "blockwise" : "per_tensor";
     report_["fast_accumulation"] = false;
   }
   PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_b_, *type_b, K, N, K));
@@ -170,14 +193,16 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   DeviceBuffer c(size_t(M * N * size_bytes(static_cast<DType>(problem.outputs[0].dtype))));
   DeviceBuffer bias(has_bias ? size_t(N * size_bytes(static_cast<DType>(problem.inputs[2].dtype)))
                              : 0);
-  DeviceBuffer scales(scaled ? 2 * sizeof(float) : 0);
+  // Scratch scales of 1 for the algorithm timing, as many as the mode reads.
+  const int64_t a_scales = !scaled ? 0 : blockwise ? k_blocks * M : 1;
+  const int64_t b_scales = !scaled ? 0 : blockwise ? n_blocks * k_blocks : 1;
+  const std::vector<float> ones(static_cast<size_t>(a_scales + b_scales), 1.f);
+  DeviceBuffer scales(ones.size() * sizeof(float));
   Stream stream;
-  if (scaled) {
-    const float ones[2] = {1.f, 1.f};
-    PTXB_CHECK_CUDA(cudaMemcpy(scales.data(), ones, sizeof ones, cudaMemcpyHostToDevice));
-  }
+  if (scaled)
+    PTXB_CHECK_CUDA(cudaMemcpy(scales.data(), ones.data(), scales.bytes(), cudaMemcpyHostToDevice));
   const float* scale_a = scaled ? scales.as<float>() : nullptr;
-  const float* scale_b = scaled ? scales.as<float>() + 1 : nullptr;
+  const float* scale_b = scaled ? scales.as<float>() + a_scales : nullptr;
   fill_random(a.data(), dtype_a, M * K, ValueKind::kNormal, 1.0, 7, 0, stream.get());
   fill_random(b.data(), dtype_b, N * K, ValueKind::kNormal, 1.0, 7, 1, stream.get());
   if (has_bias)
@@ -228,7 +253,7 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
 int CublasLtGemm::run(const ptxb_args& args) {
   if (!planned_) return 3;
   const void* bias = epilogue_ != GemmEpilogue::kNone ? args.inputs[2] : nullptr;
-  const bool scaled = scaling_ == GemmScaling::kPerTensor;
+  const bool scaled = scaling_ != GemmScaling::kNone;
   const cublasStatus_t st = matmul(
       algo_, args.inputs[0], args.inputs[1], bias, scaled ? args.inputs[2] : nullptr,
       scaled ? args.inputs[3] : nullptr, args.outputs[0], static_cast<cudaStream_t>(args.stream));

@@ -21,7 +21,11 @@
 namespace ptxb {
 
 enum class GemmEpilogue { kNone, kBiasGelu };
-enum class GemmScaling { kNone, kPerTensor };
+/// kPerTensor: one f32 per operand; kBlockwise: scale_a f32 [ceil(K/128), M] (1 x 128 blocks of
+/// A), scale_b f32 [ceil(N/128), ceil(K/128)] (128 x 128 blocks of B), as cuBLASLt's
+/// VEC128_32F and BLK128x128_32F scale modes (the layout is checked against the reference in
+/// tests/gpu).
+enum class GemmScaling { kNone, kPerTensor, kBlockwise };
 
 class CublasLtGemm final : public Implementation {
  public:

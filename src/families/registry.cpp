@@ -13,14 +13,15 @@ const Family& attention_fwd_family();
 const Family& attention_bwd_family();
 const Family& gemm_bias_gelu_family();
 const Family& gemm_fp8_family();
+const Family& gemm_fp8_blockwise_family();
 
 namespace {
 
 // Every family, in report order.
 const std::vector<const Family*>& all_families() {
-  static const std::vector<const Family*> kAll = {&gemm_family(), &attention_fwd_family(),
-                                                  &attention_bwd_family(), &gemm_bias_gelu_family(),
-                                                  &gemm_fp8_family()};
+  static const std::vector<const Family*> kAll = {
+      &gemm_family(),           &attention_fwd_family(), &attention_bwd_family(),
+      &gemm_bias_gelu_family(), &gemm_fp8_family(),      &gemm_fp8_blockwise_family()};
   return kAll;
 }
 

@@ -150,10 +150,15 @@ TensorSpec read_tensor(const TableReader& reader, const TaskSpec& task) {
   tensor.dims = reader.string_list("shape");
   if (tensor.dims.empty()) reader.fail("shape", "must list at least one dimension");
   for (size_t i = 0; i < tensor.dims.size(); ++i)
-    if (!contains(task.dims, tensor.dims[i]) && !is_literal_extent(tensor.dims[i]))
+    if (const auto blocked = blocked_extent(tensor.dims[i])) {
+      if (!contains(task.dims, blocked->dim))
+        reader.fail("shape[" + std::to_string(i) + "]",
+                    "'" + blocked->dim + "' is not declared in dims (" + join(task.dims) + ")");
+    } else if (!contains(task.dims, tensor.dims[i]) && !is_literal_extent(tensor.dims[i])) {
       reader.fail("shape[" + std::to_string(i) + "]",
                   "'" + tensor.dims[i] + "' is neither declared in dims (" + join(task.dims) +
-                      ") nor a positive integer");
+                      "), a positive integer nor DIM/BLOCK");
+    }
   tensor.layout = reader.optional_string("layout").value_or("row_major");
   if (tensor.layout != "row_major")
     reader.fail("layout", "'" + tensor.layout + "' is not supported (only row_major)");

@@ -146,11 +146,18 @@ TaskSpec find_task(const std::filesystem::path& tasks_root, const Catalog& catal
 /// Bytes of `tensor` at `shape` (its dims' sizes times its element size).
 double tensor_bytes(const TensorSpec& tensor, const Shape& shape);
 
-/// The size of a tensor's dimension `dim` at `shape`: a declared dim's value, or the number a
-/// literal extent such as "1" states (a per-tensor scale is a tensor of shape ["1"]).
+/// The size of a tensor's dimension `dim` at `shape`: a declared dim's value, the number a
+/// literal extent such as "1" states (a per-tensor scale is a tensor of shape ["1"]), or for a
+/// blocked extent "K/128" the number of 128-blocks that cover K, ceil(K / 128) (block scales).
 int64_t extent(const std::string& dim, const Shape& shape);
 /// True for a literal extent: a positive decimal integer.
 bool is_literal_extent(const std::string& dim);
+/// "K/128": dim "K", block 128; nullopt for anything else.
+struct BlockedExtent {
+  std::string dim;
+  int64_t block = 1;
+};
+std::optional<BlockedExtent> blocked_extent(const std::string& dim);
 
 /// The values of the task's scalars at `shape`, in the task's order (ptxb_problem.scalars).
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape);

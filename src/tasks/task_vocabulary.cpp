@@ -42,8 +42,19 @@ bool is_literal_extent(const std::string& dim) {
          std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+std::optional<BlockedExtent> blocked_extent(const std::string& dim) {
+  const size_t slash = dim.find('/');
+  if (slash == std::string::npos || slash == 0) return std::nullopt;
+  const std::string block = dim.substr(slash + 1);
+  if (!is_literal_extent(block)) return std::nullopt;
+  return BlockedExtent{dim.substr(0, slash), std::stoll(block)};
+}
+
 int64_t extent(const std::string& dim, const Shape& shape) {
-  return is_literal_extent(dim) ? std::stoll(dim) : shape.at(dim);
+  if (is_literal_extent(dim)) return std::stoll(dim);
+  if (const auto blocked = blocked_extent(dim))
+    return (shape.at(blocked->dim) + blocked->block - 1) / blocked->block;
+  return shape.at(dim);
 }
 
 double tensor_bytes(const TensorSpec& tensor, const Shape& shape) {

@@ -39,6 +39,15 @@ void reference_gemm_bf16(const void* a, const void* b, float* ref, int64_t M, in
 void reference_gemm(const void* a, DType a_type, const void* b, DType b_type, double alpha,
                     float* ref, int64_t M, int64_t N, int64_t K, cudaStream_t stream);
 
+/// The block-scaled E4M3 GEMM: ref[m, n] = sum_k a[m, k] sa[k / 128, m] * b[n, k]
+/// sb[n / 128, k / 128], scale_a f32 [ceil(K/128), M] and scale_b f32 [ceil(N/128),
+/// ceil(K/128)] row-major (DeepSeek-V3's 1x128 activation and 128x128 weight blocks). The scales
+/// are applied to the widened operands in fp64 (exact products), then one fp64 product, rounded
+/// once to fp32.
+void reference_gemm_blockwise(const void* a, const void* b, const float* scale_a,
+                              const float* scale_b, float* ref, int64_t M, int64_t N, int64_t K,
+                              cudaStream_t stream);
+
 /// Sizes of an attention problem for the reference kernels (src/reference/attention_fp64.hpp
 /// states the definitions and layouts).
 struct AttentionDims {

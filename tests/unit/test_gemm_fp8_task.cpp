@@ -111,6 +111,24 @@ TEST(GemmFp8Task, LoadsWithLiteralScaleShapes) {
   EXPECT_EQ(back.inputs()[2]->values->kind, "scales");
 }
 
+TEST(GemmFp8Task, BlockedExtentsCoverTheDimInBlocks) {
+  Shape s;
+  s.dims = {{"M", 200}, {"N", 256}, {"K", 1000}};
+  EXPECT_EQ(extent("K/128", s), 8) << "ceil(1000 / 128)";
+  EXPECT_EQ(extent("N/128", s), 2);
+  EXPECT_EQ(extent("M/1", s), 200);
+  EXPECT_FALSE(blocked_extent("K/0").has_value());
+  EXPECT_FALSE(blocked_extent("/128").has_value());
+  EXPECT_FALSE(blocked_extent("K").has_value());
+  ASSERT_TRUE(blocked_extent("K/128").has_value());
+  EXPECT_EQ(blocked_extent("K/128")->dim, "K");
+  EXPECT_EQ(blocked_extent("K/128")->block, 128);
+  // In a task: the scale of a block-scaled operand, and an undeclared dim refused.
+  const TaskSpec task = load_text(fp8_task("e4m3", "\"K/128\", \"M\""));
+  EXPECT_EQ(tensor_bytes(*task.inputs()[2], task.shapes[0].shape), 4.0 * 4 * 256);
+  EXPECT_THROW(load_text(fp8_task("e4m3", "\"L/128\"")), InputError);
+}
+
 TEST(GemmFp8Task, RefusesOtherOperandTypesAndBadExtents) {
   try {
     load_text(fp8_task("bf16"));
