@@ -30,17 +30,20 @@ std::string join_targets(const TaskSpec& task) {
 }
 
 void print_list(const std::vector<TaskSpec>& tasks, std::ostream& os) {
-  size_t id_width = 2;
-  for (const TaskSpec& task : tasks) id_width = std::max(id_width, task.id.size());
+  size_t id_width = 2, family_width = 6;
+  for (const TaskSpec& task : tasks) {
+    id_width = std::max(id_width, task.id.size());
+    family_width = std::max(family_width, task.family.size());
+  }
   os << std::left << std::setw(static_cast<int>(id_width) + 2) << "ID" << std::setw(9) << "ARCH"
-     << std::setw(15) << "FAMILY" << std::setw(7) << "LEVEL" << std::setw(9) << "VISIBLE"
-     << std::setw(8) << "HIDDEN"
+     << std::setw(static_cast<int>(family_width) + 2) << "FAMILY" << std::setw(7) << "LEVEL"
+     << std::setw(9) << "VISIBLE" << std::setw(8) << "HIDDEN"
      << "TARGETS\n";
   for (const TaskSpec& task : tasks) {
     os << std::setw(static_cast<int>(id_width) + 2) << task.id << std::setw(9) << task.arch
-       << std::setw(15) << task.family << std::setw(7) << task.level << std::setw(9)
-       << task.visible_shapes().size() << std::setw(8) << task.hidden_shapes().size()
-       << join_targets(task) << "\n";
+       << std::setw(static_cast<int>(family_width) + 2) << task.family << std::setw(7) << task.level
+       << std::setw(9) << task.visible_shapes().size() << std::setw(8)
+       << task.hidden_shapes().size() << join_targets(task) << "\n";
   }
 }
 

@@ -1,0 +1,439 @@
+// Expert solution for sm90/gemm/fp8-blockwise: C[m,n] = sum_k A[m,k] sa[k/128,m] * B[n,k]
+// sb[n/128,k/128] with E4M3 operands (row-major, K-major), block scales in f32 (scale_a
+// [ceil(K/128), M]: per row and 128 of K; scale_b [ceil(N/128), ceil(K/128)]: per 128x128 block of
+// B, row-major) and bf16 C (DeepSeek-V3's scheme).
+//
+// Design (the per-tensor fp8 expert's pipeline, with the scales applied at promotion):
+// - one CTA per 128x128 output tile, 384 threads = 3 warpgroups: a TMA producer and two consumer
+//   warpgroups of 64x128 each; kStages-deep ring of (128x128-byte) A and B tiles with the 128-byte
+//   swizzle, full/empty mbarriers per stage; setmaxnreg moves registers to the consumers;
+// - per 128-element k-block each consumer issues four wgmma.mma_async m64n128k32 e4m3 x e4m3 into
+//   a fresh fp32 accumulator and then adds it into its running accumulator in registers:
+//   the tensor cores' fp8 accumulation keeps fewer bits than fp32, so partial sums are promoted
+//   every 128 K, the k-block of the scales: acc += part * sa[kb, row] * sb[n-block, kb] (one fused
+//   multiply-add per element and k-block, 1/128 of the FLOPs; the task's non-target limit is 2%).
+//   The tile's 128 columns are one block of B, so one sb per k-block; each thread's two rows read
+//   their sa from global memory (L2-resident: ceil(K/128) x M floats);
+// - the epilogue stores bf16, masking rows >= M, cols >= N;
+// - edges: TMA zero-fills out-of-bounds rows and the K tail.
+// Requirements checked by ptxb_run: K % 16 == 0 (16-byte row pitch for TMA), contiguous row-major
+// tensors, scales of the shapes above.
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
+// of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <cstdint>
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter).
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/setmaxnreg.cuh (generated: scripts/amalgamate.py) ====
+// Warpgroup register reallocation (setmaxnreg): producers give registers up, consumers take them.
+// Every thread of the warpgroup executes it; kRegs is the new per-thread count.
+
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+// ==== end kernels/ptx/setmaxnreg.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
+
+namespace {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 128;
+constexpr int kBlockK = 128;  // 128 E4M3 = 128 bytes: one row of the 128-byte swizzle pattern
+constexpr int kStages = 6;
+constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
+constexpr uint32_t kATileBytes = kBlockM * kBlockK;
+constexpr uint32_t kBTileBytes = kBlockN * kBlockK;
+constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (64 x kBlockN / 128)
+static_assert(kBlockN == 128 && kBlockK == 128, "one scale block of B per tile and k-block");
+
+struct SharedStorage {
+  uint8_t a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK) per stage, swizzled
+  uint8_t b[kStages][kBlockN * kBlockK];  // (kBlockN, kBlockK) per stage, swizzled
+  uint64_t full[kStages];
+  uint64_t empty[kStages];
+};
+// NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
+constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
+
+// wgmma m64n128k32, e4m3 x e4m3 -> f32, A and B from shared memory (K-major: fp8 has no
+// transposed form). Accumulates into d (64 floats per thread) when scale_d != 0, overwrites it
+// when 0.
+__device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[kAccum], uint64_t desc_a,
+                                                      uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7,"
+      "%8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23,"
+      "%24, %25, %26, %27, %28, %29, %30, %31,"
+      "%32, %33, %34, %35, %36, %37, %38, %39,"
+      "%40, %41, %42, %43, %44, %45, %46, %47,"
+      "%48, %49, %50, %51, %52, %53, %54, %55,"
+      "%56, %57, %58, %59, %60, %61, %62, %63},"
+      " %64, %65, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+        "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+struct TileCoord {
+  int m0;
+  int n0;
+};
+
+// Grouped raster: kGroupM consecutive tile rows share each B column tile while it is in L2.
+__device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int tiles_n) {
+  const int per_group = kGroupM * tiles_n;
+  const int group = block / per_group;
+  const int first_m = group * kGroupM;
+  const int rows_in_group = min(tiles_m - first_m, kGroupM);
+  const int in_group = block % per_group;
+  return {(first_m + in_group % rows_in_group) * kBlockM, (in_group / rows_in_group) * kBlockN};
+}
+
+// Writes a consumer's (64, kBlockN) fp32 accumulator tile as bf16, masking rows >= M, cols >= N.
+// Fragment layout of wgmma's D: row warp*16 + lane/4 (+8), cols 8i + 2(lane%4) (+1).
+__device__ __forceinline__ int fragment_row(int row0) {
+  return row0 + ((threadIdx.x / 32) % 4) * 16 + (threadIdx.x % 32) / 4;
+}
+
+__device__ __forceinline__ void store_tile(const float (&d)[kAccum], __nv_bfloat16* c, int row0,
+                                           int n0, int M, int N) {
+  const int lane = threadIdx.x % 32;
+  const int row_a = fragment_row(row0);
+  const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      const float v0 = d[i * 4 + half * 2];
+      const float v1 = d[i * 4 + half * 2 + 1];
+      __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+      if (pair_ok && col + 1 < N) {
+        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
+      } else {
+        dst[0] = __float2bfloat16_rn(v0);
+        if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
+      }
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_fp8_blockwise_tma_ws(const __grid_constant__ CUtensorMap map_a,
+                              const __grid_constant__ CUtensorMap map_b, const float* scale_a,
+                              const float* scale_b, __nv_bfloat16* c, int M, int N, int K) {
+  extern __shared__ uint8_t smem_raw[];
+  auto& smem = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                                 ~uintptr_t(1023));
+
+  const int warpgroup = threadIdx.x / 128;
+  const int tiles_m = (M + kBlockM - 1) / kBlockM;
+  const int tiles_n = (N + kBlockN - 1) / kBlockN;
+  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&smem.full[s], 1);
+      mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      prefetch_map(&map_a);
+      prefetch_map(&map_b);
+      for (int kb = 0; kb < k_blocks; ++kb) {
+        const int s = kb % kStages;
+        // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
+        // first pass over the ring (parity 1) does not wait.
+        mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+        mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+        tma_load_2d(smem.a[s], &map_a, &smem.full[s], kb * kBlockK, tile.m0);
+        tma_load_2d(smem.b[s], &map_b, &smem.full[s], kb * kBlockK, tile.n0);
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<232>();
+  const int consumer = warpgroup - 1;
+  const bool lane0 = (threadIdx.x % 32) == 0;
+  const int row = fragment_row(tile.m0 + consumer * 64);  // this thread's rows: row, row + 8
+  const float* sb = scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks;
+  float acc[kAccum], part[kAccum];
+#pragma unroll
+  for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
+
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const int s = kb % kStages;
+    // The k-block's scales, loaded while the MMAs run (rows past M read nothing).
+    const float* sa = scale_a + static_cast<int64_t>(kb) * M;
+    const float sa0 = row < M ? sa[row] : 0.f, sa1 = row + 8 < M ? sa[row + 8] : 0.f;
+    const float sbk = sb[kb];
+    mbar_wait(&smem.full[s], (kb / kStages) & 1);
+    const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
+    const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < kBlockK / 32; ++k) {
+      // NOTE: inside a 128-byte swizzled row, the k-th 32-element slice starts 32*k bytes in;
+      // the hardware applies the swizzle to the computed addresses.
+      wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
+                            wgmma_desc_sw128(b_tile + k * 32, 16, 1024), k > 0 ? 1 : 0);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
+    fence_regs(part);
+    if (lane0) mbar_arrive(&smem.empty[s]);
+    const float s0 = sa0 * sbk, s1 = sa1 * sbk;
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) acc[i] = fmaf(part[i], (i % 4) < 2 ? s0 : s1, acc[i]);
+  }
+
+  store_tile(acc, c, tile.m0 + consumer * 64, tile.n0, M, N);
+}
+
+// ---- host side ----
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+
+// A row-major (rows, k) E4M3 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
+bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k)};
+  const cuuint32_t box[2] = {kBlockK, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(ptr), dims, strides, box,
+                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool is_row_major_2d(const ptxb_tensor_desc& t, int32_t dtype, int64_t rows, int64_t cols) {
+  return t.dtype == dtype && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
+         t.strides[0] == cols && t.strides[1] == 1;
+}
+
+bool is_f32_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
+  return t.dtype == PTXB_F32 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols;
+}
+
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  (void)problem;
+  *workspace_bytes = 0;
+  return cudaFuncSetAttribute(gemm_fp8_blockwise_tma_ws,
+                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(kSharedBytes)) == cudaSuccess
+             ? PTXB_OK
+             : kLaunchFailed;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const ptxb_problem& p = *args->problem;
+  if (p.num_inputs != 4 || p.num_outputs != 1) return kBadProblem;
+  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
+  const int64_t k_blocks = (K + kBlockK - 1) / kBlockK, n_blocks = (N + kBlockN - 1) / kBlockN;
+  if (!is_row_major_2d(p.inputs[0], PTXB_F8E4M3, M, K) ||
+      !is_row_major_2d(p.inputs[1], PTXB_F8E4M3, N, K) || !is_f32_2d(p.inputs[2], k_blocks, M) ||
+      !is_f32_2d(p.inputs[3], n_blocks, k_blocks) ||
+      !is_row_major_2d(p.outputs[0], PTXB_BF16, M, N) || K % 16 != 0 || M > INT32_MAX ||
+      N > INT32_MAX || K > INT32_MAX)
+    return kBadProblem;
+
+  CUtensorMap map_a, map_b;
+  if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
+      !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN))
+    return kNoTensorMap;
+
+  const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
+  gemm_fp8_blockwise_tma_ws<<<tiles, kThreads, kSharedBytes,
+                              static_cast<cudaStream_t>(args->stream)>>>(
+      map_a, map_b, static_cast<const float*>(args->inputs[2]),
+      static_cast<const float*>(args->inputs[3]), static_cast<__nv_bfloat16*>(args->outputs[0]),
+      static_cast<int>(M), static_cast<int>(N), static_cast<int>(K));
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
