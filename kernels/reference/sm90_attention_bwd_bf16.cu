@@ -676,7 +676,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // ---- host side ----
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -688,6 +692,7 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   }();
   return fn;
 }
+// ==== end kernels/ptx/tensor_map.cuh ====
 
 // A [heads, seq, dim] bf16 tensor read in (box_rows, 64) boxes with the 128-byte swizzle.
 bool encode_3d(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, int64_t dim,

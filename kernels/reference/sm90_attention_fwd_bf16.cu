@@ -658,7 +658,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // ---- host side ----
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -670,6 +674,7 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   }();
   return fn;
 }
+// ==== end kernels/ptx/tensor_map.cuh ====
 
 // A contiguous [heads, seq, head_dim] bf16 tensor read in (128 rows, 64 columns) boxes of one head
 // with the 128-byte swizzle. NOTE: 3-D so that rows past seq are out of bounds and zero-filled

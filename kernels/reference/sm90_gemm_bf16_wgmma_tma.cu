@@ -428,7 +428,11 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
 // ---- host side ----
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -440,6 +444,7 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   }();
   return fn;
 }
+// ==== end kernels/ptx/tensor_map.cuh ====
 
 // A row-major (rows, k) bf16 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
 bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {

@@ -348,7 +348,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // ---- host side ----
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -360,6 +364,7 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   }();
   return fn;
 }
+// ==== end kernels/ptx/tensor_map.cuh ====
 
 // A row-major (rows, k) E4M3 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
 bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {

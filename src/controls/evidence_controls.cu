@@ -22,6 +22,7 @@
 #include "ptx/cp_async.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"
+#include "ptx/tensor_map.cuh"
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
 
@@ -198,17 +199,6 @@ struct ControlResources {
   CUtensorMap tma_map{};
   cudaError_t error = cudaSuccess;
 };
-
-// cuTensorMapEncodeTiled from the driver, without linking libcuda; nullptr when unavailable.
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  void* entry = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
-                                       &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess)
-    return nullptr;
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
-}
 
 // The (kTileRows, kTileCols) bf16 tma_source as a single (kTileCols, kTileRows) box: no swizzle,
 // no interleave, so the TMA delivers exactly kTmaBytes.

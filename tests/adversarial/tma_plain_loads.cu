@@ -337,7 +337,11 @@ static_assert(kBlockM == kBlockN, "load_tile and one box shape serve both operan
 static_assert(kBlockM * kChunksPerRow % kThreads == 0, "whole chunks per thread");
 
 // ---- host side ----
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -349,6 +353,7 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   }();
   return fn;
 }
+// ==== end kernels/ptx/tensor_map.cuh ====
 
 // A row-major (rows, k) bf16 matrix read in (128, kBlockK) boxes with the 128-byte swizzle, the
 // layout load_tile writes by hand.
