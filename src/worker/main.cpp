@@ -109,8 +109,15 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ctx.stream = stream.get();
   if (monitor) {
     ctx.stream_id = monitor->stream_id(stream.get());
-    ctx.default_stream_ids = {monitor->stream_id(cudaStreamLegacy),
-                              monitor->stream_id(cudaStreamPerThread)};
+    // Best effort: a default stream CUPTI cannot name stays refused to ptxb_plan (never a harness
+    // failure).
+    for (const cudaStream_t d : {cudaStreamLegacy, cudaStreamPerThread}) {
+      try {
+        ctx.default_stream_ids.insert(monitor->stream_id(d));
+      } catch (const ptxb::ApiError&) {
+        continue;
+      }
+    }
   }
 
   std::unique_ptr<ptxb::SharedObjectImplementation> candidate;
