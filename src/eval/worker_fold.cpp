@@ -39,23 +39,24 @@ std::string sustained_failure(const ShapeTiming& t) {
 // A timed shape whose timing failed: the candidate's own failure (its ptxb_plan or ptxb_run
 // returned non-zero in the cold or the sustained regime) ends the verdict as `crashed`, so that a
 // submission cannot drop the shapes where it is slow from its speedup by failing there; the
-// library's failure is PTXBench's (`unavailable`). nullopt when the row's timing is complete.
+// library's failure is PTXBench's (`unavailable`). Which side failed is in the row's details
+// (`failed_call`, or the plan statuses); an error of neither side (the sustained regime without
+// memory for its input sets) is no failure. nullopt when nothing failed.
 std::optional<WorkerOutcome> timing_failure(const ShapeTiming& t) {
   const std::string where = " at " + (t.label.empty() ? t.shape.dump() : t.label);
   auto judge = [&](const std::string& error, const json& details,
                    const char* regime) -> std::optional<WorkerOutcome> {
-    if (error.empty()) return std::nullopt;
-    const bool candidate =
-        error.rfind("candidate", 0) == 0 || details.value("candidate_plan_status", 0) != 0;
-    if (candidate)
+    const std::string side = details.value("failed_call", std::string());
+    if (side == "candidate" || details.value("candidate_plan_status", 0) != 0)
       return WorkerOutcome{Outcome::kCrashed, std::string("the submission failed in ") + regime +
                                                   " timing" + where + ": " + error};
-    return WorkerOutcome{Outcome::kUnavailable, std::string("the library baseline failed in ") +
-                                                    regime + " timing" + where + ": " + error};
+    if (side == "baseline" || details.value("baseline_plan_status", 0) != 0)
+      return WorkerOutcome{Outcome::kUnavailable, std::string("the library baseline failed in ") +
+                                                      regime + " timing" + where + ": " + error};
+    return std::nullopt;
   };
   if (auto cold = judge(t.error, t.details, "the cold")) return cold;
-  if (t.sustained && t.sustained->error.rfind("not enough device memory", 0) != 0)
-    return judge(t.sustained->error, t.sustained->details, "the sustained");
+  if (t.sustained) return judge(t.sustained->error, t.sustained->details, "the sustained");
   return std::nullopt;
 }
 

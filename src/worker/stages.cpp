@@ -235,6 +235,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     if (samples.coarse) timing.details["coarse"] = true;
     if (samples.failed_status != 0) {
       timing.error = samples.failed_name + " returned " + std::to_string(samples.failed_status);
+      timing.details["failed_call"] = samples.failed_name;  // "candidate" or "baseline"
       send();
       continue;
     }

@@ -162,6 +162,7 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
   scope.close();
   if (samples.failed_status != 0) {
     out.error = samples.failed_name + " returned " + std::to_string(samples.failed_status);
+    out.details["failed_call"] = samples.failed_name;  // "candidate" or "baseline"
     return out;
   }
 

@@ -65,6 +65,7 @@ TEST(SustainedVerdict, AWrongBackToBackOutputIsACheatNamingRoundAndCall) {
 TEST(TimingFailures, TheSubmissionFailingInTimingIsCrashedTheLibrarysIsUnavailable) {
   ShapeTiming cold = timed(true);
   cold.error = "candidate returned 3";
+  cold.details["failed_call"] = "candidate";
   cold.sustained.reset();
   Verdict v = fold(cold);
   EXPECT_EQ(v.outcome, Outcome::kCrashed) << "a slow shape cannot be dropped by failing there";
@@ -81,11 +82,14 @@ TEST(TimingFailures, TheSubmissionFailingInTimingIsCrashedTheLibrarysIsUnavailab
 
   ShapeTiming sustained = timed(false);
   sustained.sustained->error = "candidate returned 1";
+  sustained.sustained->details["failed_call"] = "candidate";
   EXPECT_EQ(fold(sustained).outcome, Outcome::kCrashed);
   sustained.sustained->error = "baseline returned 13";
+  sustained.sustained->details["failed_call"] = "baseline";
   EXPECT_EQ(fold(sustained).outcome, Outcome::kUnavailable);
   sustained.sustained->error =
       "not enough device memory for 40 input sets: needs 9 MiB, 1 MiB free";
+  sustained.sustained->details.erase("failed_call");
   EXPECT_EQ(fold(sustained).outcome, Outcome::kPassed) << "the cold result stands alone";
 }
 
