@@ -21,30 +21,40 @@ std::optional<double> Rate::fraction() const {
   return static_cast<double>(k) / static_cast<double>(n);
 }
 
-std::optional<double> sample_speedup(const std::vector<ShapeSpeedup>& shapes, double floor,
-                                     double cap) {
+namespace {
+
+// The geometric mean of `values`, each clamped into [floor, cap], NaN skipped; nullopt when none
+// is left.
+std::optional<double> clamped_geomean(const std::vector<double>& values, double floor, double cap) {
   double log_sum = 0;
   int count = 0;
-  for (const ShapeSpeedup& s : shapes) {
-    if (std::isnan(s.speedup)) continue;
-    log_sum += std::log(std::clamp(s.speedup, floor, cap));
+  for (double v : values) {
+    if (std::isnan(v)) continue;
+    log_sum += std::log(std::clamp(v, floor, cap));
     ++count;
   }
   if (count == 0) return std::nullopt;
   return std::exp(log_sum / count);
 }
 
+}  // namespace
+
+std::optional<double> sample_speedup(const std::vector<ShapeSpeedup>& shapes, double floor,
+                                     double cap) {
+  std::vector<double> values;
+  for (const ShapeSpeedup& s : shapes) values.push_back(s.speedup);
+  return clamped_geomean(values, floor, cap);
+}
+
 std::optional<double> sample_sustained_speedup(const std::vector<ShapeSpeedup>& shapes,
                                                double floor, double cap) {
-  std::vector<ShapeSpeedup> sustained;
+  std::vector<double> values;
   for (const ShapeSpeedup& s : shapes) {
     if (std::isnan(s.speedup)) continue;
     if (!s.sustained_speedup) return std::nullopt;  // all timed shapes or none
-    ShapeSpeedup copy = s;
-    copy.speedup = *s.sustained_speedup;
-    sustained.push_back(std::move(copy));
+    values.push_back(*s.sustained_speedup);
   }
-  return sample_speedup(sustained, floor, cap);
+  return clamped_geomean(values, floor, cap);
 }
 
 namespace {
