@@ -103,4 +103,25 @@ Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageC
   return planned(status, bytes);
 }
 
+TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_t shape, int calls,
+                                 std::function<int()> run, std::string phase) {
+  TimedCall timed{"candidate", [&scope, run = std::move(run)](cudaStream_t) {
+                    scope.arm();
+                    const int status = run();
+                    scope.disarm();
+                    return status;
+                  }};
+  if (ctx.counters != nullptr) {
+    timed.enter = [&ctx, shape, calls, phase] {
+      const auto counting = ctx.phases.span(phase);
+      ctx.counters->begin(shape, calls);
+    };
+    timed.leave = [&ctx, phase](bool after_flush) {
+      const auto counting = ctx.phases.span(phase);
+      ctx.counters->end(after_flush);
+    };
+  }
+  return timed;
+}
+
 }  // namespace ptxb

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"  // shape_json
 #include "timing/implementation.hpp"
+#include "timing/interleaved.hpp"
 #include "verify/compare_stats.hpp"
 #include "worker/candidate_scope.hpp"
 #include "worker/problem.hpp"
@@ -42,6 +44,13 @@ struct Planned {
   DeviceBuffer workspace;
 };
 Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream);
+/// The candidate's side of interleaved timing: `run` with the monitor armed around it only (the
+/// scope's watchdog covers the whole timing) and, with hardware counters, every timed call in a
+/// counter range of its own holding `calls` candidate calls at timed shape `shape`
+/// (docs/evidence.md), the counters' host time kept under phase `phase`.
+TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_t shape, int calls,
+                                 std::function<int()> run, std::string phase);
+
 /// plan_for for candidate code: under a CandidateScope (watchdog, monitor, violations).
 Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageContext& ctx,
                        const Shape& shape);

@@ -197,22 +197,8 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     const auto limit = std::max(std::chrono::seconds(60), 3 * ctx.call_deadline);
     CandidateScope scope(ctx, "timing at " + sc.shape.to_string(), limit);
     scope.disarm();
-    TimedCall timed_candidate{"candidate", [&](cudaStream_t) {
-                                scope.arm();
-                                const int status = candidate.run(cand_args);
-                                scope.disarm();
-                                return status;
-                              }};
-    if (ctx.counters != nullptr) {
-      timed_candidate.enter = [&, si] {
-        const auto counting = ctx.phases.span("timing.rounds.counters");
-        ctx.counters->begin(si);
-      };
-      timed_candidate.leave = [&](bool after_flush) {
-        const auto counting = ctx.phases.span("timing.rounds.counters");
-        ctx.counters->end(after_flush);
-      };
-    }
+    TimedCall timed_candidate = counted_candidate_call(
+        ctx, scope, si, 1, [&] { return candidate.run(cand_args); }, "timing.rounds.counters");
     std::vector<TimedCall> calls = {std::move(timed_candidate), {"baseline", [&](cudaStream_t) {
                                                                    return baseline.run(base_args);
                                                                  }}};

@@ -136,16 +136,9 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
   const auto limit = std::max(std::chrono::seconds(60), 3 * ctx.call_deadline);
   CandidateScope scope(ctx, "sustained timing at " + sc.shape.to_string(), limit);
   scope.disarm();
-  TimedCall cand_batch{"candidate", [&](cudaStream_t) {
-                         scope.arm();
-                         const int status = run_batch(candidate, cand_args);
-                         scope.disarm();
-                         return status;
-                       }};
-  if (ctx.counters != nullptr) {
-    cand_batch.enter = [&] { ctx.counters->begin(shape_index, calls); };
-    cand_batch.leave = [&](bool after_flush) { ctx.counters->end(after_flush); };
-  }
+  TimedCall cand_batch = counted_candidate_call(
+      ctx, scope, shape_index, calls, [&] { return run_batch(candidate, cand_args); },
+      "timing.sustained.counters");
   const std::vector<TimedCall> batches = {
       std::move(cand_batch),
       {"baseline", [&](cudaStream_t) { return run_batch(baseline, base_args); }}};
