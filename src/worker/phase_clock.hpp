@@ -35,10 +35,6 @@ class PhaseClock {
 
   [[nodiscard]] Span span(std::string name) { return Span(*this, std::move(name)); }
   void add(const std::string& name, double seconds) { seconds_[name] += seconds; }
-  double seconds(const std::string& name) const {
-    const auto it = seconds_.find(name);
-    return it == seconds_.end() ? 0.0 : it->second;
-  }
 
   /// {"phase": seconds}, to the millisecond.
   nlohmann::json to_json() const {
