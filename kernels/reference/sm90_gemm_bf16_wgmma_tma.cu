@@ -181,6 +181,27 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
   for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 // ==== end kernels/ptx/wgmma.cuh ====
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+// ==== end kernels/ptx/tensor_map.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws.cuh (generated: scripts/amalgamate.py) ====
+// The warp-specialized TMA + wgmma bf16 GEMM of the expert solutions (C = A * B^T, bf16 in,
+// fp32 accumulation, bf16 out, all row-major, B K-major) with its ptxb_plan / ptxb_run. Experts
+// hold a copy (scripts/amalgamate.py); their header comments describe the design.
 
 namespace {
 
@@ -428,23 +449,6 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
 // ---- host side ----
-// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
-// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
-// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
-
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
-                                         &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
-  }();
-  return fn;
-}
-// ==== end kernels/ptx/tensor_map.cuh ====
 
 // A row-major (rows, k) bf16 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
 bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
@@ -518,3 +522,4 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
+// ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
