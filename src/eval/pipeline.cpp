@@ -16,6 +16,7 @@
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "tasks/task_identity.hpp"
+#include "tasks/task_json.hpp"
 
 namespace ptxb {
 namespace {
@@ -162,6 +163,7 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   for (ShapeTiming& t : v.timing) {
     t.peak_tflops = peak;
     if (memory_gbs.is_number()) t.peak_gbs = memory_gbs.get<double>();
+    if (const ShapeCase* sc = find_shape(task, t.shape)) t.regime = sc->regime;
   }
   v.outcome = w.outcome;
   v.reason = w.reason;

@@ -188,6 +188,18 @@ void render_timing(std::ostringstream& os, const TaskSpec& task,
     os << "), library " << number(t.baseline.median) << " us (" << fmt("%.0f", t.baseline_tflops())
        << " TFLOP/s), speedup " << fmt("%.3f", t.speedup.median) << "\n";
   }
+  // NOTE: over the visible shapes only: a regime holding a hidden shape would tell its M range
+  // (the redaction rule, docs/model-runs.md). The verdict and the report count every shape.
+  std::vector<ShapeTiming> visible;
+  for (const ShapeTiming& t : timing)
+    if (!is_hidden(task, t.shape)) visible.push_back(t);
+  const std::vector<RegimeSpeedup> regimes = regime_speedups(visible);
+  if (regimes.empty()) return;
+  os << "  By regime, over the visible timed shapes (geometric mean of the speedups):";
+  for (size_t i = 0; i < regimes.size(); ++i)
+    os << (i == 0 ? " " : ", ") << regimes[i].regime << " " << fmt("%.3f", regimes[i].geomean)
+       << " over " << regimes[i].shapes << (regimes[i].shapes == 1 ? " shape" : " shapes");
+  os << "\n";
 }
 
 void render_violations(std::ostringstream& os, const json& verdict) {

@@ -30,6 +30,7 @@ EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const Verdict& ve
     ShapeSpeedup s;
     s.shape = sc != nullptr ? sc->shape.to_string() : t.shape.dump();
     s.hidden = sc != nullptr && sc->hidden;
+    if (sc != nullptr) s.regime = sc->regime;
     s.speedup = t.speedup.median;
     s.candidate_tflops = t.candidate_tflops();
     s.baseline_tflops = t.baseline_tflops();

@@ -132,6 +132,12 @@ json group_json(const GroupMetrics& g) {
           {"judge_seconds", g.judge_seconds}};
 }
 
+json regime_speedups_json(const SampleResult& s) {
+  json out = json::object();
+  for (const auto& [regime, speedup] : s.regime_speedups) out[regime] = speedup;
+  return out;
+}
+
 json sample_json(const SampleResult& s) {
   return {{"run", s.run},
           {"task", s.task_id},
@@ -147,7 +153,8 @@ json sample_json(const SampleResult& s) {
           {"success", s.success},
           {"first_success_turn", s.first_success_turn ? json(*s.first_success_turn) : json()},
           {"speedup", optional_number(s.speedup)},
-          {"sustained_speedup", optional_number(s.sustained_speedup)}};
+          {"sustained_speedup", optional_number(s.sustained_speedup)},
+          {"regime_speedups", regime_speedups_json(s)}};
 }
 
 json entry_json(const EntryReport& e, int rank) {
@@ -155,8 +162,12 @@ json entry_json(const EntryReport& e, int rank) {
   for (const GroupMetrics& g : e.families) families.push_back(group_json(g));
   json samples = json::array();
   for (const SampleResult& s : e.samples) samples.push_back(sample_json(s));
-  return {{"rank", rank},         {"name", e.name},    {"runs", e.runs}, {"all", group_json(e.all)},
-          {"families", families}, {"samples", samples}};
+  json regimes = json::array();
+  for (const RegimeStats& g : e.regimes)
+    regimes.push_back({{"regime", g.regime}, {"speedup", stats_json(g.speedup)}});
+  return {
+      {"rank", rank},         {"name", e.name},     {"runs", e.runs},    {"all", group_json(e.all)},
+      {"families", families}, {"regimes", regimes}, {"samples", samples}};
 }
 
 }  // namespace

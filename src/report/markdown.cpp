@@ -128,6 +128,19 @@ std::string family_table(const Report& r) {
   return t.render();
 }
 
+// Nothing when no entry has a regime.
+std::string regime_table(const Report& r) {
+  Table t({"model", "regime", ">n speedup", ">speedup geomean", ">speedup median", ">min"});
+  bool any = false;
+  for (const EntryReport& e : r.entries)
+    for (const RegimeStats& g : e.regimes) {
+      any = true;
+      t.add({e.name, g.regime, std::to_string(g.speedup.count), speedup_text(g.speedup.geomean),
+             speedup_text(g.speedup.median), speedup_text(g.speedup.min)});
+    }
+  return any ? t.render() : std::string();
+}
+
 std::string turn_table(const Report& r) {
   std::vector<std::string> h = {"model", "arch", "family"};
   for (int turn = 1; turn <= r.turns; ++turn) h.push_back(">turn " + std::to_string(turn));
@@ -180,6 +193,11 @@ std::string render_markdown(const Report& r) {
   os << "## Runs\n\n" << runs_table(r) << "\n";
   os << "## Leaderboard\n\n" << leaderboard_table(r) << "\n";
   os << "## By task family\n\n" << family_table(r) << "\n";
+  if (const std::string regimes = regime_table(r); !regimes.empty())
+    os << "## By regime\n\n"
+       << "Tasks with regimes (decode, prefill...): a successful sample's speedup over the timed "
+       << "shapes of each regime, clamped like the above.\n\n"
+       << regimes << "\n";
   os << "## Success by turn\n\n"
      << "Samples that succeeded at or before each turn.\n\n"
      << turn_table(r) << "\n";

@@ -46,6 +46,22 @@ std::optional<double> sample_speedup(const std::vector<ShapeSpeedup>& shapes, do
   return clamped_geomean(values, floor, cap);
 }
 
+std::vector<std::pair<std::string, double>> sample_regime_speedups(
+    const std::vector<ShapeSpeedup>& shapes, double floor, double cap) {
+  std::vector<std::pair<std::string, std::vector<double>>> by_regime;
+  for (const ShapeSpeedup& s : shapes) {
+    if (s.regime.empty()) continue;
+    auto it = std::find_if(by_regime.begin(), by_regime.end(),
+                           [&](const auto& r) { return r.first == s.regime; });
+    if (it == by_regime.end()) it = by_regime.insert(by_regime.end(), {s.regime, {}});
+    it->second.push_back(s.speedup);
+  }
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [regime, values] : by_regime)
+    if (const auto g = clamped_geomean(values, floor, cap)) out.emplace_back(regime, *g);
+  return out;
+}
+
 std::optional<double> sample_sustained_speedup(const std::vector<ShapeSpeedup>& shapes,
                                                double floor, double cap) {
   std::vector<double> values;
@@ -156,6 +172,8 @@ SampleResult summarize_sample(const std::vector<const ReportRow*>& turns, const 
     s.success = e->success;
     s.speedup = best_speedup;
     s.sustained_speedup = best_sustained;
+    if (e->success)
+      s.regime_speedups = sample_regime_speedups(e->speedups, o.speedup_floor, o.speedup_cap);
   } else {
     s.outcome = unjudged_outcome(*best->attempt);
   }
@@ -184,6 +202,25 @@ SpeedupStats speedup_stats(const std::vector<const SampleResult*>& samples,
   st.min = *std::min_element(v.begin(), v.end());
   st.max = *std::max_element(v.begin(), v.end());
   return st;
+}
+
+// Per regime (by name): the stats of the successful samples' speedups in that regime.
+std::vector<RegimeStats> regime_stats(const std::vector<SampleResult>& samples) {
+  std::map<std::string, std::vector<SampleResult>> by_regime;  // one-value copies, for the stats
+  for (const SampleResult& s : samples)
+    for (const auto& [regime, speedup] : s.regime_speedups) {
+      SampleResult one;
+      one.success = true;
+      one.speedup = speedup;
+      by_regime[regime].push_back(std::move(one));
+    }
+  std::vector<RegimeStats> out;
+  for (const auto& [regime, values] : by_regime) {
+    std::vector<const SampleResult*> pointers;
+    for (const SampleResult& v : values) pointers.push_back(&v);
+    out.push_back({regime, speedup_stats(pointers)});
+  }
+  return out;
 }
 
 // The rows and samples of one group, gathered before the numbers are taken.
@@ -371,6 +408,7 @@ Report build_report(const std::vector<ReportRow>& rows, const ReportOptions& opt
     for (const auto& [key, g] : by_family)
       e.families.push_back(finalize(g, std::get<2>(key), std::get<0>(key), options, report.turns));
     e.all = finalize(all, "all", "all", options, report.turns);
+    e.regimes = regime_stats(e.samples);
     e.runs.assign(run_names.begin(), run_names.end());
     report.entries.push_back(std::move(e));
   }

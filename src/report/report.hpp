@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/records.hpp"
@@ -84,6 +85,15 @@ struct SampleResult {
   std::optional<double> speedup;          ///< best turn's, when it succeeded and was timed
   /// The best turn's sustained-regime speedup (docs/timing.md), when every timed shape has one.
   std::optional<double> sustained_speedup;
+  /// The best turn's speedup per regime of its task (docs/report.md), when it succeeded: the
+  /// clamped geomean of that regime's timed shapes, regimes in the order their shapes came.
+  std::vector<std::pair<std::string, double>> regime_speedups;
+};
+
+/// The speedups of one regime ("decode", "prefill") over an entry's successful samples.
+struct RegimeStats {
+  std::string regime;
+  SpeedupStats speedup;
 };
 
 /// The numbers of one (entry, arch, family) cell, or of an entry's "all" summary.
@@ -129,6 +139,8 @@ struct EntryReport {
   GroupMetrics all;
   std::vector<GroupMetrics> families;  ///< by arch, then family (gemm, attention_fwd, _bwd, rest)
   std::vector<SampleResult> samples;   ///< sorted by run, task, sample
+  /// Per regime of the entry's tasks (empty when no task has regimes), sorted by name.
+  std::vector<RegimeStats> regimes;
 };
 
 /// Run metadata the report lists (one per distinct run in the rows).
@@ -163,6 +175,11 @@ Report build_report(const std::vector<ReportRow>& rows, const ReportOptions& opt
 /// [floor, cap] (shapes with a NaN speedup are skipped). Absent when no shape is left.
 std::optional<double> sample_speedup(const std::vector<ShapeSpeedup>& shapes, double floor,
                                      double cap);
+
+/// Per regime of the shapes (those with one): the clamped geomean of its shapes' speedups, in the
+/// order the regimes first appear.
+std::vector<std::pair<std::string, double>> sample_regime_speedups(
+    const std::vector<ShapeSpeedup>& shapes, double floor, double cap);
 
 /// The same over the shapes' sustained speedups; absent unless every timed shape has one.
 std::optional<double> sample_sustained_speedup(const std::vector<ShapeSpeedup>& shapes,

@@ -84,6 +84,7 @@ nlohmann::json speedups_to_json(const std::vector<ShapeSpeedup>& speedups) {
                    {"candidate_tflops", real_to_json(s.candidate_tflops)},
                    {"baseline_tflops", real_to_json(s.baseline_tflops)}});
     if (s.sustained_speedup) out.back()["sustained_speedup"] = real_to_json(*s.sustained_speedup);
+    if (!s.regime.empty()) out.back()["regime"] = s.regime;
   }
   return out;
 }
@@ -102,6 +103,7 @@ std::vector<ShapeSpeedup> speedups_from_json(const nlohmann::json& value) {
     s.baseline_tflops = json_field::real(item, "baseline_tflops", where);
     if (item.contains("sustained_speedup"))  // absent: not measured (or stored before it was)
       s.sustained_speedup = json_field::real(item, "sustained_speedup", where);
+    if (item.contains("regime")) s.regime = json_field::text(item, "regime", where);
     out.push_back(std::move(s));
   }
   return out;

@@ -63,6 +63,7 @@ struct ShapeSpeedup {
   double baseline_tflops = 0;
   /// The sustained regime's speedup (docs/timing.md), when it was measured.
   std::optional<double> sustained_speedup;
+  std::string regime;  ///< the task's regime of the shape ("decode"); "" when it has none
 };
 
 /// The judgement of one attempt's code (absent for attempts without code).

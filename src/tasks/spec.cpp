@@ -9,11 +9,14 @@
 
 #include "core/error.hpp"
 #include "sys/files.hpp"
+#include "tasks/shape_reading.hpp"
 #include "tasks/toml_reader.hpp"
 
 namespace ptxb {
 namespace {
 
+using tasks_detail::read_regimes;
+using tasks_detail::read_shapes;
 using tasks_detail::TableReader;
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
@@ -204,47 +207,6 @@ void read_tensors(const TableReader& root, TaskSpec& task) {
   }
 }
 
-ShapeCase read_shape(const TableReader& reader, const TaskSpec& task) {
-  std::vector<std::string> known = task.dims;
-  known.insert(known.end(), {"hidden", "timed", "causal"});
-  reader.only_keys(known);
-  ShapeCase shape;
-  for (const std::string& dim : task.dims) {
-    const int64_t size = reader.integer(dim);
-    if (size < 1) reader.fail(dim, "must be a positive integer, got " + std::to_string(size));
-    if (const auto divisor = task.multiple_of.find(dim); divisor && size % *divisor != 0)
-      reader.fail(dim, std::to_string(size) + " is not a multiple of " + std::to_string(*divisor) +
-                           " (multiple_of." + dim + ")");
-    shape.shape.dims.emplace_back(dim, size);
-  }
-  const std::optional<bool> causal = reader.optional_boolean("causal");
-  const bool has_causal = family_of(task.family).has_causal_flag();
-  if (causal && !has_causal) reader.fail("causal", "family " + task.family + " has no causal mask");
-  if (has_causal) shape.shape.dims.emplace_back("causal", causal.value_or(false) ? 1 : 0);
-  shape.hidden = reader.optional_boolean("hidden").value_or(false);
-  shape.timed = reader.optional_boolean("timed").value_or(false);
-  shape.flops = family_of(task.family).flops(shape.shape);
-  for (const TensorSpec& tensor : task.tensors) shape.bytes += tensor_bytes(tensor, shape.shape);
-  return shape;
-}
-
-void read_shapes(const TableReader& root, TaskSpec& task) {
-  std::vector<TableReader> tables = root.table_list("shapes");
-  for (size_t i = 0; i < tables.size(); ++i) {
-    ShapeCase shape = read_shape(tables[i], task);
-    for (size_t j = 0; j < task.shapes.size(); ++j)
-      if (task.shapes[j].shape == shape.shape)
-        tables[i].fail("", "duplicate shape (" + shape.shape.to_string() + ") already in shapes[" +
-                               std::to_string(j) + "]");
-    task.shapes.push_back(std::move(shape));
-  }
-  if (task.visible_shapes().empty()) root.fail("shapes", "needs at least one visible shape");
-  if (task.hidden_shapes().empty())
-    root.fail("shapes", "needs at least one hidden shape (hidden = true)");
-  if (std::none_of(task.shapes.begin(), task.shapes.end(), [](auto& s) { return s.timed; }))
-    root.fail("shapes", "needs at least one timed shape (timed = true)");
-}
-
 void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& task) {
   std::vector<TableReader> tables = root.table_list("targets");
   if (tables.empty()) root.fail("targets", "must name at least one target instruction");
@@ -406,13 +368,15 @@ TaskSpec load_task(const std::filesystem::path& task_toml, const Catalog& catalo
   const toml::table document = tasks_detail::parse_toml_file(task_toml);
   const TableReader root(document, task_toml.string(), "");
   root.only_keys({"id", "title", "arch", "family", "level", "dims", "scalars", "multiple_of",
-                  "tensors", "shapes", "targets", "correctness", "baseline"});
+                  "tensors", "shapes", "shape_grids", "regimes", "targets", "correctness",
+                  "baseline"});
   TaskSpec task;
   task.dir = task_toml.parent_path();
   read_header(root, task);
   read_dims(root, task);
   read_tensors(root, task);
   read_shapes(root, task);
+  read_regimes(root, task);
   read_targets(root, catalog, task);
   read_correctness(root, task);
   read_baseline(root, task);

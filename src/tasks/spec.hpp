@@ -48,6 +48,17 @@ struct ShapeCase {
   /// The least DRAM traffic of one call: every input read once, every output written once
   /// (bytes); with flops, the shape's arithmetic intensity for the roofline.
   double bytes = 0;
+  /// The task's regime of this shape ([[regimes]]: "decode", "prefill"); "" when it has none.
+  std::string regime;
+};
+
+/// A named class of shapes (task.toml [[regimes]]): the verdict and the report give speedups per
+/// regime. A shape belongs to the first regime of the task whose bounds it meets.
+struct RegimeSpec {
+  std::string name;  ///< "decode"
+  Shape min;         ///< each listed dimension >= its value
+  Shape max;         ///< each listed dimension <= its value
+  bool contains(const Shape& shape) const;
 };
 
 struct TargetSpec {
@@ -109,6 +120,7 @@ struct TaskSpec {
   /// Scalar parameters in ABI order; their values follow from the shape (scalar_values).
   std::vector<std::string> scalars;
   std::vector<ShapeCase> shapes;
+  std::vector<RegimeSpec> regimes;  ///< in the task's order; empty: no regimes
   std::vector<TargetSpec> targets;
   CorrectnessSpec correctness;
   BaselineSpec baseline;

@@ -10,6 +10,9 @@ nlohmann::json shape_case_json(const ShapeCase& shape) {
   out["timed"] = shape.timed;
   out["flops"] = shape.flops;
   out["bytes"] = shape.bytes;
+  // NOTE: only when set, so that the definitions (and hashes) of tasks without regimes keep
+  // their text.
+  if (!shape.regime.empty()) out["regime"] = shape.regime;
   return out;
 }
 
@@ -25,6 +28,13 @@ nlohmann::json tensors_json(const TaskSpec& task) {
       t["values"] = {{"kind", tensor.values->kind}, {"total", tensor.values->total}};
     out.push_back(std::move(t));
   }
+  return out;
+}
+
+nlohmann::json regimes_json(const TaskSpec& task) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RegimeSpec& r : task.regimes)
+    out.push_back({{"name", r.name}, {"min", shape_json(r.min)}, {"max", shape_json(r.max)}});
   return out;
 }
 
@@ -116,6 +126,7 @@ nlohmann::json task_detail_json(const TaskSpec& task, HiddenShapes hidden) {
   for (const ShapeCase& shape : task.shapes)
     if (!shape.hidden || hidden == HiddenShapes::kInclude) shapes.push_back(shape_case_json(shape));
   out["shapes"] = shapes;
+  if (!task.regimes.empty()) out["regimes"] = regimes_json(task);
   out["targets"] = targets_json(task);
   out["correctness"] = correctness_json(task.correctness);
   out["baseline"] = {{"library", task.baseline.library},

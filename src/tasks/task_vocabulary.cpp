@@ -84,6 +84,14 @@ std::vector<const TensorSpec*> TaskSpec::outputs() const {
   return out;
 }
 
+bool RegimeSpec::contains(const Shape& shape) const {
+  for (const auto& [dim, bound] : min.dims)
+    if (shape.at(dim) < bound) return false;
+  for (const auto& [dim, bound] : max.dims)
+    if (shape.at(dim) > bound) return false;
+  return true;
+}
+
 std::vector<const ShapeCase*> TaskSpec::visible_shapes() const {
   std::vector<const ShapeCase*> out;
   for (const ShapeCase& shape : shapes)

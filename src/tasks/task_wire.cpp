@@ -30,6 +30,13 @@ Shape shape_in_order(const TaskSpec& task, const json& j) {
   return shape;
 }
 
+// A {dim: size} object as a Shape, in the object's (sorted) key order.
+Shape shape_of(const json& j) {
+  Shape shape;
+  for (const auto& [dim, size] : j.items()) shape.dims.emplace_back(dim, size.get<int64_t>());
+  return shape;
+}
+
 DistributionSpec distribution_from_json(const json& j) {
   DistributionSpec d;
   d.name = get<std::string>(j, "name");
@@ -83,7 +90,11 @@ TaskSpec task_from_json(const json& detail) {
   }
   for (const json& s : shapes)
     task.shapes.push_back({shape_in_order(task, s), get<bool>(s, "hidden"), get<bool>(s, "timed"),
-                           get<double>(s, "flops"), get<double>(s, "bytes")});
+                           get<double>(s, "flops"), get<double>(s, "bytes"),
+                           s.value("regime", std::string())});
+  for (const json& r : detail.value("regimes", json::array()))
+    task.regimes.push_back({get<std::string>(r, "name"), shape_of(get<json>(r, "min")),
+                            shape_of(get<json>(r, "max"))});
   for (const json& t : targets) {
     const auto level = evidence_level_from_string(get<std::string>(t, "required"));
     if (!level) malformed("targets.required", t.dump());

@@ -162,6 +162,30 @@ std::vector<int64_t> TableReader::integer_list(std::string_view key) const {
   return out;
 }
 
+std::vector<std::vector<int64_t>> TableReader::integer_rows(std::string_view key,
+                                                            size_t width) const {
+  const toml::node& node = required(key);
+  if (!node.is_array()) fail_type(key, node, "an array of arrays of integers");
+  std::vector<std::vector<int64_t>> out;
+  const toml::array& rows = *node.as_array();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string row = std::string(key) + "[" + std::to_string(i) + "]";
+    if (!rows[i].is_array()) fail_type(row, rows[i], "an array of integers");
+    const toml::array& values = *rows[i].as_array();
+    if (values.size() != width)
+      fail(row,
+           "has " + std::to_string(values.size()) + " values, expected " + std::to_string(width));
+    std::vector<int64_t> parsed;
+    for (size_t j = 0; j < values.size(); ++j) {
+      if (!values[j].is_integer())
+        fail_type(row + "[" + std::to_string(j) + "]", values[j], "an integer");
+      parsed.push_back(values[j].as_integer()->get());
+    }
+    out.push_back(std::move(parsed));
+  }
+  return out;
+}
+
 TableReader TableReader::table(std::string_view key) const {
   const toml::node& node = required(key);
   if (!node.is_table()) fail_type(key, node, "a table");

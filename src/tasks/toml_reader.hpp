@@ -45,6 +45,8 @@ class TableReader {
   std::vector<std::string> string_list(std::string_view key) const;
   std::optional<std::vector<std::string>> optional_string_list(std::string_view key) const;
   std::vector<int64_t> integer_list(std::string_view key) const;
+  /// An array of arrays of integers, each of `width` elements: [[128, 2048], [4096, 4096]].
+  std::vector<std::vector<int64_t>> integer_rows(std::string_view key, size_t width) const;
   TableReader table(std::string_view key) const;
   /// An array of tables ([[key]]); each reader's path is "<key>[i]".
   std::vector<TableReader> table_list(std::string_view key) const;

@@ -14,6 +14,8 @@ json Verdict::to_json() const {
   if (!targets.empty()) j["targets"] = targets;
   if (correctness) j["correctness"] = *correctness;
   if (correctness || !timing.empty()) j["timing"] = timing;
+  if (const std::vector<RegimeSpeedup> regimes = regime_speedups(timing); !regimes.empty())
+    j["speedup_by_regime"] = regimes;  // derived from timing, never read back
   return j;
 }
 
@@ -33,7 +35,8 @@ Verdict Verdict::from_json(const json& j) {
     throw InputError(std::string("verdict: a part of the wrong shape (") + e.what() + ")");
   }
   v.record = j;
-  for (const char* key : {"schema", "outcome", "reason", "targets", "correctness", "timing"})
+  for (const char* key :
+       {"schema", "outcome", "reason", "targets", "correctness", "timing", "speedup_by_regime"})
     v.record.erase(key);
   return v;
 }

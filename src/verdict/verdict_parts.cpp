@@ -1,6 +1,7 @@
 #include "verdict/verdict_parts.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 
@@ -34,6 +35,7 @@ constexpr const char* kTimingKeys[] = {"shape",
                                        "sustained",
                                        "hidden",
                                        "label",
+                                       "regime",
                                        "error",
                                        "flops",
                                        "candidate",
@@ -182,6 +184,7 @@ void to_json(json& j, const ShapeTiming& t) {
   j["shape"] = t.shape;
   j["hidden"] = t.hidden;
   j["label"] = t.label;
+  if (!t.regime.empty()) j["regime"] = t.regime;
   j["flops"] = t.flops;
   if (t.sustained) {
     j["sustained"] = *t.sustained;
@@ -238,6 +241,7 @@ void from_json(const json& j, ShapeTiming& t) {
   t.shape = j.at("shape");
   t.hidden = j.value("hidden", false);
   t.label = j.value("label", std::string());
+  t.regime = j.value("regime", std::string());
   t.flops = j.value("flops", 0.0);
   t.error = j.value("error", std::string());
   if (t.error.empty()) {
@@ -254,6 +258,41 @@ void from_json(const json& j, ShapeTiming& t) {
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(kTimingKeys), std::end(kTimingKeys), key) == std::end(kTimingKeys))
       t.details[key] = value;
+}
+
+std::vector<RegimeSpeedup> regime_speedups(const std::vector<ShapeTiming>& timing) {
+  std::vector<RegimeSpeedup> out;
+  std::vector<double> log_sums, sustained_log_sums;
+  for (const ShapeTiming& t : timing) {
+    if (t.regime.empty() || !t.error.empty() || !(t.speedup.median > 0)) continue;
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const RegimeSpeedup& r) { return r.regime == t.regime; });
+    if (it == out.end()) {
+      out.push_back({t.regime, 0, 0, 0.0});
+      log_sums.push_back(0);
+      sustained_log_sums.push_back(0);
+      it = out.end() - 1;
+    }
+    const size_t i = static_cast<size_t>(it - out.begin());
+    ++it->shapes;
+    log_sums[i] += std::log(t.speedup.median);
+    if (it->sustained_geomean && t.sustained && t.sustained->error.empty() &&
+        t.sustained->speedup.median > 0)
+      sustained_log_sums[i] += std::log(t.sustained->speedup.median);
+    else
+      it->sustained_geomean.reset();
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].geomean = std::exp(log_sums[i] / out[i].shapes);
+    if (out[i].sustained_geomean)
+      out[i].sustained_geomean = std::exp(sustained_log_sums[i] / out[i].shapes);
+  }
+  return out;
+}
+
+void to_json(json& j, const RegimeSpeedup& r) {
+  j = {{"regime", r.regime}, {"shapes", r.shapes}, {"geomean", r.geomean}};
+  put_optional(j, "sustained_geomean", r.sustained_geomean);
 }
 
 }  // namespace ptxb

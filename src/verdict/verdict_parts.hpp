@@ -86,6 +86,9 @@ struct ShapeTiming {
   nlohmann::json shape;  ///< {dim: value}
   bool hidden = false;
   std::string label;  ///< what a model is told in place of a hidden shape
+  /// The task's regime of the shape ("decode"); "" when the task has none. Set by the parent
+  /// from the task spec.
+  std::string regime;
   std::string error;  ///< a timed call failed: only the fields above and `details` are set
   double flops = 0;   ///< the problem's FLOPs (the task's FLOP rule)
   Interval candidate, baseline, speedup;
@@ -114,6 +117,20 @@ struct ShapeTiming {
   double candidate_tflops() const { return flops / (candidate.median * 1e-6) / 1e12; }
   double baseline_tflops() const { return flops / (baseline.median * 1e-6) / 1e12; }
 };
+
+/// The speedups of one regime of the timed shapes: geometric means of the shapes' median
+/// speedups (every timed shape of the regime without an error).
+struct RegimeSpeedup {
+  std::string regime;
+  int shapes = 0;
+  double geomean = 0;
+  /// The same over the sustained speedups, when every one of those shapes has one.
+  std::optional<double> sustained_geomean;
+};
+/// One entry per regime, in the order the regimes first appear in `timing`; empty when no shape
+/// has a regime or no shape of any regime was timed without an error.
+std::vector<RegimeSpeedup> regime_speedups(const std::vector<ShapeTiming>& timing);
+void to_json(nlohmann::json& j, const RegimeSpeedup& r);
 
 /// The typed parts of a stored verdict record, whatever its outcome: records of answers without
 /// code ("no_code", "generation_failed") and verdicts that stopped early have fewer or none.

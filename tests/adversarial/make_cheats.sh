@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Generates the cheats of tests/adversarial/evidence/, timing/ and fp8/ as complete submissions
-# ("evidence_NAME.cu", "timing_NAME.cu", "fp8_NAME.cu"); an evidence or timing cheat is the
-# prelude (a SIMT GEMM), the wgmma expert solution with its kernel diverting to the SIMT path when
-# the cheat's divert_to_simt() says so and its entry points renamed expert_plan/expert_run, then
-# the cheat itself (its own ptxb_plan/ptxb_run). The cheat's "// ptxbench-expect:" line goes first.
+# Generates the cheats of tests/adversarial/evidence/, timing/, fp8/ and llm/ as complete
+# submissions ("evidence_NAME.cu", "timing_NAME.cu", "fp8_NAME.cu", "llm_NAME.cu"); an evidence or
+# timing cheat is the prelude (a SIMT GEMM), the wgmma expert solution with its kernel diverting to
+# the SIMT path when the cheat's divert_to_simt() says so and its entry points renamed
+# expert_plan/expert_run, then the cheat itself (its own ptxb_plan/ptxb_run). The cheat's
+# "// ptxbench-expect:" line goes first.
 # NOTE: generated rather than committed whole, so that every cheat runs the real expert's wgmma.
 # Usage: tests/adversarial/make_cheats.sh OUT_DIR   (prints the generated files)
 set -euo pipefail
@@ -24,17 +25,21 @@ for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/t
   } > "$out/$name.cu"
   echo "$out/$name.cu"
 done
-# The fp8 cheats: an expert (the fp8 one, or the file a "// ptxbench-base: PATH" line names) with
-# its entry points renamed, then the cheat.
-for cheat in "$root"/tests/adversarial/fp8/*.cu; do
-  name="fp8_$(basename "$cheat" .cu)"
-  base="$(sed -n 's|^// ptxbench-base: \(.*\)$|\1|p' "$cheat")"
-  base="$root/${base:-kernels/reference/sm90_gemm_fp8_e4m3.cu}"
-  {
-    grep -m1 '^// ptxbench-expect:' "$cheat"
-    sed -e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|' \
-        -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$base"
-    grep -v '^// ptxbench-expect:' "$cheat"
-  } > "$out/$name.cu"
-  echo "$out/$name.cu"
+# The fp8 and production-shape cheats: an expert (the fp8 one for fp8/, the bf16-llm one for llm/,
+# or the file a "// ptxbench-base: PATH" line names) with its entry points renamed, then the cheat.
+declare -A default_base=([fp8]=kernels/reference/sm90_gemm_fp8_e4m3.cu
+  [llm]=kernels/reference/sm90_gemm_bf16_llm.cu)
+for folder in fp8 llm; do
+  for cheat in "$root"/tests/adversarial/"$folder"/*.cu; do
+    name="${folder}_$(basename "$cheat" .cu)"
+    base="$(sed -n 's|^// ptxbench-base: \(.*\)$|\1|p' "$cheat")"
+    base="$root/${base:-${default_base[$folder]}}"
+    {
+      grep -m1 '^// ptxbench-expect:' "$cheat"
+      sed -e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|' \
+          -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$base"
+      grep -v '^// ptxbench-expect:' "$cheat"
+    } > "$out/$name.cu"
+    echo "$out/$name.cu"
+  done
 done

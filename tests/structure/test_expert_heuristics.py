@@ -10,7 +10,9 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # (expert file, heuristic functions: the signature's start)
 HEURISTICS = [
+    ("kernels/gemm/sm90_gemm_bf16_tma_ws.cuh", ["SplitK split_k("]),
     ("kernels/reference/sm90_gemm_bf16_wgmma_tma.cu", ["SplitK split_k("]),
+    ("kernels/reference/sm90_gemm_bf16_llm.cu", ["SplitK split_k("]),
 ]
 ALLOWED = {"0", "1", "2"}
 LITERAL = re.compile(r"(?<![\w.])(\d+)(?:[uUlL]*)(?![\w.])")

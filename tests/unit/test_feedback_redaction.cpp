@@ -21,10 +21,12 @@ TaskSpec load(const std::string& id) {
   return find_task(kTasksRoot, load_catalog(kTasksRoot / "catalog"), id);
 }
 
-// The same task with every hidden size changed (by +7, keeping the multiple_of rules).
+// The same task with every hidden size changed (by +7, keeping the multiple_of rules) and every
+// hidden shape's regime renamed.
 TaskSpec with_other_hidden_sizes(TaskSpec task) {
   for (ShapeCase& sc : task.shapes) {
     if (!sc.hidden) continue;
+    if (!sc.regime.empty()) sc.regime += "-elsewhere";
     for (auto& [dim, size] : sc.shape.dims) {
       if (dim == "causal") continue;
       const int64_t step = task.multiple_of.find(dim).value_or(1);
@@ -76,6 +78,7 @@ json verdict_of(const TaskSpec& task, const std::string& outcome) {
     t.shape = shape_json(sc.shape);
     t.hidden = sc.hidden;
     t.label = shape_label(task, sc);
+    t.regime = sc.regime;
     t.flops = 2 * volume(sc);
     t.candidate = {us, 0.99 * us, 1.01 * us, 10};
     t.baseline = {0.9 * us, 0.89 * us, 0.91 * us, 10};
@@ -127,7 +130,8 @@ json verdict_of(const TaskSpec& task, const std::string& outcome) {
 }
 
 TEST(FeedbackRedaction, HiddenSizesChangeNothingAModelSees) {
-  for (const char* id : {"sm90/gemm/bf16-wgmma-tma", "sm90/attention/fwd-bf16"}) {
+  for (const char* id :
+       {"sm90/gemm/bf16-wgmma-tma", "sm90/attention/fwd-bf16", "sm90/gemm/bf16-llm"}) {
     const TaskSpec a = load(id);
     const TaskSpec b = with_other_hidden_sizes(a);
     for (const Outcome o :
@@ -158,6 +162,12 @@ TEST(FeedbackRedaction, VisibleShapesKeepTheirDetails) {
       << text;
   EXPECT_NE(text.find("a wrong output or a failed call at hidden shape #1"), std::string::npos)
       << text;
+  const TaskSpec llm = load("sm90/gemm/bf16-llm");
+  const std::string by_regime = render_feedback(llm, verdict_of(llm, "passed"));
+  EXPECT_NE(by_regime.find("By regime, over the visible timed shapes (geometric mean of the "
+                           "speedups): prefill 0.900 over 2 shapes, decode 0.900 over 1 shape\n"),
+            std::string::npos)
+      << by_regime;
 }
 
 }  // namespace

@@ -305,6 +305,48 @@ TEST(ReportSpeedup, SustainedSpeedupNeedsEveryTimedShape) {
   EXPECT_EQ(entry.all.speedup.count, 2) << "the cold statistics are unchanged";
 }
 
+TEST(ReportSpeedup, RegimesGetTheirOwnClampedGeomeans) {
+  auto shape = [](const char* regime, double speedup) {
+    ShapeSpeedup s{"s", false, speedup, 0, 0};
+    s.regime = regime;
+    return s;
+  };
+  const auto per_regime = sample_regime_speedups(
+      {shape("decode", 0.5), shape("prefill", 1.2), shape("decode", 0.02), shape("", 3.0)}, 0.1,
+      10);
+  ASSERT_EQ(per_regime.size(), 2u) << "a shape without a regime counts in none";
+  EXPECT_EQ(per_regime[0].first, "decode");
+  EXPECT_NEAR(per_regime[0].second, std::sqrt(0.5 * 0.1), 1e-15) << "clamped";
+  EXPECT_EQ(per_regime[1].first, "prefill");
+
+  Dataset d;
+  const RunRecord* run = d.run("r", "m", nlohmann::json::object());
+  EvaluationRecord a = evaluation("passed", 1, {0.5, 2.0});
+  a.speedups[0].regime = "decode";
+  a.speedups[1].regime = "prefill";
+  EvaluationRecord b = evaluation("passed", 1, {2.0});
+  b.speedups[0].regime = "decode";
+  EvaluationRecord failed = evaluation("incorrect", 1, {});
+  d.add(run, kG1, 0, 1, 10, 10, 1, a);
+  d.add(run, kG1, 1, 1, 10, 10, 1, b);
+  d.add(run, kG1, 2, 1, 10, 10, 1, failed);
+  const Report r = build_report(d.rows);
+  const std::vector<RegimeStats>& regimes = r.entries.at(0).regimes;
+  ASSERT_EQ(regimes.size(), 2u);
+  EXPECT_EQ(regimes[0].regime, "decode");
+  EXPECT_EQ(regimes[0].speedup.count, 2);
+  EXPECT_NEAR(*regimes[0].speedup.geomean, 1.0, 1e-15);
+  EXPECT_EQ(regimes[1].regime, "prefill");
+  EXPECT_EQ(regimes[1].speedup.count, 1);
+  const std::string markdown = render_markdown(r);
+  EXPECT_NE(markdown.find("## By regime"), std::string::npos);
+  EXPECT_NE(markdown.find("| m | decode | 2 | 1.00x | 1.25x | 0.50x |"), std::string::npos)
+      << markdown;
+  const nlohmann::json j = report_to_json(r);
+  EXPECT_EQ(j["entries"][0]["regimes"][1]["regime"], "prefill");
+  EXPECT_EQ(j["entries"][0]["samples"][0]["regime_speedups"]["prefill"], 2.0);
+}
+
 TEST(ReportSpeedup, KeepOptimizingTakesTheFastestSuccess) {
   Dataset d;
   const RunRecord* run = d.run("r", "m", nlohmann::json::object());

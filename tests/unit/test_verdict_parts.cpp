@@ -146,6 +146,48 @@ TEST(VerdictParts, SustainedRegimeRoundTripsBesideTheColdOne) {
   EXPECT_FALSE(json(timed_shape()).contains("sustained")) << "absent when not run";
 }
 
+TEST(VerdictParts, SpeedupsByRegimeAreGeomeansAndTheTextShowsVisibleShapesOnly) {
+  auto shape = [](std::string regime, double speedup, bool hidden,
+                  std::optional<double> sustained) {
+    ShapeTiming t = timed_shape();
+    t.regime = std::move(regime);
+    t.hidden = hidden;
+    t.label = hidden ? "hidden shape #1" : t.label;
+    t.speedup = {speedup, speedup, speedup, 30};
+    if (sustained) {
+      t.sustained = SustainedTiming{};
+      t.sustained->calls = 20;
+      t.sustained->speedup = {*sustained, *sustained, *sustained, 10};
+    }
+    return t;
+  };
+  ShapeTiming failed = shape("decode", 5.0, false, 5.0);
+  failed.error = "candidate returned 3";
+  Verdict v = full_verdict();
+  v.timing = {shape("decode", 0.5, false, 0.4), shape("prefill", 1.0, false, std::nullopt),
+              shape("decode", 2.0, true, 1.6), failed};
+  const std::vector<RegimeSpeedup> regimes = regime_speedups(v.timing);
+  ASSERT_EQ(regimes.size(), 2u);
+  EXPECT_EQ(regimes[0].regime, "decode");
+  EXPECT_EQ(regimes[0].shapes, 2) << "the failed shape is not counted";
+  EXPECT_NEAR(regimes[0].geomean, 1.0, 1e-12);
+  EXPECT_NEAR(*regimes[0].sustained_geomean, 0.8, 1e-12);
+  EXPECT_EQ(regimes[1].regime, "prefill");
+  EXPECT_FALSE(regimes[1].sustained_geomean.has_value()) << "a shape without it";
+  const json j = v.to_json();
+  ASSERT_TRUE(j.contains("speedup_by_regime"));
+  EXPECT_EQ(j["speedup_by_regime"][0]["shapes"], 2);
+  EXPECT_EQ(j["timing"][0]["regime"], "decode");
+  EXPECT_EQ(Verdict::from_json(j).timing[2].regime, "decode");
+  EXPECT_FALSE(Verdict::from_json(j).record.contains("speedup_by_regime")) << "derived";
+  const std::string text = render_text(v);
+  EXPECT_NE(text.find("by regime, visible shapes (geomean of speedups): decode 0.500 (1 shape; "
+                      "sustained 0.400), prefill 1.000 (1 shape)"),
+            std::string::npos)
+      << text;
+  EXPECT_FALSE(full_verdict().to_json().contains("speedup_by_regime")) << "no regimes, no key";
+}
+
 TEST(VerdictParts, AVerdictReadsBackWhatItWrote) {
   const json written = full_verdict().to_json();
   EXPECT_EQ(written["schema"], kVerdictSchemaVersion);
