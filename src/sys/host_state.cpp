@@ -1,5 +1,7 @@
 #include "sys/host_state.hpp"
 
+#include <sys/resource.h>
+
 #include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
@@ -221,6 +223,19 @@ int64_t peak_resident_bytes() {
   while (std::getline(status, line))
     if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;  // kB
   return 0;
+}
+
+std::optional<int64_t> address_space_headroom_bytes() {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmSize:", 0) == 0) {
+      const int64_t mapped = std::atoll(line.c_str() + 7) * 1024;  // kB
+      return std::max<int64_t>(0, static_cast<int64_t>(limit.rlim_cur) - mapped);
+    }
+  return std::nullopt;
 }
 
 }  // namespace ptxb

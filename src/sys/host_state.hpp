@@ -3,6 +3,7 @@
 // handlers), and the differences between two snapshots. Linux only (/proc); no CUDA.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -35,6 +36,11 @@ std::vector<std::string> host_state_changes(const HostState& before, const HostS
 /// The process's peak resident memory so far (VmHWM of /proc/self/status), in bytes; 0 when it
 /// cannot be read. It never goes down, so growth across a call is memory that call touched.
 int64_t peak_resident_bytes();
+
+/// Bytes the process may still map before its address-space limit (RLIMIT_AS soft limit minus
+/// VmSize of /proc/self/status); nullopt when there is no limit or it cannot be read. Device
+/// allocations count: CUDA maps every one into the process's (unified) address space.
+std::optional<int64_t> address_space_headroom_bytes();
 
 /// The shared-object paths in a /proc/self/maps text: the path field of each mapping whose file
 /// name contains ".so" followed by the end or a '.', without a " (deleted)" suffix.

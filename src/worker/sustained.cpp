@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
+#include "sys/host_state.hpp"
 #include "timing/interleaved.hpp"
 #include "timing/median_json.hpp"
 #include "timing/round_seeds.hpp"
@@ -22,9 +24,14 @@ using nlohmann::json;
 
 constexpr size_t kMemoryMargin = size_t{2} << 30;  // left free beside the input sets
 
+// Device memory the worker can still allocate: the device's free memory, and no more than the
+// process's address-space headroom (the sandbox's RLIMIT_AS; CUDA maps every allocation into the
+// process's address space, so that limit ends allocations long before an H200 is full).
 size_t free_device_memory() {
   size_t free = 0, total = 0;
   PTXB_CHECK_CUDA(cudaMemGetInfo(&free, &total));
+  if (const std::optional<int64_t> headroom = address_space_headroom_bytes())
+    free = std::min(free, static_cast<size_t>(*headroom));
   return free;
 }
 

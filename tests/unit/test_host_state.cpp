@@ -3,12 +3,15 @@
 // and undoing it makes the finding go away. Real threads, processes and libraries; no mocks.
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -150,6 +153,36 @@ TEST(HostState, PeakResidentMemoryGrowsWithTouchedMemory) {
   std::vector<char> block(size_t(256) << 20);
   for (size_t i = 0; i < block.size(); i += 4096) block[i] = 1;  // touch every page
   EXPECT_GE(peak_resident_bytes() - before, int64_t(200) << 20);
+}
+
+TEST(HostState, AddressSpaceHeadroomFollowsTheLimitAndShrinksWithMappings) {
+  // In a child: the limit set there, 256 MiB above what it maps now.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    int64_t mapped = 0;
+    while (std::getline(status, line))
+      if (line.rfind("VmSize:", 0) == 0) mapped = std::atoll(line.c_str() + 7) * 1024;
+    const rlim_t limit = static_cast<rlim_t>(mapped + (int64_t{256} << 20));
+    struct rlimit r {
+      limit, limit
+    };
+    if (mapped == 0 || setrlimit(RLIMIT_AS, &r) != 0) _exit(2);
+    const std::optional<int64_t> before = address_space_headroom_bytes();
+    if (!before || *before <= 0 || *before > (int64_t{256} << 20)) _exit(3);
+    std::vector<char> block(64 << 20);  // maps 64 MiB more
+    block[0] = 1;
+    const std::optional<int64_t> after = address_space_headroom_bytes();
+    if (!after || *after > *before - (int64_t{60} << 20)) _exit(4);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: no limit set, 3: headroom outside (0, 256 MiB], "
+                                       "4: a 64 MiB mapping did not shrink it";
 }
 
 TEST(HostState, ParseMappedLibraries) {

@@ -1,13 +1,15 @@
-// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=crashed
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=passed
 // A race of the kind a public cluster GEMM had: a CTA of a 2-CTA cluster exits while its partner
 // still signals its shared-memory mbarrier (no cluster barrier before exit). Each call launches,
 // beside the correct expert GEMM, a small cluster kernel: CTA 1 waits a fixed number of cycles
 // (clock64) and exits; CTA 0 first does a fixed amount of arithmetic, then arrives on CTA 1's
 // mbarrier. ptxb_plan times that arithmetic natively (as autotuning may) and sets CTA 1's wait to
-// 1.5 times it, so natively the arrive comes well before the exit and every call is clean; under
-// Nsight Compute's instrumentation the arithmetic runs several times slower, the arrive lands after
-// CTA 1 exited ("cluster target block not present"), and the profiled call faults. Such a fault is
-// the candidate's: `crashed`, naming the evidence run, not `unavailable` (docs/evidence.md).
+// 1.5 times it, so natively the arrive comes well before the exit and every call is clean. It was
+// written to fault under Nsight Compute's instrumentation; on the H200 it never did (6 runs over
+// two versions: ncu's counter passes do not slow the loop), so the submission is correct and
+// `passed` is right: it now shows that an extra cluster kernel beside the real work is not
+// flagged. The fault-only-when-profiled path is tested deterministically by
+// evidence/fault_when_profiled.cu (expected `crashed`).
 __device__ bool divert_to_simt() { return false; }
 
 namespace {
