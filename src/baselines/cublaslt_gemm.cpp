@@ -13,6 +13,11 @@
 namespace ptxb {
 namespace {
 
+// cuBLASLt 13.1 reads BLK128x128_32F scales with a row pitch of ceil(K/128) rounded up to a
+// multiple of this many floats. Inferred on the H200 (ceil(K/128) = 5 misread at pitch 5, 8
+// right at pitch 8); tests/gpu/test_cublaslt_fp8_gpu.cpp checks 5, 6, 8 and 11.
+constexpr int64_t kBlockScalePitch = 4;
+
 // Algorithm selection: rounds of every offered algorithm (after warm-up calls), and how much
 // faster than the heuristic's first choice another must be to replace it.
 constexpr int kPlanWarmup = 3;
@@ -171,8 +176,13 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   PTXB_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_c_, *type_c, N, M, N));
 
   // Scratch scales of 1 for the algorithm timing, as many as the mode reads.
+  block_rows_ = blockwise ? n_blocks : 0;
+  block_cols_ = blockwise ? k_blocks : 0;
+  block_pitch_ = (block_cols_ + kBlockScalePitch - 1) / kBlockScalePitch * kBlockScalePitch;
+  block_scales_padded_ = DeviceBuffer(
+      block_pitch_ != block_cols_ ? size_t(block_rows_ * block_pitch_) * sizeof(float) : 0);
   const int64_t a_scales = !scaled ? 0 : blockwise ? k_blocks * M : 1;
-  const int64_t b_scales = !scaled ? 0 : blockwise ? n_blocks * k_blocks : 1;
+  const int64_t b_scales = !scaled ? 0 : blockwise ? n_blocks * block_pitch_ : 1;
   const std::vector<float> ones(static_cast<size_t>(a_scales + b_scales), 1.f);
   DeviceBuffer scales(ones.size() * sizeof(float));
   if (scaled)
@@ -222,12 +232,17 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
                 1.0, 7, 2, stream.get());
   std::vector<TimedCall> calls;
   std::vector<int> call_algo;  // offered index of each timed call
+  std::vector<std::string> trial_error(static_cast<size_t>(returned));
   for (int i = 0; i < returned; ++i) {
-    // One trial call first: an algorithm that fails is reported, not timed.
-    const bool runs = matmul(offered[i].algo, a.data(), b.data(), bias.data(), scale_a, scale_b,
-                             c.data(), stream.get()) == CUBLAS_STATUS_SUCCESS &&
-                      cudaStreamSynchronize(stream.get()) == cudaSuccess;
-    if (!runs) continue;
+    // One trial call first: an algorithm that fails is reported (with why), not timed.
+    const cublasStatus_t st_trial = matmul(offered[i].algo, a.data(), b.data(), bias.data(),
+                                           scale_a, scale_b, c.data(), stream.get());
+    const cudaError_t sync = cudaStreamSynchronize(stream.get());
+    if (st_trial != CUBLAS_STATUS_SUCCESS)
+      trial_error[size_t(i)] = cublasLtGetStatusName(st_trial);
+    else if (sync != cudaSuccess)
+      trial_error[size_t(i)] = cudaGetErrorName(sync);
+    if (!trial_error[size_t(i)].empty()) continue;
     call_algo.push_back(i);
     calls.push_back({"algorithm " + std::to_string(i), [&, i](cudaStream_t s) {
                        return static_cast<int>(matmul(offered[i].algo, a.data(), b.data(),
@@ -248,12 +263,15 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   report_["algorithms_offered"] = returned;
   report_["selection"] = {{"samples", kPlanSamples}, {"margin", kPlanMargin}};
   report_["algorithms"] = nlohmann::json::array();
-  for (int i = 0; i < returned; ++i)
+  for (int i = 0; i < returned; ++i) {
     report_["algorithms"].push_back({{"index", i},
                                      {"ok", median_us[size_t(i)] >= 0},
                                      {"median_us", median_us[size_t(i)]},
                                      {"workspace_bytes", offered[i].workspaceSize},
                                      {"waves", offered[i].wavesCount}});
+    if (!trial_error[size_t(i)].empty())
+      report_["algorithms"].back()["trial_error"] = trial_error[size_t(i)];
+  }
   if (best < 0) return 2;
   algo_ = offered[best].algo;
   report_["chosen"] = best;
@@ -264,11 +282,20 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
 
 int CublasLtGemm::run(const ptxb_args& args) {
   if (!planned_) return 3;
+  const auto stream = static_cast<cudaStream_t>(args.stream);
   const void* bias = epilogue_ != GemmEpilogue::kNone ? args.inputs[2] : nullptr;
   const bool scaled = scaling_ != GemmScaling::kNone;
-  const cublasStatus_t st = matmul(
-      algo_, args.inputs[0], args.inputs[1], bias, scaled ? args.inputs[2] : nullptr,
-      scaled ? args.inputs[3] : nullptr, args.outputs[0], static_cast<cudaStream_t>(args.stream));
+  const void* scale_b = scaled ? args.inputs[3] : nullptr;
+  if (block_scales_padded_.bytes() > 0) {  // part of the library's call: a tiny 2-D copy
+    if (cudaMemcpy2DAsync(block_scales_padded_.data(), block_pitch_ * sizeof(float), scale_b,
+                          block_cols_ * sizeof(float), block_cols_ * sizeof(float), block_rows_,
+                          cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+      return 4;
+    scale_b = block_scales_padded_.data();
+  }
+  const cublasStatus_t st =
+      matmul(algo_, args.inputs[0], args.inputs[1], bias, scaled ? args.inputs[2] : nullptr,
+             scale_b, args.outputs[0], stream);
   return st == CUBLAS_STATUS_SUCCESS ? PTXB_OK : 100 + static_cast<int>(st);
 }
 

@@ -58,6 +58,11 @@ class CublasLtGemm final : public Implementation {
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t layout_a_ = nullptr, layout_b_ = nullptr, layout_c_ = nullptr;
   DeviceBuffer workspace_;
+  /// Block scaling: cuBLASLt reads the 128x128 block scales of our B ([ceil(N/128),
+  /// ceil(K/128)], row-major) with a row pitch of ceil(K/128) rounded up to kBlockScalePitch
+  /// floats; when that differs, run() copies them into this padded buffer first.
+  int64_t block_rows_ = 0, block_cols_ = 0, block_pitch_ = 0;
+  DeviceBuffer block_scales_padded_;
   cublasLtMatmulAlgo_t algo_{};
   bool planned_ = false;
   nlohmann::json report_;

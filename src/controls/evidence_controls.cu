@@ -7,8 +7,9 @@
 //   warpgroup 0:  thread 0 arms the mbarrier for kTmaBytes + kBulkBytes and issues the TMA tile
 //                 load and the 1-D bulk copy; every thread copies 16 B with cp.async, then each
 //                 warp runs ldmatrix and stmatrix over its own 512 B; every thread waits on the
-//                 mbarrier (parity 0) and the warpgroup issues one wgmma reading the TMA tile (A)
-//                 and the bulk-copied bytes (B); results go to a private global buffer.
+//                 mbarrier (parity 0) and the warpgroup issues two wgmma reading the TMA tile (A)
+//                 and the bulk-copied bytes (B), one bf16 (HGMMA) and one e4m3 (QGMMA) over the
+//                 same bytes; results go to a private global buffer.
 // The PTX wrappers the expert solutions also use come from kernels/ptx/ (the solutions hold
 // copies of those files, scripts/amalgamate.py); only the forms no solution uses are written here.
 #include <cuda.h>
@@ -39,8 +40,8 @@ constexpr uint32_t kBulkBytes = 512;  // holds wgmma B, (8, 16) bf16 = 256 B, wi
 constexpr int kStagedElems = kWarpgroupThreads * 8;  // 16 B of bf16 per warpgroup-0 thread
 constexpr int kWarpFragmentElems = 32 * 8;           // one ldmatrix.x4: 32 rows of 16 B
 
-constexpr int kWgmmaM = 64, kWgmmaN = 8, kWgmmaK = 16;
-constexpr int kWgmmaCount = 1;
+constexpr int kWgmmaM = 64, kWgmmaN = 8;
+constexpr int kWgmmaKBf16 = 16, kWgmmaKE4m3 = 32;  // both read (64, 32 B) of A and (8, 32 B) of B
 
 constexpr uint16_t kBf16One = 0x3F80;
 
@@ -111,6 +112,16 @@ __device__ __forceinline__ void wgmma_m64n8k16_bf16(float (&d)[4], uint64_t desc
       : "l"(desc_a), "l"(desc_b), "r"(0));
 }
 
+// The same operands read as E4M3: m64n8k32, (64, 32) and (8, 32) bytes, the bf16 form's bytes.
+__device__ __forceinline__ void wgmma_m64n8k32_e4m3(float (&d)[4], uint64_t desc_a,
+                                                    uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%0, %1, %2, %3}, %4, %5, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "l"(desc_a), "l"(desc_b), "r"(0));
+}
+
 // ---- warpgroup 0's work ----
 
 // Thread 0 of the CTA: arms the barrier for both copies, then issues them.
@@ -138,18 +149,23 @@ __device__ __forceinline__ uint32_t exercise_warp_copies(ControlShared& smem,
   return fragments.x ^ fragments.y ^ fragments.z ^ fragments.w ^ row.x ^ row.y ^ row.z ^ row.w;
 }
 
-// The whole warpgroup, after the copies have landed: one wgmma, A from the TMA tile, B from the
-// bulk-copied bytes (async proxy wrote both, async proxy reads both: no proxy fence needed).
-__device__ __forceinline__ float run_one_wgmma(const ControlShared& smem) {
-  float d[4] = {0.f, 0.f, 0.f, 0.f};
+// The whole warpgroup, after the copies have landed: one bf16 and one e4m3 wgmma, A from the TMA
+// tile, B from the bulk-copied bytes (async proxy wrote both, async proxy reads both: no proxy
+// fence needed). Values are whatever the bytes mean; only that they run matters.
+__device__ __forceinline__ float run_wgmmas(const ControlShared& smem) {
+  float d[4] = {0.f, 0.f, 0.f, 0.f}, e[4] = {0.f, 0.f, 0.f, 0.f};
   fence_regs(d);
+  fence_regs(e);
   wgmma_fence();
-  wgmma_m64n8k16_bf16(d, unswizzled_descriptor(smem.tma_tile),
-                      unswizzled_descriptor(smem.bulk_tile));
+  const uint64_t a = unswizzled_descriptor(smem.tma_tile),
+                 b = unswizzled_descriptor(smem.bulk_tile);
+  wgmma_m64n8k16_bf16(d, a, b);
+  wgmma_m64n8k32_e4m3(e, a, b);
   wgmma_commit();
   wgmma_wait<0>();
   fence_regs(d);
-  return d[0] + d[1] + d[2] + d[3];
+  fence_regs(e);
+  return d[0] + d[1] + d[2] + d[3] + e[0] + e[1] + e[2] + e[3];
 }
 
 }  // namespace
@@ -182,7 +198,7 @@ extern "C" __global__ void __launch_bounds__(kControlThreads, 1)
   const uint32_t mix = exercise_warp_copies(smem, globals, thread);
   mbar_wait(&smem.bar, 0);  // the barrier's first phase: TMA and bulk bytes landed
   __syncwarp();             // reconverge before the .aligned wgmma instructions
-  const float sum = run_one_wgmma(smem);
+  const float sum = run_wgmmas(smem);
   globals->wgmma_sums[thread] = sum;
   globals->fragment_mix[thread] = mix;
 }
@@ -290,6 +306,9 @@ cudaError_t launch_evidence_marker(unsigned nonce, cudaStream_t stream) {
                           dim3(32), args, 0, stream);
 }
 
-double evidence_control_mma_flops() { return kWgmmaCount * 2.0 * kWgmmaM * kWgmmaN * kWgmmaK; }
+std::map<std::string, double> evidence_control_mma_flops() {
+  return {{"HGMMA", 2.0 * kWgmmaM * kWgmmaN * kWgmmaKBf16},
+          {"QGMMA", 2.0 * kWgmmaM * kWgmmaN * kWgmmaKE4m3}};
+}
 
 }  // namespace ptxb

@@ -24,6 +24,9 @@
 
 #include <cuda_runtime.h>
 
+#include <map>
+#include <string>
+
 // kControlKernelName ("ptxb_evidence_control") and kMarkerKernelName ("ptxb_evidence_marker").
 // NOTE: defined once in evidence_names.hpp (host-only, used by the parent) and re-exported here;
 // a second definition would clash in any file that includes both headers. Both kernels are
@@ -45,12 +48,12 @@ cudaError_t launch_evidence_control(bool live, cudaStream_t stream);
 /// [1, 65535], else the launch's error; never exits or throws.
 cudaError_t launch_evidence_marker(unsigned nonce, cudaStream_t stream);
 
-/// Warp-level wgmma (GMMA pipe) executions of one live control launch: one instruction per warp of
-/// one warpgroup.
-inline constexpr double kEvidenceControlGmmaWarpInstructions = 4;
+/// Warp-level wgmma (GMMA pipe) executions of one live control launch: two instructions per warp
+/// of one warpgroup.
+inline constexpr double kEvidenceControlGmmaWarpInstructions = 8;
 
-/// FLOPs of the positive control's MMA work: sum over its wgmma instructions of 2*m*n*k
-/// (per warpgroup-wide instruction). One m64n8k16 wgmma, so 2*64*8*16 = 16384.
-double evidence_control_mma_flops();
+/// FLOPs of the positive control's MMA work by SASS opcode family, 2*m*n*k per warpgroup-wide
+/// instruction: one bf16 m64n8k16 (HGMMA, 16384) and one e4m3 m64n8k32 (QGMMA, 32768).
+std::map<std::string, double> evidence_control_mma_flops();
 
 }  // namespace ptxb

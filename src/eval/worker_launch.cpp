@@ -57,9 +57,13 @@ std::optional<SandboxPolicy> worker_sandbox(const EvalConfig& config, const fs::
   p.file_size_bytes = 64ull << 20;
   p.open_files = 1024;
   p.processes = 256;  // threads count too: CUDA, CUPTI and the watchdog start a few
-  // CUDA works under 32 GiB of address space on the H200 (bench/results/...-isolation); 64 GiB
-  // leaves room for the libraries and the profilers' injections, and is half the host's memory.
-  p.address_space_bytes = 64ull << 30;
+  // NOTE: CUDA maps every device allocation into the process's address space, so this limit
+  // also caps device memory: 64 GiB ended a production-shape GEMM's timing (cudaMalloc: out of
+  // memory on a 141 GB H200). 256 GiB covers the whole device; host memory stays bounded by the
+  // machine (the worker is the out-of-memory killer's first choice) and a candidate that touches
+  // more than 4 GiB is a violation (docs/threat-model.md).
+  p.address_space_bytes = 256ull << 30;
+  p.oom_score_adj = 1000;
   p.writable = {work_dir};
   p.isolate_network = !under_profiler;
   return p;

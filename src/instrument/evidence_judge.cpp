@@ -170,7 +170,7 @@ SplitKernels split_kernels(const std::vector<ProfiledKernel>& kernels,
 
 ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
                             const ProfiledKernel& positive, const ProfiledKernel& negative,
-                            double expected_mma_flops) {
+                            const std::map<std::string, double>& control_mma_flops) {
   ControlCheck out;
   out.ok = true;
   out.detail = json::array();
@@ -187,9 +187,16 @@ ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
     if (pos.executed == 0) bad = "the positive control did not execute " + t.instruction;
     if (neg.executed != 0) bad = "the negative control executed " + t.instruction;
     if (entry->flop_rule != FlopRule::kNone) {
+      // The control's MMA work in the opcode families this target counts.
+      double expected_mma_flops = 0;
+      for (const auto& [opcode, flops] : control_mma_flops)
+        if (std::find(entry->primary_opcodes.begin(), entry->primary_opcodes.end(), opcode) !=
+            entry->primary_opcodes.end())
+          expected_mma_flops += flops;
       row["positive_mma_flops"] = pos.mma_flops;
       row["expected_mma_flops"] = expected_mma_flops;
-      if (unreadable || std::fabs(pos.mma_flops - expected_mma_flops) > 1e-9 * expected_mma_flops)
+      if (unreadable || !(expected_mma_flops > 0) ||
+          std::fabs(pos.mma_flops - expected_mma_flops) > 1e-9 * expected_mma_flops)
         bad = "the positive control's MMA FLOPs differ from the expected count";
     }
     row["ok"] = bad.empty();
@@ -209,11 +216,16 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
   json& rec = out.record;
   std::vector<json> calls_msgs;
   std::vector<unsigned> nonces;
-  double control_flops = -1;
+  std::map<std::string, double> control_flops;  // by opcode family; empty: not reported
   for (const json& m : messages) {
     const std::string type = m.value("type", "");
-    if (type == "evidence_control" && m.value("live", false))
-      control_flops = m.value("mma_flops", -1.0);
+    if (type == "evidence_control" && m.value("live", false)) {
+      for (const auto& [opcode, flops] : m.value("mma_flops_by_opcode", json::object()).items())
+        if (flops.is_number()) control_flops[opcode] = flops.get<double>();
+      // Recorded before the e4m3 wgmma joined the control: one bf16 wgmma, its FLOPs alone.
+      if (m.contains("mma_flops") && m["mma_flops"].is_number())
+        control_flops["HGMMA"] = m["mma_flops"].get<double>();
+    }
     if (type == "evidence_call" && m.value("plan_status", 0) == 0) {
       calls_msgs.push_back(m);
       nonces.push_back(m.value("nonce", 0u));

@@ -34,11 +34,13 @@ struct ControlCheck {
   nlohmann::json detail;
 };
 
-/// The positive control must execute every target of the task (MMA targets with exactly
-/// `expected_mma_flops`), the negative control none; else the run measures nothing trustworthy.
+/// The positive control must execute every target of the task, the negative control none; else
+/// the run measures nothing trustworthy. An MMA target's FLOPs in the positive control must equal
+/// the control's known MMA work in the target's primary opcode families (`control_mma_flops`:
+/// opcode family, "HGMMA", -> FLOPs; a target none of whose families is listed fails).
 ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
                             const ProfiledKernel& positive, const ProfiledKernel& negative,
-                            double expected_mma_flops);
+                            const std::map<std::string, double>& control_mma_flops);
 
 /// Runtime levels of one target over every profiled call.
 struct TargetRuntime {

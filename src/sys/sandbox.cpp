@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
@@ -151,6 +152,14 @@ json apply_sandbox(const SandboxPolicy& p) {
                       {"open_files", set_limit(RLIMIT_NOFILE, p.open_files)},
                       {"processes", set_limit(RLIMIT_NPROC, p.processes)},
                       {"address_space_bytes", set_limit(RLIMIT_AS, p.address_space_bytes)}};
+
+  if (p.oom_score_adj) {
+    std::ofstream adj("/proc/self/oom_score_adj");
+    adj << *p.oom_score_adj;
+    adj.close();
+    report["oom_score_adj"] = adj ? "applied: " + std::to_string(*p.oom_score_adj)
+                                  : "unavailable: cannot write /proc/self/oom_score_adj";
+  }
 
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     throw InternalError(errno_text("prctl(PR_SET_NO_NEW_PRIVS)"));

@@ -25,6 +25,8 @@ struct SandboxPolicy {
   uint64_t open_files = 0;           ///< RLIMIT_NOFILE
   uint64_t processes = 0;            ///< RLIMIT_NPROC: processes and threads of the (new) user
   uint64_t address_space_bytes = 0;  ///< RLIMIT_AS (CUDA reserves large ranges: keep it generous)
+  /// /proc/self/oom_score_adj (-1000..1000; raising it needs no privilege); nullopt: unchanged.
+  std::optional<int> oom_score_adj;
   /// Landlock: writing, creating and removing files is allowed only beneath these folders (and
   /// on device files under /dev, which CUDA opens read-write). Reading stays allowed.
   std::vector<std::filesystem::path> writable;

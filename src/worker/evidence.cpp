@@ -64,7 +64,7 @@ void run_evidence_controls(const ResultChannel& out, cudaStream_t stream) {
               {"live", c.live},
               {"ok", first == cudaSuccess},
               {"error", first == cudaSuccess ? "" : cudaGetErrorString(first)},
-              {"mma_flops", evidence_control_mma_flops()}});
+              {"mma_flops_by_opcode", evidence_control_mma_flops()}});
     if (err != cudaSuccess) PTXB_CHECK_CUDA(err);  // a broken control is PTXBench's fault
   }
 }

@@ -3,8 +3,9 @@
 // Attack: at the first ptxb_plan the candidate allocates and touches host memory in 1 GiB steps
 // until 12 GiB or the first failure (a bid to starve the machine, or to run the host out of memory
 // while other jobs run), frees it, then computes C correctly with a SIMT GEMM on args->stream.
-// Caught by: the worker's address-space limit (64 GiB) keeps it from taking the machine, and the
-// peak resident memory of candidate code (VmHWM growth above 4 GiB) is an ABI violation.
+// Caught by: the worker's address-space limit (256 GiB) and out-of-memory score keep it from
+// taking the machine, and the peak resident memory of candidate code (VmHWM growth above 4 GiB)
+// is an ABI violation.
 // ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=rejected_cheat
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

@@ -18,7 +18,8 @@ TEST(EvidenceControls, LiveAndDeadLaunchesComplete) {
       ASSERT_EQ(cudaStreamSynchronize(s.get()), cudaSuccess) << "live=" << live;
     }
   }
-  EXPECT_DOUBLE_EQ(evidence_control_mma_flops(), 2.0 * 64 * 8 * 16);
+  EXPECT_DOUBLE_EQ(evidence_control_mma_flops().at("HGMMA"), 2.0 * 64 * 8 * 16);
+  EXPECT_DOUBLE_EQ(evidence_control_mma_flops().at("QGMMA"), 2.0 * 64 * 8 * 32);
 }
 
 TEST(EvidenceControls, MarkerTakesNoncesInRangeOnly) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "baselines/cublaslt_gemm.hpp"
@@ -58,6 +59,7 @@ void expect_close(const DeviceBuffer& c, const DeviceBuffer& ref, int64_t count)
 }
 
 void check(GemmScaling scaling, int64_t M, int64_t N, int64_t K) {
+  SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
   const bool blockwise = scaling == GemmScaling::kBlockwise;
   const int64_t kb = (K + 127) / 128, nb = (N + 127) / 128;
   Stream s;
@@ -97,6 +99,8 @@ TEST(CublasLtFp8, PerTensorScalesMatchTheReference) {
 TEST(CublasLtFp8, BlockScalesMatchTheReferenceLayout) {
   check(GemmScaling::kBlockwise, 200, 328, 640);
   check(GemmScaling::kBlockwise, 512, 256, 1024);
+  check(GemmScaling::kBlockwise, 256, 384, 768);   // 6 k-blocks
+  check(GemmScaling::kBlockwise, 202, 328, 1408);  // 11 k-blocks; M not a multiple of 4
 }
 
 }  // namespace

@@ -191,19 +191,48 @@ TEST(SplitKernels, NamesEveryBrokenStructure) {
 // ---- controls ----
 
 TEST(Controls, PassWhenPositiveExecutesEverythingAndNegativeNothing) {
-  const ProfiledKernel pos = kernel(
-      "ptxb_evidence_control",
-      {{"HGMMA.64x8x16.F32.BF16", 4}, {"UTMALDG.2D", 1}, {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}});
+  const ProfiledKernel pos =
+      kernel("ptxb_evidence_control", {{"HGMMA.64x8x16.F32.BF16", 4},
+                                       {"QGMMA.64x8x32.F32.E4M3.E4M3", 4},
+                                       {"UTMALDG.2D", 1},
+                                       {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}});
   const ProfiledKernel neg = kernel("ptxb_evidence_control", {{"EXIT", 8}});
-  const auto ok = check_controls(tma_task(), catalog(), pos, neg, 2.0 * 64 * 8 * 16);
+  const std::map<std::string, double> work = {{"HGMMA", 2.0 * 64 * 8 * 16},
+                                              {"QGMMA", 2.0 * 64 * 8 * 32}};
+  const auto ok = check_controls(tma_task(), catalog(), pos, neg, work);
   EXPECT_TRUE(ok.ok) << ok.problem;
+  EXPECT_EQ(ok.detail[0]["expected_mma_flops"], 2.0 * 64 * 8 * 16 + 2.0 * 64 * 8 * 32)
+      << "wgmma.mma_async counts every GMMA family";
 
-  EXPECT_FALSE(check_controls(tma_task(), catalog(), pos, neg, 2.0 * 64 * 16 * 16).ok)
+  EXPECT_FALSE(check_controls(tma_task(), catalog(), pos, neg,
+                              {{"HGMMA", 2.0 * 64 * 16 * 16}, {"QGMMA", 2.0 * 64 * 8 * 32}})
+                   .ok)
       << "FLOP accounting that disagrees with the control's known work";
-  EXPECT_FALSE(check_controls(tma_task(), catalog(), neg, neg, 16384).ok) << "nothing executed";
-  const auto bad = check_controls(tma_task(), catalog(), pos, pos, 16384);
+  EXPECT_FALSE(check_controls(tma_task(), catalog(), pos, neg, {}).ok) << "no known work";
+  EXPECT_FALSE(check_controls(tma_task(), catalog(), neg, neg, work).ok) << "nothing executed";
+  const auto bad = check_controls(tma_task(), catalog(), pos, pos, work);
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.problem.find("negative"), std::string::npos);
+}
+
+TEST(Controls, TheE4m3TargetCountsOnlyTheQgmmaOfTheControl) {
+  TaskSpec fp8 = tma_task();  // a copy, retargeted
+  fp8.targets[0].instruction = "wgmma.mma_async.e4m3";
+  const ProfiledKernel neg = kernel("ptxb_evidence_control", {{"EXIT", 8}});
+  const std::map<std::string, double> work = {{"HGMMA", 16384}, {"QGMMA", 32768}};
+  const ProfiledKernel both =
+      kernel("ptxb_evidence_control", {{"HGMMA.64x8x16.F32.BF16", 4},
+                                       {"QGMMA.64x8x32.F32.E4M3.E4M3", 4},
+                                       {"UTMALDG.2D", 1},
+                                       {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}});
+  const auto ok = check_controls(fp8, catalog(), both, neg, work);
+  EXPECT_TRUE(ok.ok) << ok.problem;
+  EXPECT_EQ(ok.detail[0]["expected_mma_flops"], 32768.0);
+  const ProfiledKernel bf16_only = kernel(
+      "ptxb_evidence_control",
+      {{"HGMMA.64x8x16.F32.BF16", 4}, {"UTMALDG.2D", 1}, {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}});
+  EXPECT_FALSE(check_controls(fp8, catalog(), bf16_only, neg, work).ok)
+      << "a control without QGMMA cannot vouch for the e4m3 target";
 }
 
 // ---- the recorded expert run, end to end ----
