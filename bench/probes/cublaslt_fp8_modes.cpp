@@ -55,16 +55,15 @@ void run(const Config& c, cublasLtHandle_t h, int64_t M, int64_t N, int64_t K, v
                                        sizeof ws_bytes);
   std::vector<cublasLtMatmulHeuristicResult_t> res(8);
   int got = 0;
-  const cublasStatus_t hst = cublasLtMatmulAlgoGetHeuristic(h, op, la, lb, ld, ld, pref, 8,
-                                                            res.data(), &got);
+  const cublasStatus_t hst =
+      cublasLtMatmulAlgoGetHeuristic(h, op, la, lb, ld, ld, pref, 8, res.data(), &got);
   std::printf("%-34s mode_status %d heuristic %d offered %d", c.name, int(mode_st), int(hst), got);
   const float alpha = 1, beta = 0;
   for (int i = 0; i < got && i < 3; ++i) {
     const cublasStatus_t st = cublasLtMatmul(h, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld,
                                              &res[i].algo, ws, ws_bytes, nullptr);
     const cudaError_t sync = cudaDeviceSynchronize();
-    std::printf(" | algo %d matmul %d sync %d ws %zu", i, int(st), int(sync),
-                res[i].workspaceSize);
+    std::printf(" | algo %d matmul %d sync %d ws %zu", i, int(st), int(sync), res[i].workspaceSize);
   }
   std::printf("\n");
   cublasLtMatmulPreferenceDestroy(pref);
