@@ -220,7 +220,9 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
   for (const json& m : messages) {
     const std::string type = m.value("type", "");
     if (type == "evidence_control" && m.value("live", false)) {
-      for (const auto& [opcode, flops] : m.value("mma_flops_by_opcode", json::object()).items())
+      // NOTE: a named copy: a range-for over items() of a temporary would dangle (C++20).
+      const json by_opcode = m.value("mma_flops_by_opcode", json::object());
+      for (const auto& [opcode, flops] : by_opcode.items())
         if (flops.is_number()) control_flops[opcode] = flops.get<double>();
       // Recorded before the e4m3 wgmma joined the control: one bf16 wgmma, its FLOPs alone.
       if (m.contains("mma_flops") && m["mma_flops"].is_number())

@@ -99,6 +99,7 @@ nlohmann::json to_json(const SandboxPolicy& p) {
           {"open_files", p.open_files},
           {"processes", p.processes},
           {"address_space_bytes", p.address_space_bytes},
+          {"oom_score_adj", p.oom_score_adj ? nlohmann::json(*p.oom_score_adj) : nlohmann::json()},
           {"writable", writable},
           {"isolate_network", p.isolate_network}};
 }
@@ -111,6 +112,8 @@ SandboxPolicy sandbox_policy_from_json(const nlohmann::json& j) {
   p.open_files = j.at("open_files").get<uint64_t>();
   p.processes = j.at("processes").get<uint64_t>();
   p.address_space_bytes = j.at("address_space_bytes").get<uint64_t>();
+  if (j.contains("oom_score_adj") && !j["oom_score_adj"].is_null())
+    p.oom_score_adj = j["oom_score_adj"].get<int>();
   for (const auto& w : j.at("writable")) p.writable.emplace_back(w.get<std::string>());
   p.isolate_network = j.at("isolate_network").get<bool>();
   return p;
