@@ -14,8 +14,9 @@ namespace ptxb {
 namespace {
 
 // cuBLASLt 13.1 reads BLK128x128_32F scales with a row pitch of ceil(K/128) rounded up to a
-// multiple of this many floats. Inferred on the H200 (ceil(K/128) = 5 misread at pitch 5, 8
-// right at pitch 8); tests/gpu/test_cublaslt_fp8_gpu.cpp checks 5, 6, 8 and 11.
+// multiple of this many floats. Inferred on the H200 (ceil(K/128) = 5 misread at pitch 5, 8 right
+// at pitch 8); with the padding, 5, 6 and 8 k-blocks matched the reference there (11: not yet run;
+// tests/gpu/test_cublaslt_fp8_gpu.cpp).
 constexpr int64_t kBlockScalePitch = 4;
 
 // Algorithm selection: rounds of every offered algorithm (after warm-up calls), and how much
@@ -181,17 +182,19 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   block_pitch_ = (block_cols_ + kBlockScalePitch - 1) / kBlockScalePitch * kBlockScalePitch;
   block_scales_padded_ = DeviceBuffer(
       block_pitch_ != block_cols_ ? size_t(block_rows_ * block_pitch_) * sizeof(float) : 0);
+  // NOTE: B's scales start 256 bytes aligned, as every task tensor does: cuBLASLt 13.1 answers
+  // CUBLAS_STATUS_NOT_SUPPORTED for a per-tensor scale pointer 4 bytes past an allocation.
   const int64_t a_scales = !scaled ? 0 : blockwise ? k_blocks * M : 1;
+  const int64_t b_offset = (a_scales + 63) / 64 * 64;
   const int64_t b_scales = !scaled ? 0 : blockwise ? n_blocks * block_pitch_ : 1;
-  const std::vector<float> ones(static_cast<size_t>(a_scales + b_scales), 1.f);
+  const std::vector<float> ones(static_cast<size_t>(b_offset + b_scales), 1.f);
   DeviceBuffer scales(ones.size() * sizeof(float));
   if (scaled)
     PTXB_CHECK_CUDA(cudaMemcpy(scales.data(), ones.data(), scales.bytes(), cudaMemcpyHostToDevice));
   const float* scale_a = scaled ? scales.as<float>() : nullptr;
-  const float* scale_b = scaled ? scales.as<float>() + a_scales : nullptr;
-  // NOTE: cuBLASLt 13.1 on the H200 offers scaled fp8 algorithms that then fail to run (per
-  // tensor) or refuses the heuristic (block scales, CUBLAS_STATUS_INVALID_VALUE) while the scale
-  // pointers are unset; with them set before the heuristic both run (bench/probes/).
+  const float* scale_b = scaled ? scales.as<float>() + b_offset : nullptr;
+  // NOTE: cuBLASLt 13.1 on the H200 refuses the block-scaled heuristic
+  // (CUBLAS_STATUS_INVALID_VALUE) while the scale pointers are unset; set, it runs.
   if (scaled) {
     PTXB_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                                      &scale_b, sizeof scale_b));

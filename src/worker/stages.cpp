@@ -240,8 +240,8 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     timing.details["baseline_us"] = samples.us[1];
     timing.details["baseline_plan"] = baseline.plan_report();
     if (job.sustained_calls > 0 && timing.verified == true && !samples.coarse)
-      timing.sustained =
-          run_sustained(task, si, candidate, baseline, job.baseline == "library", job, ctx);
+      timing.sustained = run_sustained(task, si, candidate, baseline, job.baseline == "library",
+                                       job, ctx, cand_plan, base_plan);
     send();
   }
 }

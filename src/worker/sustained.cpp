@@ -86,7 +86,8 @@ std::vector<double> per_call(const std::vector<double>& batch_us, int calls) {
 
 SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implementation& candidate,
                               Implementation& baseline, bool library, const WorkerJob& job,
-                              StageContext& ctx) {
+                              StageContext& ctx, const Planned& cand_plan,
+                              const Planned& base_plan) {
   const ShapeCase& sc = task.shapes[shape_index];
   const cudaStream_t stream = ctx.stream;
   const DistributionSpec& dist = task.correctness.distributions.front();
@@ -100,14 +101,8 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
     out.error = sets.error;
     return out;
   }
-  Planned cand_plan = plan_candidate(candidate, *sets.candidate[0], ctx, sc.shape);
-  Planned base_plan = plan_for(baseline, *sets.baseline[0], stream);
-  if (cand_plan.status != 0 || base_plan.status != 0) {
-    out.error = "plan failed";
-    out.details["candidate_plan_status"] = cand_plan.status;
-    out.details["baseline_plan_status"] = base_plan.status;
-    return out;
-  }
+  PTXB_ASSERT(cand_plan.status == 0 && base_plan.status == 0,
+              "the sustained regime runs only after planned cold timing");
   std::vector<ptxb_args> cand_args, base_args;
   std::vector<std::unique_ptr<RoundCheck>> checks;
   for (int r = 0; r < calls; ++r) {

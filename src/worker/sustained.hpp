@@ -11,6 +11,7 @@
 #include "timing/implementation.hpp"
 #include "verdict/verdict_parts.hpp"
 #include "worker/candidate_scope.hpp"
+#include "worker/stage_helpers.hpp"  // Planned
 
 namespace ptxb {
 
@@ -19,8 +20,12 @@ namespace ptxb {
 /// the self-timing check (no library to check outputs with: inputs and guards only). Returns a
 /// SustainedTiming with `error` set when the device lacks the memory for the input sets or a
 /// batch returned non-zero; throws CandidateFault for a CUDA fault during candidate code.
+/// `candidate` and `baseline` are planned for this shape already (the cold regime's plans, whose
+/// workspaces `cand_plan` and `base_plan` are): a plan sees sizes only, so the regime reuses them
+/// instead of planning (and the library autotuning) again.
 SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implementation& candidate,
                               Implementation& baseline, bool library, const WorkerJob& job,
-                              StageContext& ctx);
+                              StageContext& ctx, const Planned& cand_plan,
+                              const Planned& base_plan);
 
 }  // namespace ptxb

@@ -100,7 +100,9 @@ TEST(CublasLtFp8, BlockScalesMatchTheReferenceLayout) {
   check(GemmScaling::kBlockwise, 200, 328, 640);
   check(GemmScaling::kBlockwise, 512, 256, 1024);
   check(GemmScaling::kBlockwise, 256, 384, 768);   // 6 k-blocks
-  check(GemmScaling::kBlockwise, 202, 328, 1408);  // 11 k-blocks; M not a multiple of 4
+  check(GemmScaling::kBlockwise, 204, 328, 1408);  // 11 k-blocks
+  // M % 4 != 0: cuBLASLt 13.1 offers no algorithm (CUBLAS_STATUS_NOT_SUPPORTED, H200): the
+  // baseline is unavailable there, with the reason in its report.
 }
 
 }  // namespace

@@ -266,6 +266,23 @@ TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
   }
 }
 
+TEST(JudgeRuntime, TheControlsWorkIsReadPerOpcodeFamily) {
+  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
+  // The recording's control ran one bf16 wgmma; today's worker reports its work per family.
+  for (json& m : messages)
+    if (m["type"] == "evidence_control" && m.contains("mma_flops")) {
+      m["mma_flops_by_opcode"] = {{"HGMMA", m["mma_flops"]}, {"QGMMA", 0.0}};
+      m.erase("mma_flops");
+    }
+  const RuntimeJudgement j = judge_runtime(tma_task(), catalog(), kernels, messages);
+  EXPECT_TRUE(j.available) << j.unavailable_reason;
+  for (json& m : messages)
+    if (m["type"] == "evidence_control") m["mma_flops_by_opcode"] = {{"HGMMA", 999.0}};
+  EXPECT_FALSE(judge_runtime(tma_task(), catalog(), kernels, messages).available)
+      << "work the control did not do";
+}
+
 TEST(JudgeRuntime, VerdictTextShowsTheEvidenceTable) {
   const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
   const auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
