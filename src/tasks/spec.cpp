@@ -152,16 +152,19 @@ TensorSpec read_tensor(const TableReader& reader, const TaskSpec& task) {
   tensor.dtype = *parsed;
   tensor.dims = reader.string_list("shape");
   if (tensor.dims.empty()) reader.fail("shape", "must list at least one dimension");
-  for (size_t i = 0; i < tensor.dims.size(); ++i)
-    if (const auto blocked = blocked_extent(tensor.dims[i])) {
-      if (!contains(task.dims, blocked->dim))
-        reader.fail("shape[" + std::to_string(i) + "]",
-                    "'" + blocked->dim + "' is not declared in dims (" + join(task.dims) + ")");
+  for (size_t i = 0; i < tensor.dims.size(); ++i) {
+    const std::string field = "shape[" + std::to_string(i) + "]";
+    const auto blocked = blocked_extent(tensor.dims[i]);
+    const auto plus = plus_extent(tensor.dims[i]);
+    if (blocked || plus) {
+      const std::string& base = blocked ? blocked->dim : plus->dim;
+      if (!contains(task.dims, base))
+        reader.fail(field, "'" + base + "' is not declared in dims (" + join(task.dims) + ")");
     } else if (!contains(task.dims, tensor.dims[i]) && !is_literal_extent(tensor.dims[i])) {
-      reader.fail("shape[" + std::to_string(i) + "]",
-                  "'" + tensor.dims[i] + "' is neither declared in dims (" + join(task.dims) +
-                      "), a positive integer nor DIM/BLOCK");
+      reader.fail(field, "'" + tensor.dims[i] + "' is neither declared in dims (" +
+                             join(task.dims) + "), a positive integer, DIM/BLOCK nor DIM+N");
     }
+  }
   tensor.layout = reader.optional_string("layout").value_or("row_major");
   if (tensor.layout != "row_major")
     reader.fail("layout", "'" + tensor.layout + "' is not supported (only row_major)");

@@ -160,7 +160,8 @@ double tensor_bytes(const TensorSpec& tensor, const Shape& shape);
 
 /// The size of a tensor's dimension `dim` at `shape`: a declared dim's value, the number a
 /// literal extent such as "1" states (a per-tensor scale is a tensor of shape ["1"]), or for a
-/// blocked extent "K/128" the number of 128-blocks that cover K, ceil(K / 128) (block scales).
+/// blocked extent "K/128" the number of 128-blocks that cover K, ceil(K / 128) (block scales), or
+/// for "G+1" the size of G plus 1 (group offsets).
 int64_t extent(const std::string& dim, const Shape& shape);
 /// True for a literal extent: a positive decimal integer.
 bool is_literal_extent(const std::string& dim);
@@ -170,6 +171,12 @@ struct BlockedExtent {
   int64_t block = 1;
 };
 std::optional<BlockedExtent> blocked_extent(const std::string& dim);
+/// "G+1": dim "G" plus 1 (the G+1 offsets of G groups); nullopt for anything else.
+struct PlusExtent {
+  std::string dim;
+  int64_t added = 0;
+};
+std::optional<PlusExtent> plus_extent(const std::string& dim);
 
 /// The values of the task's scalars at `shape`, in the task's order (ptxb_problem.scalars).
 std::vector<double> scalar_values(const TaskSpec& task, const Shape& shape);

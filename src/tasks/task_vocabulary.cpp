@@ -50,8 +50,17 @@ std::optional<BlockedExtent> blocked_extent(const std::string& dim) {
   return BlockedExtent{dim.substr(0, slash), std::stoll(block)};
 }
 
+std::optional<PlusExtent> plus_extent(const std::string& dim) {
+  const size_t plus = dim.find('+');
+  if (plus == std::string::npos || plus == 0) return std::nullopt;
+  const std::string added = dim.substr(plus + 1);
+  if (!is_literal_extent(added)) return std::nullopt;
+  return PlusExtent{dim.substr(0, plus), std::stoll(added)};
+}
+
 int64_t extent(const std::string& dim, const Shape& shape) {
   if (is_literal_extent(dim)) return std::stoll(dim);
+  if (const auto plus = plus_extent(dim)) return shape.at(plus->dim) + plus->added;
   if (const auto blocked = blocked_extent(dim))
     return (shape.at(blocked->dim) + blocked->block - 1) / blocked->block;
   return shape.at(dim);

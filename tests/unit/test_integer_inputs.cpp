@@ -89,6 +89,25 @@ std::string load_with_tensor(const std::string& tensor, TaskSpec* loaded = nullp
   }
 }
 
+TEST(IntegerInputs, OffsetsOfGGroupsAreAGPlus1Tensor) {
+  TaskSpec task;
+  EXPECT_EQ(load_with_tensor("[[tensors]]\nname = \"offs\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                             "shape = [\"N+1\"]\nvalues = { kind = \"offsets\", total = \"M\" }\n",
+                             &task),
+            "");
+  const ShapeCase& sc = task.shapes.front();
+  EXPECT_EQ(extent("N+1", sc.shape), sc.shape.at("N") + 1);
+  EXPECT_EQ(tensor_bytes(*task.inputs().back(), sc.shape), 4.0 * (sc.shape.at("N") + 1));
+  ASSERT_TRUE(plus_extent("G+16").has_value());
+  EXPECT_EQ(plus_extent("G+16")->dim, "G");
+  EXPECT_EQ(plus_extent("G+16")->added, 16);
+  for (const char* bad : {"+1", "G+", "G+0", "G+x", "G-1"}) EXPECT_FALSE(plus_extent(bad)) << bad;
+  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"offs\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                             "shape = [\"Q+1\"]\nvalues = { kind = \"offsets\", total = \"M\" }\n")
+                .find("'Q' is not declared in dims"),
+            std::string::npos);
+}
+
 TEST(IntegerInputs, TheLoaderKnowsTheirRules) {
   TaskSpec task;
   EXPECT_EQ(load_with_tensor("[[tensors]]\nname = \"offs\"\nrole = \"in\"\ndtype = \"int32\"\n"
