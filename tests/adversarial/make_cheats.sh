@@ -26,7 +26,8 @@ for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/t
   echo "$out/$name.cu"
 done
 # The fp8 and production-shape cheats: an expert (the fp8 one for fp8/, the bf16-llm one for llm/,
-# or the file a "// ptxbench-base: PATH" line names) with its entry points renamed, then the cheat.
+# or the file a "// ptxbench-base: PATH" line names) with its entry points renamed and the edits
+# of the cheat's "// ptxbench-sed: EXPR" lines applied, then the cheat.
 declare -A default_base=([fp8]=kernels/reference/sm90_gemm_fp8_e4m3.cu
   [llm]=kernels/reference/sm90_gemm_bf16_llm.cu)
 for folder in fp8 llm; do
@@ -34,10 +35,17 @@ for folder in fp8 llm; do
     name="${folder}_$(basename "$cheat" .cu)"
     base="$(sed -n 's|^// ptxbench-base: \(.*\)$|\1|p' "$cheat")"
     base="$root/${base:-${default_base[$folder]}}"
+    # "// ptxbench-sed: EXPR" lines edit the expert's source; each must match in it.
+    edits=(-e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|'
+           -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|')
+    while IFS= read -r expr; do
+      [[ -n "$(sed -n "${expr}p" "$base")" ]] ||
+        { echo "make_cheats: $cheat: '$expr' matches nothing in $base" >&2; exit 1; }
+      edits+=(-e "$expr")
+    done < <(sed -n 's|^// ptxbench-sed: \(.*\)$|\1|p' "$cheat")
     {
       grep -m1 '^// ptxbench-expect:' "$cheat"
-      sed -e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|' \
-          -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$base"
+      sed "${edits[@]}" "$base"
       grep -v '^// ptxbench-expect:' "$cheat"
     } > "$out/$name.cu"
     echo "$out/$name.cu"
