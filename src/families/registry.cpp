@@ -14,6 +14,7 @@ const Family& attention_bwd_family();
 const Family& gemm_bias_gelu_family();
 const Family& gemm_fp8_family();
 const Family& gemm_fp8_blockwise_family();
+const Family& gemm_grouped_family();
 
 namespace {
 
@@ -21,7 +22,8 @@ namespace {
 const std::vector<const Family*>& all_families() {
   static const std::vector<const Family*> kAll = {
       &gemm_family(),           &attention_fwd_family(), &attention_bwd_family(),
-      &gemm_bias_gelu_family(), &gemm_fp8_family(),      &gemm_fp8_blockwise_family()};
+      &gemm_bias_gelu_family(), &gemm_fp8_family(),      &gemm_fp8_blockwise_family(),
+      &gemm_grouped_family()};
   return kAll;
 }
 

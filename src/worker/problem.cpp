@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/host_mirror.hpp"
 #include "verify/gpu_verify.hpp"
 #include "worker/family_device.hpp"
 
@@ -140,6 +141,12 @@ void DeviceProblem::upload_integers(size_t i, const std::vector<int64_t>& values
   PTXB_CHECK_CUDA(cudaMemcpyAsync(inner(guarded_inputs_[i]), host, in_bytes_[i],
                                   cudaMemcpyHostToDevice, stream));
   PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));  // the host vectors end here
+  // A library baseline is given group sizes on the host (cuda/host_mirror.hpp).
+  mirror_host_integers(inner(guarded_inputs_[i]), values);
+}
+
+DeviceProblem::~DeviceProblem() {
+  for (const DeviceBuffer& input : guarded_inputs_) forget_mirror(inner(input));
 }
 
 void DeviceProblem::upload_floats(size_t i, const std::vector<double>& values,

@@ -25,6 +25,7 @@ class DeviceProblem {
  public:
   /// Allocates inputs, outputs and pristine input copies for `shape` (row-major, contiguous).
   DeviceProblem(const TaskSpec& task, const Shape& shape);
+  ~DeviceProblem();
   DeviceProblem(const DeviceProblem&) = delete;
   DeviceProblem& operator=(const DeviceProblem&) = delete;
 

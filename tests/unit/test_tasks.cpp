@@ -260,7 +260,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, BrokenTask, testing::ValuesIn(kBrokenCases),
 TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
   ASSERT_EQ(known_families(),
             (std::vector<std::string>{"gemm", "attention_fwd", "attention_bwd", "gemm_bias_gelu",
-                                      "gemm_fp8", "gemm_fp8_blockwise"}));
+                                      "gemm_fp8", "gemm_fp8_blockwise", "gemm_grouped"}));
   for (const std::string& name : known_families()) {
     const Family& f = family_of(name);
     EXPECT_EQ(f.name(), name);

@@ -1,0 +1,147 @@
+// The grouped GEMM family on the GPU: drawn offsets (some groups empty, some of one row) reach
+// the host mirror, the reference equals a per-group fp64 CPU product, and the cuBLASLt baseline,
+// given the group sizes through the mirror, matches the reference; without a mirror it refuses.
+#include <cuda_bf16.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "baselines/cublaslt_grouped_gemm.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/host_mirror.hpp"
+#include "sys/files.hpp"
+#include "tasks/spec.hpp"
+#include "worker/problem.hpp"
+
+namespace ptxb {
+namespace {
+
+const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+
+TaskSpec grouped_task() {
+  TempDir dir("ptxb-grouped-gpu");
+  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
+  write_file_atomic(dir.path() / "task.toml", R"(id = "sm90/gemm_grouped/test"
+title = "t"
+arch = "sm_90a"
+family = "gemm_grouped"
+level = 3
+dims = ["G", "M", "N", "K"]
+multiple_of = { K = 8 }
+
+[[tensors]]
+name = "A"
+role = "in"
+dtype = "bf16"
+shape = ["M", "K"]
+
+[[tensors]]
+name = "B"
+role = "in"
+dtype = "bf16"
+shape = ["G", "N", "K"]
+
+[[tensors]]
+name = "offsets"
+role = "in"
+dtype = "int32"
+shape = ["G+1"]
+values = { kind = "offsets", total = "M" }
+
+[[tensors]]
+name = "C"
+role = "out"
+dtype = "bf16"
+shape = ["M", "N"]
+
+[[shapes]]
+G = 16
+M = 300
+N = 136
+K = 200
+timed = true
+
+[[shapes]]
+G = 3
+M = 5
+N = 8
+K = 8
+hidden = true
+
+[[targets]]
+instruction = "wgmma.mma_async"
+
+[correctness]
+reference = "gemm_grouped_fp32"
+seeds = [1]
+
+[[correctness.distributions]]
+name = "normal"
+kind = "normal"
+scale = 1.0
+atol = 0.01
+rtol = 0.0078125
+
+[baseline]
+library = "cublaslt"
+)");
+  return load_task(dir.path() / "task.toml", load_catalog(kTasksRoot / "catalog"));
+}
+
+template <typename T>
+std::vector<T> to_host(const void* device, int64_t count) {
+  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<T> out(static_cast<size_t>(count));
+  PTXB_CHECK_CUDA(cudaMemcpy(out.data(), device, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+TEST(GroupedGemmGpu, ReferenceAndBaselineFollowTheOffsets) {
+  const TaskSpec task = grouped_task();
+  const ShapeCase& sc = task.shapes[0];
+  const int64_t G = 16, M = 300, N = 136, K = 200;
+  Stream s;
+  DeviceProblem p(task, sc.shape);
+  p.generate_inputs(task.correctness.distributions[0], 11, s.get());
+  const std::vector<int32_t> offsets = to_host<int32_t>(p.pristine("offsets"), G + 1);
+  const std::vector<int64_t>* mirror = mirrored_host_integers(p.input("offsets"));
+  ASSERT_NE(mirror, nullptr) << "the upload records the host copy";
+  ASSERT_EQ(mirror->size(), offsets.size());
+  int empty = 0;
+  for (int64_t g = 0; g <= G; ++g) EXPECT_EQ((*mirror)[g], offsets[g]);
+  for (int64_t g = 0; g < G; ++g) empty += offsets[g + 1] == offsets[g];
+  EXPECT_GT(empty, 0) << "the draw leaves some groups empty (seed 11)";
+
+  p.compute_reference(s.get());
+  const std::vector<__nv_bfloat16> a = to_host<__nv_bfloat16>(p.pristine("A"), M * K);
+  const std::vector<__nv_bfloat16> b = to_host<__nv_bfloat16>(p.pristine("B"), G * N * K);
+  const std::vector<float> ref = to_host<float>(p.reference("C"), M * N);
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t m = offsets[g]; m < offsets[g + 1]; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double want = 0;
+        for (int64_t k = 0; k < K; ++k)
+          want += double(__bfloat162float(a[m * K + k])) *
+                  double(__bfloat162float(b[(g * N + n) * K + k]));
+        ASSERT_NEAR(ref[m * N + n], want, 1e-5 * (1 + std::fabs(want)))
+            << g << " " << m << " " << n;
+      }
+
+  CublasLtGroupedGemm library(8, 32 << 20);
+  uint64_t workspace = 0;
+  ASSERT_EQ(library.plan(p.problem(), &workspace), PTXB_OK) << library.plan_report().dump();
+  p.poison_outputs(s.get());
+  ASSERT_EQ(library.run(p.args(nullptr, 0, s.get())), PTXB_OK);
+  CompareTolerance tol;
+  tol.atol = 0.01;
+  tol.rtol = 0.0078125;
+  EXPECT_TRUE(p.compare_output(0, tol, s.get()).passed(tol));
+
+  // Without the host record of its offsets the library cannot know the groups.
+  forget_mirror(p.input("offsets"));
+  EXPECT_EQ(library.run(p.args(nullptr, 0, s.get())), 7);
+}
+
+}  // namespace
+}  // namespace ptxb
