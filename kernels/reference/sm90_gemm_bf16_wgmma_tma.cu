@@ -336,56 +336,44 @@ __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_b
   }
 }
 
-// blockIdx.x: the output tile; blockIdx.y: the split of K (k-blocks [y * split_kb, (y + 1) *
-// split_kb)). One split writes C; several write fp32 partials (gridDim.y of them) for
-// reduce_splits.
-__global__ void __launch_bounds__(kThreads, 1)
-    gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
-                     const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c, float* partials,
-                     int M, int N, int K, int split_kb) {
-  extern __shared__ uint8_t smem_raw[];
-  auto& smem = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
-                                                 ~uintptr_t(1023));
+// The work of one CTA: the (kBlockM, kBlockN) tile of C at rows [m0, m0 + kBlockM) and columns
+// [n0, n0 + kBlockN); B's tile starts at row b_row0 of its tensor map (n0, plus a group's first
+// weight row in a grouped GEMM); k-blocks [kb_begin, kb_begin + k_blocks).
+struct TileWork {
+  int m0, n0, b_row0, kb_begin, k_blocks;
+};
 
-  const int warpgroup = threadIdx.x / 128;
-  const int tiles_m = (M + kBlockM - 1) / kBlockM;
-  const int tiles_n = (N + kBlockN - 1) / kBlockN;
-  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
-  const int kb_begin = blockIdx.y * split_kb;
-  const int k_blocks = min((K + kBlockK - 1) / kBlockK - kb_begin, split_kb);  // this split's
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(&smem.full[s], 1);
-      mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
-    }
-    fence_mbarrier_init();
+// Thread 0: one full and one empty mbarrier per stage.
+__device__ __forceinline__ void init_barriers(SharedStorage& smem) {
+  for (int s = 0; s < kStages; ++s) {
+    mbar_init(&smem.full[s], 1);
+    mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
   }
-  __syncthreads();
+  fence_mbarrier_init();
+}
 
-  if (warpgroup == 0) {
-    setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) {
-      prefetch_map(&map_a);
-      prefetch_map(&map_b);
-      for (int kb = 0; kb < k_blocks; ++kb) {
-        const int s = kb % kStages;
-        // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
-        // first pass over the ring (parity 1) does not wait.
-        mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
-        const int k0 = (kb_begin + kb) * kBlockK;
-        tma_load_2d(smem.a[s], &map_a, &smem.full[s], k0, tile.m0);
-        tma_load_2d(smem.b[s], &map_b, &smem.full[s], k0, tile.n0);
-      }
-    }
-    return;
+// The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
+// through the ring.
+__device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
+                                        const CUtensorMap* map_b, const TileWork& w) {
+  prefetch_map(map_a);
+  prefetch_map(map_b);
+  for (int kb = 0; kb < w.k_blocks; ++kb) {
+    const int s = kb % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+    const int k0 = (w.kb_begin + kb) * kBlockK;
+    tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
+    tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
   }
+}
 
-  setmaxnreg_inc<232>();
-  const int consumer = warpgroup - 1;
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32).
+__device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
+                                        float (&d)[kBlockN / 2]) {
   const bool lane0 = (threadIdx.x % 32) == 0;
-  float d[kBlockN / 2];
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) d[i] = 0.f;
 
@@ -411,7 +399,44 @@ __global__ void __launch_bounds__(kThreads, 1)
   wgmma_wait<0>();
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
 
+// The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
+__device__ __forceinline__ SharedStorage& shared_storage() {
+  extern __shared__ uint8_t smem_raw[];
+  return *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                           ~uintptr_t(1023));
+}
+
+// blockIdx.x: the output tile; blockIdx.y: the split of K (k-blocks [y * split_kb, (y + 1) *
+// split_kb)). One split writes C; several write fp32 partials (gridDim.y of them) for
+// reduce_splits.
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c, float* partials,
+                     int M, int N, int K, int split_kb) {
+  SharedStorage& smem = shared_storage();
+  const int warpgroup = threadIdx.x / 128;
+  const int tiles_m = (M + kBlockM - 1) / kBlockM;
+  const int tiles_n = (N + kBlockN - 1) / kBlockN;
+  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
+  const int kb_begin = blockIdx.y * split_kb;
+  const int k_blocks = min((K + kBlockK - 1) / kBlockK - kb_begin, split_kb);  // this split's
+
+  if (threadIdx.x == 0) init_barriers(smem);
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0)
+      produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, kb_begin, k_blocks});
+    return;
+  }
+
+  setmaxnreg_inc<232>();
+  const int consumer = warpgroup - 1;
+  float d[kBlockN / 2];
+  consume(smem, consumer, k_blocks, d);
   if (gridDim.y == 1)
     store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   else
