@@ -190,9 +190,11 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 // ==== end kernels/ptx/tensor_map.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws.cuh (generated: scripts/amalgamate.py) ====
-// The warp-specialized TMA + wgmma bf16 GEMM of the expert solutions (C = A * B^T, bf16 in,
-// fp32 accumulation, bf16 out, all row-major, B K-major) with its ptxb_plan / ptxb_run. Experts
-// hold a copy (scripts/amalgamate.py); their header comments describe the design.
+// The pieces of the warp-specialized TMA + wgmma bf16 GEMM of the expert solutions (C = A * B^T,
+// bf16 in, fp32 accumulation, bf16 out, row-major, B K-major): the tile's shared memory, mbarrier
+// ring, producer and consumers, epilogues and the host's tensor maps. The plain GEMM
+// (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh) and the grouped one build their kernels from them.
+// Experts hold a copy (scripts/amalgamate.py); their header comments describe the design.
 
 namespace {
 
@@ -399,6 +401,38 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
                                            ~uintptr_t(1023));
 }
 
+// ---- host side ----
+
+// A row-major (rows, k) bf16 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
+bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
+  const cuuint32_t box[2] = {kBlockK, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(ptr), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
+  return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
+         t.strides[0] == cols && t.strides[1] == 1;
+}
+
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh (generated: scripts/amalgamate.py) ====
+// The plain GEMM of the TMA + wgmma expert solutions: the kernel over a grouped raster of output
+// tiles with split-K for few-tile shapes, the split reduction, and ptxb_plan / ptxb_run. Needs the
+// pieces of gemm/sm90_gemm_bf16_tma_ws.cuh before it (scripts/amalgamate.py copies both).
+
+namespace {
+
 // blockIdx.x: the output tile; blockIdx.y: the split of K (k-blocks [y * split_kb, (y + 1) *
 // split_kb)). One split writes C; several write fp32 partials (gridDim.y of them) for
 // reduce_splits.
@@ -464,29 +498,6 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
-// ---- host side ----
-
-// A row-major (rows, k) bf16 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
-bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
-  auto encode = tensor_map_encoder();
-  if (encode == nullptr) return false;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
-  const cuuint32_t box[2] = {kBlockK, box_rows};
-  const cuuint32_t element_strides[2] = {1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(ptr), dims, strides,
-                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
-  return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
-         t.strides[0] == cols && t.strides[1] == 1;
-}
-
-enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
-
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
@@ -538,4 +549,4 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
-// ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
+// ==== end kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh ====

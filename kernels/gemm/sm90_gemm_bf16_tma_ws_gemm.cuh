@@ -1,0 +1,125 @@
+// The plain GEMM of the TMA + wgmma expert solutions: the kernel over a grouped raster of output
+// tiles with split-K for few-tile shapes, the split reduction, and ptxb_plan / ptxb_run. Needs the
+// pieces of gemm/sm90_gemm_bf16_tma_ws.cuh before it (scripts/amalgamate.py copies both).
+#pragma once
+
+#include "gemm/sm90_gemm_bf16_tma_ws.cuh"
+
+namespace {
+
+// blockIdx.x: the output tile; blockIdx.y: the split of K (k-blocks [y * split_kb, (y + 1) *
+// split_kb)). One split writes C; several write fp32 partials (gridDim.y of them) for
+// reduce_splits.
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c, float* partials,
+                     int M, int N, int K, int split_kb) {
+  SharedStorage& smem = shared_storage();
+  const int warpgroup = threadIdx.x / 128;
+  const int tiles_m = (M + kBlockM - 1) / kBlockM;
+  const int tiles_n = (N + kBlockN - 1) / kBlockN;
+  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
+  const int kb_begin = blockIdx.y * split_kb;
+  const int k_blocks = min((K + kBlockK - 1) / kBlockK - kb_begin, split_kb);  // this split's
+
+  if (threadIdx.x == 0) init_barriers(smem);
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0)
+      produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, kb_begin, k_blocks});
+    return;
+  }
+
+  setmaxnreg_inc<232>();
+  const int consumer = warpgroup - 1;
+  float d[kBlockN / 2];
+  consume(smem, consumer, k_blocks, d);
+  if (gridDim.y == 1)
+    store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
+  else
+    store_partial(d, partials + static_cast<int64_t>(blockIdx.y) * M * N, tile.m0 + consumer * 64,
+                  tile.n0, M, N);
+}
+
+// C = sum over the splits of the fp32 partials, in split order, rounded to bf16.
+__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    float sum = partials[i];
+    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
+    c[i] = __float2bfloat16_rn(sum);
+  }
+}
+
+// How the work is cut: k-blocks per split and the number of splits. Several splits only when the
+// output tiles fill less than half the SMs and every split keeps kMinKBlocksPerSplit k-blocks.
+struct SplitK {
+  int split_kb;
+  int splits;
+};
+SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
+  const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
+  const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
+  int splits = 1;
+  if (tiles * 2 <= sms)
+    splits = static_cast<int>(
+        std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
+  const int split_kb = (k_blocks + splits - 1) / splits;
+  return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
+}
+
+int g_sms = 0;  // the device's SM count, read by ptxb_plan
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaFuncSetAttribute(gemm_bf16_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes)) != cudaSuccess)
+    return kLaunchFailed;
+  *workspace_bytes = 0;
+  if (problem->num_inputs == 2 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 2) {
+    const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
+                  N = problem->inputs[1].shape[0];
+    const SplitK split = split_k(M, N, K, g_sms);
+    if (split.splits > 1)
+      *workspace_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
+  }
+  return PTXB_OK;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const ptxb_problem& p = *args->problem;
+  if (p.num_inputs != 2 || p.num_outputs != 1) return kBadProblem;
+  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
+  if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
+      !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || N > INT32_MAX ||
+      K > INT32_MAX)
+    return kBadProblem;
+
+  CUtensorMap map_a, map_b;
+  if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
+      !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN))
+    return kNoTensorMap;
+
+  const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
+  const SplitK split = split_k(M, N, K, g_sms);
+  const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
+  if (split.splits > 1 && args->workspace_bytes < partial_bytes) return kBadProblem;
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
+  auto* partials = static_cast<float*>(args->workspace);
+  gemm_bf16_tma_ws<<<dim3(tiles, split.splits), kThreads, kSharedBytes, stream>>>(
+      map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+      split.split_kb);
+  if (split.splits > 1) {
+    const int64_t count = M * N;
+    const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));
+    reduce_splits<<<blocks, 256, 0, stream>>>(partials, c, count, split.splits);
+  }
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
