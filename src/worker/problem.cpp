@@ -99,8 +99,9 @@ ptxb_args DeviceProblem::args(void* workspace, uint64_t workspace_bytes,
 }
 
 void DeviceProblem::generate_inputs(const DistributionSpec& dist, uint64_t seed,
-                                    cudaStream_t stream) {
-  for (size_t i = 0; i < in_ptrs_.size(); ++i) draw_input(i, dist, seed, stream);
+                                    cudaStream_t stream, std::optional<uint64_t> structure_seed) {
+  for (size_t i = 0; i < in_ptrs_.size(); ++i)
+    draw_input(i, dist, is_structure_input(i) ? structure_seed.value_or(seed) : seed, stream);
   // NOTE: derived inputs are written into the inputs' own buffers, before the pristine copies.
   if (!derived_.empty()) family_device(task_.family).derive_inputs(*this, stream);
   for (size_t i = 0; i < in_ptrs_.size(); ++i) keep_pristine(i, stream);
@@ -109,7 +110,7 @@ void DeviceProblem::generate_inputs(const DistributionSpec& dist, uint64_t seed,
 void DeviceProblem::redraw_free_inputs(const DistributionSpec& dist, uint64_t seed,
                                        cudaStream_t stream) {
   for (size_t i = 0; i < in_ptrs_.size(); ++i) {
-    if (!is_free_input(i)) continue;
+    if (!is_free_input(i) || is_structure_input(i)) continue;
     draw_input(i, dist, seed, stream);
     keep_pristine(i, stream);
   }
@@ -208,6 +209,11 @@ int64_t DeviceProblem::modified_guard_bytes(cudaStream_t stream) const {
 
 void DeviceProblem::compute_reference(cudaStream_t stream) {
   family_device(task_.family).compute_reference(*this, stream);
+}
+
+bool DeviceProblem::is_structure_input(size_t index) const {
+  const TensorSpec& spec = *task_.inputs()[index];
+  return spec.values && is_integer(spec.dtype);
 }
 
 bool DeviceProblem::is_free_input(size_t index) const {

@@ -35,10 +35,16 @@ class DeviceProblem {
 
   /// Draws every input from `dist` with `seed` (tensor i uses generator stream i), computes the
   /// derived inputs from the drawn ones, and keeps a pristine copy of each for the unchanged check.
-  void generate_inputs(const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
+  /// Structure inputs (structured integers: group offsets, page tables) are drawn with
+  /// `structure_seed` when given: timing, its library side and the evidence run give every problem
+  /// of a shape the same structure, so that the work per call is the same (the hardware counters
+  /// compare calls) and the library gets the candidate's group sizes.
+  void generate_inputs(const DistributionSpec& dist, uint64_t seed, cudaStream_t stream,
+                       std::optional<uint64_t> structure_seed = std::nullopt);
   /// Redraws only the free inputs (those no derived input depends on: every input of a task
-  /// without derived ones, dO for the attention backward) and updates their pristine copies;
-  /// derived inputs stay consistent with their sources. Fresh values for timing rounds.
+  /// without derived ones, dO for the attention backward), never the structure inputs, and updates
+  /// their pristine copies; derived inputs stay consistent with their sources. Fresh values for
+  /// timing rounds.
   void redraw_free_inputs(const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
   void poison_outputs(cudaStream_t stream);
   /// Bytes by which the inputs differ from their pristine copies (0: unchanged).
@@ -78,6 +84,8 @@ class DeviceProblem {
 
  private:
   bool is_free_input(size_t index) const;
+  /// A structured integer input (families/structured_values.hpp): part of the problem's structure.
+  bool is_structure_input(size_t index) const;
   void draw_input(size_t index, const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
   /// Copies host integers into input `index` (int32 or int64, as the tensor's dtype).
   void upload_integers(size_t index, const std::vector<int64_t>& values, cudaStream_t stream);

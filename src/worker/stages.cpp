@@ -138,8 +138,9 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     // runs, no output computed from its current inputs exists anywhere in the process.
     std::optional<PhaseClock::Span> setup(std::in_place, ctx.phases, "timing.setup");
     DeviceProblem cand_problem(task, sc.shape), base_problem(task, sc.shape);
-    cand_problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
-    base_problem.generate_inputs(dist, kBaselineFirstSeed, stream);
+    const uint64_t structure_seed = task.correctness.seeds.front();
+    cand_problem.generate_inputs(dist, structure_seed, stream);
+    base_problem.generate_inputs(dist, kBaselineFirstSeed, stream, structure_seed);
     // The shape's timing record (verdict/verdict_parts.hpp), sent whatever happens below.
     ShapeTiming timing;
     timing.shape = shape_json(sc.shape);

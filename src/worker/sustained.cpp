@@ -48,7 +48,8 @@ InputSets allocate_sets(const TaskSpec& task, const Shape& shape, int calls,
   auto make = [&](int call, bool candidate) {
     auto problem = std::make_unique<DeviceProblem>(task, shape);
     const RoundSeeds seeds = sustained_seeds(-1, call);
-    problem->generate_inputs(dist, candidate ? seeds.candidate : seeds.baseline, stream);
+    problem->generate_inputs(dist, candidate ? seeds.candidate : seeds.baseline, stream,
+                             task.correctness.seeds.front());  // the cold regime's structure
     return problem;
   };
   PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));

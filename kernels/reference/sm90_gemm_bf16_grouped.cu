@@ -1,0 +1,553 @@
+// Expert solution for sm90/gemm/bf16-grouped: G groups, C[off_g:off_g+1] = A[off_g:off_g+1] *
+// B_g^T with bf16 inputs, fp32 accumulation and bf16 output (A [M, K], B [G, N, K], C [M, N],
+// row-major, K-major operands); the group offsets [G+1] (int32) exist on the device only.
+//
+// Design: the TMA + wgmma tile of the GEMM experts (kernels/gemm/sm90_gemm_bf16_tma_ws.cuh: a
+// producer warpgroup streaming (128x64) A and (256x64) B tiles through a 4-stage mbarrier ring,
+// two consumer warpgroups with wgmma m64n256k16, setmaxnreg 40/232), over the tiles of every
+// group in one launch:
+// - a one-thread prologue kernel turns the offsets into each group's first tile index (the
+//   prefix of ceil(M_g / 128) x ceil(N / 256)) in the workspace;
+// - the grid is an upper bound, (ceil(M / 128) + G) x ceil(N / 256) CTAs; each finds its group by
+//   binary search in the prefix and exits when past the last tile; within a group the m-tiles run
+//   fastest, so consecutive CTAs share one B_g tile;
+// - A is one tensor map over all M rows (a tile that runs past its group reads the next group's
+//   rows, never stored), B one map over G * N rows (the tile's first row g * N + n0);
+// - the epilogue stores rows below the group's end and columns below N only; empty groups have no
+//   tiles.
+// Requirements checked by ptxb_run: K % 8 == 0, dense row-major tensors, bf16 C.
+// NOTE: a submission is one self-contained file (docs/abi.md): the code below the includes is
+// copied from kernels/ptx/ and kernels/gemm/ files, kept equal to them by scripts/amalgamate.py.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <algorithm>
+#include <cstdint>
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter).
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/setmaxnreg.cuh (generated: scripts/amalgamate.py) ====
+// Warpgroup register reallocation (setmaxnreg): producers give registers up, consumers take them.
+// Every thread of the warpgroup executes it; kRegs is the new per-thread count.
+
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+// ==== end kernels/ptx/setmaxnreg.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+// ==== end kernels/ptx/tensor_map.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws.cuh (generated: scripts/amalgamate.py) ====
+// The pieces of the warp-specialized TMA + wgmma bf16 GEMM of the expert solutions (C = A * B^T,
+// bf16 in, fp32 accumulation, bf16 out, row-major, B K-major): the tile's shared memory, mbarrier
+// ring, producer and consumers, epilogues and the host's tensor maps. The plain GEMM
+// (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh) and the grouped one build their kernels from them.
+// Experts hold a copy (scripts/amalgamate.py); their header comments describe the design.
+
+namespace {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 256;
+constexpr int kBlockK = 64;  // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern
+constexpr int kStages = 4;
+constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
+// Split-K for shapes with fewer tiles than half the SMs (few rows): each split at least this many
+// k-blocks, partial fp32 tiles in the workspace, summed in a fixed order by a second kernel.
+constexpr int kMinKBlocksPerSplit = 8;
+constexpr uint32_t kATileBytes = kBlockM * kBlockK * 2;
+constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
+
+struct SharedStorage {
+  __nv_bfloat16 a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK) per stage, swizzled
+  __nv_bfloat16 b[kStages][kBlockN * kBlockK];  // (kBlockN, kBlockK) per stage, swizzled
+  uint64_t full[kStages];
+  uint64_t empty[kStages];
+};
+// NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
+constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
+
+// wgmma m64n256k16, bf16 x bf16 -> f32, A and B from shared memory (K-major).
+// Accumulates into d (128 floats per thread) when scale_d != 0, overwrites it when 0.
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
+                                                 int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7,"
+      "%8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23,"
+      "%24, %25, %26, %27, %28, %29, %30, %31,"
+      "%32, %33, %34, %35, %36, %37, %38, %39,"
+      "%40, %41, %42, %43, %44, %45, %46, %47,"
+      "%48, %49, %50, %51, %52, %53, %54, %55,"
+      "%56, %57, %58, %59, %60, %61, %62, %63,"
+      "%64, %65, %66, %67, %68, %69, %70, %71,"
+      "%72, %73, %74, %75, %76, %77, %78, %79,"
+      "%80, %81, %82, %83, %84, %85, %86, %87,"
+      "%88, %89, %90, %91, %92, %93, %94, %95,"
+      "%96, %97, %98, %99, %100, %101, %102, %103,"
+      "%104, %105, %106, %107, %108, %109, %110, %111,"
+      "%112, %113, %114, %115, %116, %117, %118, %119,"
+      "%120, %121, %122, %123, %124, %125, %126, %127},"
+      " %128, %129, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
+        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
+        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
+        "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
+        "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+        "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+struct TileCoord {
+  int m0;
+  int n0;
+};
+
+// Grouped raster: kGroupM consecutive tile rows share each B column tile while it is in L2.
+__device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int tiles_n) {
+  const int per_group = kGroupM * tiles_n;
+  const int group = block / per_group;
+  const int first_m = group * kGroupM;
+  const int rows_in_group = min(tiles_m - first_m, kGroupM);
+  const int in_group = block % per_group;
+  return {(first_m + in_group % rows_in_group) * kBlockM, (in_group / rows_in_group) * kBlockN};
+}
+
+// Writes a consumer's (64, kBlockN) fp32 accumulator tile as fp32 partial sums into `part`
+// (row-major (M, N)), masking rows >= M, cols >= N.
+__device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], float* part, int row0,
+                                              int n0, int M, int N) {
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const int row_a = row0 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      float* dst = part + static_cast<int64_t>(row) * N + col;
+      dst[0] = d[i * 4 + half * 2];
+      if (col + 1 < N) dst[1] = d[i * 4 + half * 2 + 1];
+    }
+  }
+}
+
+// Writes a consumer's (64, kBlockN) fp32 accumulator tile as bf16, masking rows >= M, cols >= N.
+__device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_bfloat16* c,
+                                           int row0, int n0, int M, int N) {
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const int row_a = row0 + warp * 16 + lane / 4;
+  const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      const float v0 = d[i * 4 + half * 2];
+      const float v1 = d[i * 4 + half * 2 + 1];
+      __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+      if (pair_ok && col + 1 < N) {
+        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
+      } else {
+        dst[0] = __float2bfloat16_rn(v0);
+        if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
+      }
+    }
+  }
+}
+
+// The work of one CTA: the (kBlockM, kBlockN) tile of C at rows [m0, m0 + kBlockM) and columns
+// [n0, n0 + kBlockN); B's tile starts at row b_row0 of its tensor map (n0, plus a group's first
+// weight row in a grouped GEMM); k-blocks [kb_begin, kb_begin + k_blocks).
+struct TileWork {
+  int m0, n0, b_row0, kb_begin, k_blocks;
+};
+
+// Thread 0: one full and one empty mbarrier per stage.
+__device__ __forceinline__ void init_barriers(SharedStorage& smem) {
+  for (int s = 0; s < kStages; ++s) {
+    mbar_init(&smem.full[s], 1);
+    mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
+  }
+  fence_mbarrier_init();
+}
+
+// The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
+// through the ring.
+__device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
+                                        const CUtensorMap* map_b, const TileWork& w) {
+  prefetch_map(map_a);
+  prefetch_map(map_b);
+  for (int kb = 0; kb < w.k_blocks; ++kb) {
+    const int s = kb % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+    const int k0 = (w.kb_begin + kb) * kBlockK;
+    tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
+    tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
+  }
+}
+
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32).
+__device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
+                                        float (&d)[kBlockN / 2]) {
+  const bool lane0 = (threadIdx.x % 32) == 0;
+#pragma unroll
+  for (int i = 0; i < kBlockN / 2; ++i) d[i] = 0.f;
+
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const int s = kb % kStages;
+    mbar_wait(&smem.full[s], (kb / kStages) & 1);
+    const __nv_bfloat16* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
+    const __nv_bfloat16* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < kBlockK / 16; ++k) {
+      // NOTE: inside a 128-byte swizzled row, the k-th 16-element slice starts 32*k bytes in;
+      // the hardware applies the swizzle to the computed addresses.
+      wgmma_m64n256k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
+                       wgmma_desc_sw128(b_tile + k * 16, 16, 1024), 1);
+    }
+    wgmma_commit();
+    if (kb > 0) {
+      wgmma_wait<1>();  // the group that read stage kb-1 is done: hand it back to the producer
+      if (lane0) mbar_arrive(&smem.empty[(kb - 1) % kStages]);
+    }
+  }
+  wgmma_wait<0>();
+#pragma unroll
+  for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
+__device__ __forceinline__ SharedStorage& shared_storage() {
+  extern __shared__ uint8_t smem_raw[];
+  return *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                           ~uintptr_t(1023));
+}
+
+// ---- host side ----
+
+// A row-major (rows, k) bf16 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
+bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
+  const cuuint32_t box[2] = {kBlockK, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(ptr), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
+  return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
+         t.strides[0] == cols && t.strides[1] == 1;
+}
+
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
+
+namespace {
+
+// prefix[g] = the first tile index of group g (prefix[G] = all tiles); one thread (G is at most a
+// few hundred).
+__global__ void group_tile_prefix(const int* offsets, int groups, int tiles_n, int* prefix) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  int first = 0;
+  for (int g = 0; g < groups; ++g) {
+    prefix[g] = first;
+    first += (offsets[g + 1] - offsets[g] + kBlockM - 1) / kBlockM * tiles_n;
+  }
+  prefix[groups] = first;
+}
+
+// The tile of CTA `block`: its group (-1: past the last tile), rows [m0, m_end) of C it may write
+// (m_end: the group's end), and its first column n0.
+struct GroupTile {
+  int group, m0, m_end, n0;
+};
+
+__device__ __forceinline__ GroupTile group_tile(const int* offsets, const int* prefix, int groups,
+                                                int block) {
+  if (block >= prefix[groups]) return {-1, 0, 0, 0};
+  int lo = 0, hi = groups - 1;  // the last group whose first tile is <= block
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (prefix[mid] <= block)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const int row0 = offsets[lo], row1 = offsets[lo + 1];
+  const int tiles_m = (row1 - row0 + kBlockM - 1) / kBlockM;
+  const int local = block - prefix[lo];
+  return {lo, row0 + (local % tiles_m) * kBlockM, row1, (local / tiles_m) * kBlockN};
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    grouped_gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
+                             const __grid_constant__ CUtensorMap map_b, const int* offsets,
+                             const int* prefix, __nv_bfloat16* c, int groups, int N, int K) {
+  SharedStorage& smem = shared_storage();
+  __shared__ GroupTile tile;
+  if (threadIdx.x == 0) {
+    tile = group_tile(offsets, prefix, groups, blockIdx.x);
+    init_barriers(smem);
+  }
+  __syncthreads();
+  if (tile.group < 0) return;  // the grid is an upper bound on the tiles
+
+  const int warpgroup = threadIdx.x / 128;
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0)
+      produce(smem, &map_a, &map_b,
+              TileWork{tile.m0, tile.n0, tile.group * N + tile.n0, 0, k_blocks});
+    return;
+  }
+
+  setmaxnreg_inc<232>();
+  const int consumer = warpgroup - 1;
+  float d[kBlockN / 2];
+  consume(smem, consumer, k_blocks, d);
+  store_tile(d, c, tile.m0 + consumer * 64, tile.n0, tile.m_end, N);
+}
+
+bool is_dense_3d(const ptxb_tensor_desc& t, int64_t g, int64_t rows, int64_t cols) {
+  return t.dtype == PTXB_BF16 && t.rank == 3 && t.shape[0] == g && t.shape[1] == rows &&
+         t.shape[2] == cols && t.strides[0] == rows * cols && t.strides[1] == cols &&
+         t.strides[2] == 1;
+}
+
+uint64_t prefix_bytes(int64_t groups) { return (static_cast<uint64_t>(groups) + 1) * sizeof(int); }
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  if (cudaFuncSetAttribute(grouped_gemm_bf16_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes)) != cudaSuccess)
+    return kLaunchFailed;
+  *workspace_bytes = problem->num_inputs == 3 ? prefix_bytes(problem->inputs[1].shape[0]) : 0;
+  return PTXB_OK;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const ptxb_problem& p = *args->problem;
+  if (p.num_inputs != 3 || p.num_outputs != 1 || p.inputs[1].rank != 3) return kBadProblem;
+  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1];
+  const int64_t G = p.inputs[1].shape[0], N = p.inputs[1].shape[1];
+  const ptxb_tensor_desc& offsets = p.inputs[2];
+  if (!is_row_major_2d(p.inputs[0], M, K) || !is_dense_3d(p.inputs[1], G, N, K) ||
+      offsets.dtype != PTXB_I32 || offsets.rank != 1 || offsets.shape[0] != G + 1 ||
+      !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || G * N > INT32_MAX ||
+      K > INT32_MAX)
+    return kBadProblem;
+  if (args->workspace_bytes < prefix_bytes(G)) return kBadProblem;
+
+  CUtensorMap map_a, map_b;
+  if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
+      !encode_k_major(&map_b, args->inputs[1], G * N, K, kBlockN))
+    return kNoTensorMap;
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  const int tiles_n = static_cast<int>((N + kBlockN - 1) / kBlockN);
+  const auto* group_offsets = static_cast<const int*>(args->inputs[2]);
+  auto* prefix = static_cast<int*>(args->workspace);
+  group_tile_prefix<<<1, 32, 0, stream>>>(group_offsets, static_cast<int>(G), tiles_n, prefix);
+  // Every group's tiles: sum of ceil(M_g / kBlockM) <= ceil(M / kBlockM) + G, times tiles_n.
+  const int64_t grid = ((M + kBlockM - 1) / kBlockM + G) * tiles_n;
+  if (grid > INT32_MAX) return kBadProblem;
+  grouped_gemm_bf16_tma_ws<<<static_cast<unsigned>(grid), kThreads, kSharedBytes, stream>>>(
+      map_a, map_b, group_offsets, prefix, static_cast<__nv_bfloat16*>(args->outputs[0]),
+      static_cast<int>(G), static_cast<int>(N), static_cast<int>(K));
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
