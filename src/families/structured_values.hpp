@@ -1,7 +1,9 @@
 // Structured inputs (docs/tasks.md, "Structured inputs"): values with rules a random draw would
-// break, drawn on the host from a seed (the same seed gives the same values). Grouped GEMM needs
-// group offsets, variable-length attention cumulative sequence lengths, paged decode page tables
-// (integers); scaled fp8 GEMMs need positive scale factors (floats).
+// break, drawn from a seed (the same seed gives the same values): integers on the host here,
+// scales on the device by the same rule (verify/gpu_verify.hpp, fill_scales: a host draw of
+// large block-scale tensors every timing round was too slow); draw_scales stays for host tests.
+// Grouped GEMM needs group offsets, variable-length attention cumulative sequence lengths, paged
+// decode page tables (integers); scaled fp8 GEMMs need positive scale factors (floats).
 #pragma once
 
 #include <cstdint>

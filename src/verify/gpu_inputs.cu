@@ -80,7 +80,27 @@ int grid_for(int64_t count) {
   return static_cast<int>(std::min<int64_t>((count + kBlock - 1) / kBlock, 132 * 16));
 }
 
+// 2^e (1 + m/8), e in [-3, 3] and m in [0, 7] from one hash of the element's index (the
+// "scales" rule of families/structured_values.hpp, drawn on the device).
+__global__ void scales_kernel(float* dst, int64_t count, uint64_t key) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const uint64_t h = splitmix64(key ^ splitmix64(static_cast<uint64_t>(i)));
+    const int e = static_cast<int>(h % 7) - 3;
+    const int m = static_cast<int>((h >> 32) % 8);
+    dst[i] = ldexpf(1.f + static_cast<float>(m) / 8.f, e);
+  }
+}
+
 }  // namespace
+
+void fill_scales(float* dst, int64_t count, uint64_t seed, uint64_t stream_id,
+                 cudaStream_t stream) {
+  if (count == 0) return;
+  const uint64_t key = (seed * 0x2545F4914F6CDD1Dull) ^ (stream_id << 32 | stream_id) ^ 0x5CA1E5ull;
+  scales_kernel<<<grid_for(count), kBlock, 0, stream>>>(dst, count, key);
+  PTXB_CHECK_CUDA(cudaGetLastError());
+}
 
 void fill_random(void* dst, DType dtype, int64_t count, ValueKind kind, double scale, uint64_t seed,
                  uint64_t stream_id, cudaStream_t stream) {

@@ -21,6 +21,11 @@ enum class ValueKind { kNormal, kUniformInt };
 void fill_random(void* dst, DType dtype, int64_t count, ValueKind kind, double scale, uint64_t seed,
                  uint64_t stream_id, cudaStream_t stream);
 
+/// Fills `count` floats at `dst` with positive scale factors 2^e (1 + m/8), e in [-3, 3], m in
+/// [0, 7] (families/structured_values.hpp, "scales"), from a counter-based hash keyed by (seed,
+/// stream_id, index): exact in fp32, the same arguments always give the same values.
+void fill_scales(float* dst, int64_t count, uint64_t seed, uint64_t stream_id, cudaStream_t stream);
+
 /// Sets every element to NaN (dtypes with a NaN) or to 0xFF bytes (others).
 void poison(void* dst, DType dtype, int64_t count, cudaStream_t stream);
 

@@ -89,8 +89,6 @@ class DeviceProblem {
   void draw_input(size_t index, const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
   /// Copies host integers into input `index` (int32 or int64, as the tensor's dtype).
   void upload_integers(size_t index, const std::vector<int64_t>& values, cudaStream_t stream);
-  /// Copies host values into f32 input `index` (structured float values: "scales").
-  void upload_floats(size_t index, const std::vector<double>& values, cudaStream_t stream);
   void keep_pristine(size_t index, cudaStream_t stream);
   size_t input_index(std::string_view name) const;
   size_t output_index(std::string_view name) const;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include "core/fp8.hpp"
@@ -31,6 +32,31 @@ TEST(GpuInputs, SameSeedSameValuesOtherSeedOtherValues) {
   mean /= v.size();
   EXPECT_NEAR(mean, 0.0, 0.1);
   EXPECT_NEAR(std::sqrt(sq / v.size()), 1.0, 0.1);
+}
+
+TEST(GpuInputs, ScalesAreTheRulesFactorsAndRepeatBySeed) {
+  Stream s;
+  const int64_t n = 1 << 16;
+  DeviceBuffer a(n * 4), b(n * 4), c(n * 4);
+  fill_scales(a.as<float>(), n, 3, 2, s.get());
+  fill_scales(b.as<float>(), n, 3, 2, s.get());
+  fill_scales(c.as<float>(), n, 4, 2, s.get());
+  EXPECT_EQ(count_differing_bytes(a.data(), b.data(), n * 4, s.get()), 0);
+  EXPECT_GT(count_differing_bytes(a.data(), c.data(), n * 4, s.get()), n);
+  std::vector<float> v(n);
+  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+  PTXB_CHECK_CUDA(cudaMemcpy(v.data(), a.data(), n * 4, cudaMemcpyDeviceToHost));
+  std::set<float> seen;
+  for (float x : v) {
+    int e = 0;
+    const float f = std::frexp(x, &e);  // x = f 2^e, f in [0.5, 1)
+    const float m = (2 * f - 1) * 8;    // x = (1 + m/8) 2^(e-1)
+    ASSERT_EQ(m, std::floor(m)) << x;
+    ASSERT_GE(e - 1, -3) << x;
+    ASSERT_LE(e - 1, 3) << x;
+    seen.insert(x);
+  }
+  EXPECT_EQ(seen.size(), 7u * 8u) << "every exponent and mantissa occurs";
 }
 
 TEST(GpuInputs, SmallIntegersStayInRange) {
