@@ -163,8 +163,10 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
   }
 
   // The last call of the last round against the fp32 reference, like the cold regime's last round.
-  const auto final_check = ctx.phases.span("timing.sustained.final_check");
+  std::optional<PhaseClock::Span> final_check(std::in_place, ctx.phases,
+                                              "timing.sustained.final_check");
   OutputCheck last = check_against_reference(*sets.candidate.back(), dist, stream);
+  final_check.reset();
   int rounds_checked = 0, outputs_checked = 0, confirmations = 0;
   json failure;  // the first call whose check failed, null while none
   for (int r = 0; r < calls; ++r) {
