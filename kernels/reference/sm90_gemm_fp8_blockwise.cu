@@ -18,8 +18,9 @@
 // - edges: TMA zero-fills out-of-bounds rows and the K tail.
 // Requirements checked by ptxb_run: K % 16 == 0 (16-byte row pitch for TMA), contiguous row-major
 // tensors, scales of the shapes above.
-// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
-// of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers and the fp8 GEMM
+// pieces below are copies of kernels/ptx/ and kernels/gemm/sm90_gemm_fp8_tma_ws.cuh, kept equal
+// to them by scripts/amalgamate.py.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -182,6 +183,29 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
   for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 // ==== end kernels/ptx/wgmma.cuh ====
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+// ==== end kernels/ptx/tensor_map.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
+// The pieces of the warp-specialized TMA + wgmma E4M3 GEMM of the fp8 expert solutions (C = A *
+// B^T with E4M3 operands, fp32 accumulation, bf16 out; row-major, K-major): the tile's shared
+// memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
+// by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
+// epilogue and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
 
 namespace {
 
@@ -195,7 +219,6 @@ constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
 constexpr uint32_t kATileBytes = kBlockM * kBlockK;
 constexpr uint32_t kBTileBytes = kBlockN * kBlockK;
 constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (64 x kBlockN / 128)
-static_assert(kBlockN == 128 && kBlockK == 128, "one scale block of B per tile and k-block");
 
 struct SharedStorage {
   uint8_t a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK) per stage, swizzled
@@ -251,14 +274,16 @@ __device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int t
   return {(first_m + in_group % rows_in_group) * kBlockM, (in_group / rows_in_group) * kBlockN};
 }
 
-// Writes a consumer's (64, kBlockN) fp32 accumulator tile as bf16, masking rows >= M, cols >= N.
-// Fragment layout of wgmma's D: row warp*16 + lane/4 (+8), cols 8i + 2(lane%4) (+1).
+// This thread's first row of a consumer's (64, kBlockN) tile starting at row0; its second is 8
+// below. Fragment layout of wgmma's D: row warp*16 + lane/4 (+8), cols 8i + 2(lane%4) (+1).
 __device__ __forceinline__ int fragment_row(int row0) {
   return row0 + ((threadIdx.x / 32) % 4) * 16 + (threadIdx.x % 32) / 4;
 }
 
-__device__ __forceinline__ void store_tile(const float (&d)[kAccum], __nv_bfloat16* c, int row0,
-                                           int n0, int M, int N) {
+// Writes a consumer's (64, kBlockN) fp32 accumulator tile times `scale` as bf16, masking rows >= M,
+// cols >= N.
+__device__ __forceinline__ void store_tile(const float (&d)[kAccum], float scale, __nv_bfloat16* c,
+                                           int row0, int n0, int M, int N) {
   const int lane = threadIdx.x % 32;
   const int row_a = fragment_row(row0);
   const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
@@ -269,8 +294,8 @@ __device__ __forceinline__ void store_tile(const float (&d)[kAccum], __nv_bfloat
     for (int half = 0; half < 2; ++half) {
       const int row = row_a + half * 8;
       if (row >= M || col >= N) continue;
-      const float v0 = d[i * 4 + half * 2];
-      const float v1 = d[i * 4 + half * 2 + 1];
+      const float v0 = d[i * 4 + half * 2] * scale;
+      const float v1 = d[i * 4 + half * 2 + 1] * scale;
       __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
       if (pair_ok && col + 1 < N) {
         *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
@@ -282,62 +307,64 @@ __device__ __forceinline__ void store_tile(const float (&d)[kAccum], __nv_bfloat
   }
 }
 
-__global__ void __launch_bounds__(kThreads, 1)
-    gemm_fp8_blockwise_tma_ws(const __grid_constant__ CUtensorMap map_a,
-                              const __grid_constant__ CUtensorMap map_b, const float* scale_a,
-                              const float* scale_b, __nv_bfloat16* c, int M, int N, int K) {
+// The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
+__device__ __forceinline__ SharedStorage& shared_storage() {
   extern __shared__ uint8_t smem_raw[];
-  auto& smem = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
-                                                 ~uintptr_t(1023));
+  return *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                           ~uintptr_t(1023));
+}
 
-  const int warpgroup = threadIdx.x / 128;
-  const int tiles_m = (M + kBlockM - 1) / kBlockM;
-  const int tiles_n = (N + kBlockN - 1) / kBlockN;
-  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
-  const int k_blocks = (K + kBlockK - 1) / kBlockK;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(&smem.full[s], 1);
-      mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
-    }
-    fence_mbarrier_init();
+// Thread 0: one full and one empty mbarrier per stage.
+__device__ __forceinline__ void init_barriers(SharedStorage& smem) {
+  for (int s = 0; s < kStages; ++s) {
+    mbar_init(&smem.full[s], 1);
+    mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
   }
-  __syncthreads();
+  fence_mbarrier_init();
+}
 
-  if (warpgroup == 0) {
-    setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) {
-      prefetch_map(&map_a);
-      prefetch_map(&map_b);
-      for (int kb = 0; kb < k_blocks; ++kb) {
-        const int s = kb % kStages;
-        // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
-        // first pass over the ring (parity 1) does not wait.
-        mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
-        tma_load_2d(smem.a[s], &map_a, &smem.full[s], kb * kBlockK, tile.m0);
-        tma_load_2d(smem.b[s], &map_b, &smem.full[s], kb * kBlockK, tile.n0);
-      }
-    }
-    return;
+// The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
+// through the ring.
+__device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
+                                        const CUtensorMap* map_b, int m0, int n0, int k_blocks) {
+  prefetch_map(map_a);
+  prefetch_map(map_b);
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const int s = kb % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+    tma_load_2d(smem.a[s], map_a, &smem.full[s], kb * kBlockK, m0);
+    tma_load_2d(smem.b[s], map_b, &smem.full[s], kb * kBlockK, n0);
   }
+}
 
-  setmaxnreg_inc<232>();
-  const int consumer = warpgroup - 1;
+// Per-tensor promotion: every k-block's partial sums added into fp32 as they are.
+struct SumPromotion {
+  struct Scales {};
+  __device__ __forceinline__ Scales load(int) const { return {}; }
+  __device__ __forceinline__ void apply(Scales, const float (&part)[kAccum],
+                                        float (&acc)[kAccum]) const {
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) acc[i] += part[i];
+  }
+};
+
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
+// MMAs accumulate in `part` (the tensor cores' fp8 accumulation), then promotion.apply adds them
+// into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the MMAs.
+template <typename Promotion>
+__device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
+                                        const Promotion& promotion, float (&acc)[kAccum]) {
   const bool lane0 = (threadIdx.x % 32) == 0;
-  const int row = fragment_row(tile.m0 + consumer * 64);  // this thread's rows: row, row + 8
-  const float* sb = scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks;
-  float acc[kAccum], part[kAccum];
+  float part[kAccum];
 #pragma unroll
   for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
 
   for (int kb = 0; kb < k_blocks; ++kb) {
     const int s = kb % kStages;
-    // The k-block's scales, loaded while the MMAs run (rows past M read nothing).
-    const float* sa = scale_a + static_cast<int64_t>(kb) * M;
-    const float sa0 = row < M ? sa[row] : 0.f, sa1 = row + 8 < M ? sa[row + 8] : 0.f;
-    const float sbk = sb[kb];
+    const auto scales = promotion.load(kb);
     mbar_wait(&smem.full[s], (kb / kStages) & 1);
     const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
@@ -353,32 +380,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
     fence_regs(part);
     if (lane0) mbar_arrive(&smem.empty[s]);
-    const float s0 = sa0 * sbk, s1 = sa1 * sbk;
-#pragma unroll
-    for (int i = 0; i < kAccum; ++i) acc[i] = fmaf(part[i], (i % 4) < 2 ? s0 : s1, acc[i]);
+    promotion.apply(scales, part, acc);
   }
-
-  store_tile(acc, c, tile.m0 + consumer * 64, tile.n0, M, N);
 }
 
 // ---- host side ----
-// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
-// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
-// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
-
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
-                                         &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
-  }();
-  return fn;
-}
-// ==== end kernels/ptx/tensor_map.cuh ====
 
 // A row-major (rows, k) E4M3 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
 bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
@@ -399,11 +405,69 @@ bool is_row_major_2d(const ptxb_tensor_desc& t, int32_t dtype, int64_t rows, int
          t.strides[0] == cols && t.strides[1] == 1;
 }
 
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_fp8_tma_ws.cuh ====
+
+namespace {
+
+static_assert(kBlockN == 128 && kBlockK == 128, "one scale block of B per tile and k-block");
+
+// Block-scaled promotion: the k-block's partial sums times sa[kb, row] * sb[n-block, kb], one fused
+// multiply-add per element (this thread's rows `row` and row + 8; rows past M read nothing).
+struct BlockScalePromotion {
+  const float* scale_a;  // [ceil(K/128), M]
+  const float* sb;       // this tile's row of scale_b: [ceil(K/128)]
+  int M, row;
+  struct Scales {
+    float sa0, sa1, sbk;
+  };
+  __device__ __forceinline__ Scales load(int kb) const {
+    const float* sa = scale_a + static_cast<int64_t>(kb) * M;
+    return {row < M ? sa[row] : 0.f, row + 8 < M ? sa[row + 8] : 0.f, sb[kb]};
+  }
+  __device__ __forceinline__ void apply(const Scales& s, const float (&part)[kAccum],
+                                        float (&acc)[kAccum]) const {
+    const float s0 = s.sa0 * s.sbk, s1 = s.sa1 * s.sbk;
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) acc[i] = fmaf(part[i], (i % 4) < 2 ? s0 : s1, acc[i]);
+  }
+};
+
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_fp8_blockwise_tma_ws(const __grid_constant__ CUtensorMap map_a,
+                              const __grid_constant__ CUtensorMap map_b, const float* scale_a,
+                              const float* scale_b, __nv_bfloat16* c, int M, int N, int K) {
+  SharedStorage& smem = shared_storage();
+  const int warpgroup = threadIdx.x / 128;
+  const int tiles_m = (M + kBlockM - 1) / kBlockM;
+  const int tiles_n = (N + kBlockN - 1) / kBlockN;
+  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+
+  if (threadIdx.x == 0) init_barriers(smem);
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) produce(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks);
+    return;
+  }
+
+  setmaxnreg_inc<232>();
+  const int consumer = warpgroup - 1;
+  const BlockScalePromotion promotion{scale_a,
+                                      scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks,
+                                      M, fragment_row(tile.m0 + consumer * 64)};
+  float acc[kAccum];
+  consume(smem, consumer, k_blocks, promotion, acc);
+  store_tile(acc, 1.f, c, tile.m0 + consumer * 64, tile.n0, M, N);
+}
+
 bool is_f32_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
   return t.dtype == PTXB_F32 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols;
 }
-
-enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
 }  // namespace
 

@@ -14,8 +14,9 @@
 // - edges: TMA zero-fills out-of-bounds rows and the K tail.
 // Requirements checked by ptxb_run: K % 16 == 0 (16-byte row pitch for TMA), contiguous row-major
 // tensors, scales of one f32 element each.
-// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
-// of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers and the fp8 GEMM
+// pieces below are copies of kernels/ptx/ and kernels/gemm/sm90_gemm_fp8_tma_ws.cuh, kept equal
+// to them by scripts/amalgamate.py.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -178,6 +179,29 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
   for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 // ==== end kernels/ptx/wgmma.cuh ====
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+// ==== end kernels/ptx/tensor_map.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
+// The pieces of the warp-specialized TMA + wgmma E4M3 GEMM of the fp8 expert solutions (C = A *
+// B^T with E4M3 operands, fp32 accumulation, bf16 out; row-major, K-major): the tile's shared
+// memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
+// by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
+// epilogue and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
 
 namespace {
 
@@ -246,13 +270,18 @@ __device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int t
   return {(first_m + in_group % rows_in_group) * kBlockM, (in_group / rows_in_group) * kBlockN};
 }
 
+// This thread's first row of a consumer's (64, kBlockN) tile starting at row0; its second is 8
+// below. Fragment layout of wgmma's D: row warp*16 + lane/4 (+8), cols 8i + 2(lane%4) (+1).
+__device__ __forceinline__ int fragment_row(int row0) {
+  return row0 + ((threadIdx.x / 32) % 4) * 16 + (threadIdx.x % 32) / 4;
+}
+
 // Writes a consumer's (64, kBlockN) fp32 accumulator tile times `scale` as bf16, masking rows >= M,
-// cols >= N. Fragment layout of wgmma's D: row warp*16 + lane/4 (+8), cols 8i + 2(lane%4) (+1).
+// cols >= N.
 __device__ __forceinline__ void store_tile(const float (&d)[kAccum], float scale, __nv_bfloat16* c,
                                            int row0, int n0, int M, int N) {
-  const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
-  const int row_a = row0 + warp * 16 + lane / 4;
+  const int row_a = fragment_row(row0);
   const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
 #pragma unroll
   for (int i = 0; i < kBlockN / 8; ++i) {
@@ -274,56 +303,64 @@ __device__ __forceinline__ void store_tile(const float (&d)[kAccum], float scale
   }
 }
 
-__global__ void __launch_bounds__(kThreads, 1)
-    gemm_fp8_tma_ws(const __grid_constant__ CUtensorMap map_a,
-                    const __grid_constant__ CUtensorMap map_b, const float* scale_a,
-                    const float* scale_b, __nv_bfloat16* c, int M, int N, int K) {
+// The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
+__device__ __forceinline__ SharedStorage& shared_storage() {
   extern __shared__ uint8_t smem_raw[];
-  auto& smem = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
-                                                 ~uintptr_t(1023));
+  return *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                           ~uintptr_t(1023));
+}
 
-  const int warpgroup = threadIdx.x / 128;
-  const int tiles_m = (M + kBlockM - 1) / kBlockM;
-  const int tiles_n = (N + kBlockN - 1) / kBlockN;
-  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
-  const int k_blocks = (K + kBlockK - 1) / kBlockK;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(&smem.full[s], 1);
-      mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
-    }
-    fence_mbarrier_init();
+// Thread 0: one full and one empty mbarrier per stage.
+__device__ __forceinline__ void init_barriers(SharedStorage& smem) {
+  for (int s = 0; s < kStages; ++s) {
+    mbar_init(&smem.full[s], 1);
+    mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
   }
-  __syncthreads();
+  fence_mbarrier_init();
+}
 
-  if (warpgroup == 0) {
-    setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) {
-      prefetch_map(&map_a);
-      prefetch_map(&map_b);
-      for (int kb = 0; kb < k_blocks; ++kb) {
-        const int s = kb % kStages;
-        // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
-        // first pass over the ring (parity 1) does not wait.
-        mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
-        tma_load_2d(smem.a[s], &map_a, &smem.full[s], kb * kBlockK, tile.m0);
-        tma_load_2d(smem.b[s], &map_b, &smem.full[s], kb * kBlockK, tile.n0);
-      }
-    }
-    return;
+// The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
+// through the ring.
+__device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
+                                        const CUtensorMap* map_b, int m0, int n0, int k_blocks) {
+  prefetch_map(map_a);
+  prefetch_map(map_b);
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const int s = kb % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+    tma_load_2d(smem.a[s], map_a, &smem.full[s], kb * kBlockK, m0);
+    tma_load_2d(smem.b[s], map_b, &smem.full[s], kb * kBlockK, n0);
   }
+}
 
-  setmaxnreg_inc<232>();
-  const int consumer = warpgroup - 1;
+// Per-tensor promotion: every k-block's partial sums added into fp32 as they are.
+struct SumPromotion {
+  struct Scales {};
+  __device__ __forceinline__ Scales load(int) const { return {}; }
+  __device__ __forceinline__ void apply(Scales, const float (&part)[kAccum],
+                                        float (&acc)[kAccum]) const {
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) acc[i] += part[i];
+  }
+};
+
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
+// MMAs accumulate in `part` (the tensor cores' fp8 accumulation), then promotion.apply adds them
+// into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the MMAs.
+template <typename Promotion>
+__device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
+                                        const Promotion& promotion, float (&acc)[kAccum]) {
   const bool lane0 = (threadIdx.x % 32) == 0;
-  float acc[kAccum], part[kAccum];
+  float part[kAccum];
 #pragma unroll
   for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
 
   for (int kb = 0; kb < k_blocks; ++kb) {
     const int s = kb % kStages;
+    const auto scales = promotion.load(kb);
     mbar_wait(&smem.full[s], (kb / kStages) & 1);
     const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
@@ -339,32 +376,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
     fence_regs(part);
     if (lane0) mbar_arrive(&smem.empty[s]);
-#pragma unroll
-    for (int i = 0; i < kAccum; ++i) acc[i] += part[i];
+    promotion.apply(scales, part, acc);
   }
-
-  const float scale = *scale_a * *scale_b;
-  store_tile(acc, scale, c, tile.m0 + consumer * 64, tile.n0, M, N);
 }
 
 // ---- host side ----
-// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
-// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
-// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
-
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
-                                         &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
-  }();
-  return fn;
-}
-// ==== end kernels/ptx/tensor_map.cuh ====
 
 // A row-major (rows, k) E4M3 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
 bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
@@ -385,11 +401,44 @@ bool is_row_major_2d(const ptxb_tensor_desc& t, int32_t dtype, int64_t rows, int
          t.strides[0] == cols && t.strides[1] == 1;
 }
 
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_fp8_tma_ws.cuh ====
+
+namespace {
+
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_fp8_tma_ws(const __grid_constant__ CUtensorMap map_a,
+                    const __grid_constant__ CUtensorMap map_b, const float* scale_a,
+                    const float* scale_b, __nv_bfloat16* c, int M, int N, int K) {
+  SharedStorage& smem = shared_storage();
+  const int warpgroup = threadIdx.x / 128;
+  const int tiles_m = (M + kBlockM - 1) / kBlockM;
+  const int tiles_n = (N + kBlockN - 1) / kBlockN;
+  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+
+  if (threadIdx.x == 0) init_barriers(smem);
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) produce(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks);
+    return;
+  }
+
+  setmaxnreg_inc<232>();
+  const int consumer = warpgroup - 1;
+  float acc[kAccum];
+  consume(smem, consumer, k_blocks, SumPromotion{}, acc);
+  const float scale = *scale_a * *scale_b;
+  store_tile(acc, scale, c, tile.m0 + consumer * 64, tile.n0, M, N);
+}
+
 bool is_one_f32(const ptxb_tensor_desc& t) {
   return t.dtype == PTXB_F32 && t.rank == 1 && t.shape[0] == 1;
 }
-
-enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
 }  // namespace
 

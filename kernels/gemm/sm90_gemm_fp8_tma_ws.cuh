@@ -1,0 +1,223 @@
+// The pieces of the warp-specialized TMA + wgmma E4M3 GEMM of the fp8 expert solutions (C = A *
+// B^T with E4M3 operands, fp32 accumulation, bf16 out; row-major, K-major): the tile's shared
+// memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
+// by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
+// epilogue and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <cstdint>
+
+#include "ptx/mbarrier.cuh"
+#include "ptx/setmaxnreg.cuh"
+#include "ptx/smem.cuh"
+#include "ptx/tensor_map.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+namespace {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 128;
+constexpr int kBlockK = 128;  // 128 E4M3 = 128 bytes: one row of the 128-byte swizzle pattern
+constexpr int kStages = 6;
+constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
+constexpr uint32_t kATileBytes = kBlockM * kBlockK;
+constexpr uint32_t kBTileBytes = kBlockN * kBlockK;
+constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (64 x kBlockN / 128)
+
+struct SharedStorage {
+  uint8_t a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK) per stage, swizzled
+  uint8_t b[kStages][kBlockN * kBlockK];  // (kBlockN, kBlockK) per stage, swizzled
+  uint64_t full[kStages];
+  uint64_t empty[kStages];
+};
+// NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
+constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
+
+// wgmma m64n128k32, e4m3 x e4m3 -> f32, A and B from shared memory (K-major: fp8 has no
+// transposed form). Accumulates into d (64 floats per thread) when scale_d != 0, overwrites it
+// when 0.
+__device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[kAccum], uint64_t desc_a,
+                                                      uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7,"
+      "%8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23,"
+      "%24, %25, %26, %27, %28, %29, %30, %31,"
+      "%32, %33, %34, %35, %36, %37, %38, %39,"
+      "%40, %41, %42, %43, %44, %45, %46, %47,"
+      "%48, %49, %50, %51, %52, %53, %54, %55,"
+      "%56, %57, %58, %59, %60, %61, %62, %63},"
+      " %64, %65, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+        "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+struct TileCoord {
+  int m0;
+  int n0;
+};
+
+// Grouped raster: kGroupM consecutive tile rows share each B column tile while it is in L2.
+__device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int tiles_n) {
+  const int per_group = kGroupM * tiles_n;
+  const int group = block / per_group;
+  const int first_m = group * kGroupM;
+  const int rows_in_group = min(tiles_m - first_m, kGroupM);
+  const int in_group = block % per_group;
+  return {(first_m + in_group % rows_in_group) * kBlockM, (in_group / rows_in_group) * kBlockN};
+}
+
+// This thread's first row of a consumer's (64, kBlockN) tile starting at row0; its second is 8
+// below. Fragment layout of wgmma's D: row warp*16 + lane/4 (+8), cols 8i + 2(lane%4) (+1).
+__device__ __forceinline__ int fragment_row(int row0) {
+  return row0 + ((threadIdx.x / 32) % 4) * 16 + (threadIdx.x % 32) / 4;
+}
+
+// Writes a consumer's (64, kBlockN) fp32 accumulator tile times `scale` as bf16, masking rows >= M,
+// cols >= N.
+__device__ __forceinline__ void store_tile(const float (&d)[kAccum], float scale, __nv_bfloat16* c,
+                                           int row0, int n0, int M, int N) {
+  const int lane = threadIdx.x % 32;
+  const int row_a = fragment_row(row0);
+  const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      const float v0 = d[i * 4 + half * 2] * scale;
+      const float v1 = d[i * 4 + half * 2 + 1] * scale;
+      __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+      if (pair_ok && col + 1 < N) {
+        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
+      } else {
+        dst[0] = __float2bfloat16_rn(v0);
+        if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
+      }
+    }
+  }
+}
+
+// The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
+__device__ __forceinline__ SharedStorage& shared_storage() {
+  extern __shared__ uint8_t smem_raw[];
+  return *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                           ~uintptr_t(1023));
+}
+
+// Thread 0: one full and one empty mbarrier per stage.
+__device__ __forceinline__ void init_barriers(SharedStorage& smem) {
+  for (int s = 0; s < kStages; ++s) {
+    mbar_init(&smem.full[s], 1);
+    mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
+  }
+  fence_mbarrier_init();
+}
+
+// The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
+// through the ring.
+__device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
+                                        const CUtensorMap* map_b, int m0, int n0, int k_blocks) {
+  prefetch_map(map_a);
+  prefetch_map(map_b);
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const int s = kb % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+    tma_load_2d(smem.a[s], map_a, &smem.full[s], kb * kBlockK, m0);
+    tma_load_2d(smem.b[s], map_b, &smem.full[s], kb * kBlockK, n0);
+  }
+}
+
+// Per-tensor promotion: every k-block's partial sums added into fp32 as they are.
+struct SumPromotion {
+  struct Scales {};
+  __device__ __forceinline__ Scales load(int) const { return {}; }
+  __device__ __forceinline__ void apply(Scales, const float (&part)[kAccum],
+                                        float (&acc)[kAccum]) const {
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) acc[i] += part[i];
+  }
+};
+
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
+// MMAs accumulate in `part` (the tensor cores' fp8 accumulation), then promotion.apply adds them
+// into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the MMAs.
+template <typename Promotion>
+__device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
+                                        const Promotion& promotion, float (&acc)[kAccum]) {
+  const bool lane0 = (threadIdx.x % 32) == 0;
+  float part[kAccum];
+#pragma unroll
+  for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
+
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const int s = kb % kStages;
+    const auto scales = promotion.load(kb);
+    mbar_wait(&smem.full[s], (kb / kStages) & 1);
+    const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
+    const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < kBlockK / 32; ++k) {
+      // NOTE: inside a 128-byte swizzled row, the k-th 32-element slice starts 32*k bytes in;
+      // the hardware applies the swizzle to the computed addresses.
+      wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
+                            wgmma_desc_sw128(b_tile + k * 32, 16, 1024), k > 0 ? 1 : 0);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
+    fence_regs(part);
+    if (lane0) mbar_arrive(&smem.empty[s]);
+    promotion.apply(scales, part, acc);
+  }
+}
+
+// ---- host side ----
+
+// A row-major (rows, k) E4M3 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
+bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k)};
+  const cuuint32_t box[2] = {kBlockK, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(ptr), dims, strides, box,
+                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool is_row_major_2d(const ptxb_tensor_desc& t, int32_t dtype, int64_t rows, int64_t cols) {
+  return t.dtype == dtype && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
+         t.strides[0] == cols && t.strides[1] == 1;
+}
+
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+}  // namespace
