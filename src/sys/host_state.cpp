@@ -14,6 +14,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "core/error.hpp"
 
@@ -217,25 +218,27 @@ std::vector<std::string> host_state_changes(const HostState& before, const HostS
   return changes;
 }
 
-int64_t peak_resident_bytes() {
+namespace {
+
+// Field `name` ("VmHWM:") of /proc/self/status in bytes (the file gives kB); nullopt when absent.
+std::optional<int64_t> status_bytes(std::string_view name) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;  // kB
-  return 0;
+    if (line.rfind(name, 0) == 0) return std::atoll(line.c_str() + name.size()) * 1024;
+  return std::nullopt;
 }
+
+}  // namespace
+
+int64_t peak_resident_bytes() { return status_bytes("VmHWM:").value_or(0); }
 
 std::optional<int64_t> address_space_headroom_bytes() {
   struct rlimit limit {};
   if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmSize:", 0) == 0) {
-      const int64_t mapped = std::atoll(line.c_str() + 7) * 1024;  // kB
-      return std::max<int64_t>(0, static_cast<int64_t>(limit.rlim_cur) - mapped);
-    }
-  return std::nullopt;
+  const std::optional<int64_t> mapped = status_bytes("VmSize:");
+  if (!mapped) return std::nullopt;
+  return std::max<int64_t>(0, static_cast<int64_t>(limit.rlim_cur) - *mapped);
 }
 
 }  // namespace ptxb
