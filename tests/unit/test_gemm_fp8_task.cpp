@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "sys/files.hpp"
+#include "task_text.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"
 #include "tasks/task_wire.hpp"
@@ -12,7 +12,7 @@
 namespace ptxb {
 namespace {
 
-const std::filesystem::path kCatalog = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks" / "catalog";
+using testing::load_task_text;
 
 std::string fp8_task(const std::string& a_dtype = "e4m3",
                      const std::string& scale_shape = "\"1\"") {
@@ -89,15 +89,8 @@ library = "cublaslt"
 )";
 }
 
-TaskSpec load_text(const std::string& text) {
-  TempDir dir("ptxb-fp8-task");
-  write_file_atomic(dir.path() / "task.toml", text);
-  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
-  return load_task(dir.path() / "task.toml", load_catalog(kCatalog));
-}
-
 TEST(GemmFp8Task, LoadsWithLiteralScaleShapes) {
-  const TaskSpec task = load_text(fp8_task());
+  const TaskSpec task = load_task_text(fp8_task());
   EXPECT_EQ(task.family, "gemm_fp8");
   ASSERT_EQ(task.inputs().size(), 4u);
   const TensorSpec& scale = *task.inputs()[2];
@@ -124,20 +117,20 @@ TEST(GemmFp8Task, BlockedExtentsCoverTheDimInBlocks) {
   EXPECT_EQ(blocked_extent("K/128")->dim, "K");
   EXPECT_EQ(blocked_extent("K/128")->block, 128);
   // In a task: the scale of a block-scaled operand, and an undeclared dim refused.
-  const TaskSpec task = load_text(fp8_task("e4m3", "\"K/128\", \"M\""));
+  const TaskSpec task = load_task_text(fp8_task("e4m3", "\"K/128\", \"M\""));
   EXPECT_EQ(tensor_bytes(*task.inputs()[2], task.shapes[0].shape), 4.0 * 4 * 256);
-  EXPECT_THROW(load_text(fp8_task("e4m3", "\"L/128\"")), InputError);
+  EXPECT_THROW(load_task_text(fp8_task("e4m3", "\"L/128\"")), InputError);
 }
 
 TEST(GemmFp8Task, RefusesOtherOperandTypesAndBadExtents) {
   try {
-    load_text(fp8_task("bf16"));
+    load_task_text(fp8_task("bf16"));
     FAIL() << "a bf16 operand loaded";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("e4m3"), std::string::npos) << e.what();
   }
   for (const char* bad : {"\"0\"", "\"01\"", "\"-1\"", "\"L\""}) {
-    EXPECT_THROW(load_text(fp8_task("e4m3", bad)), InputError) << bad;
+    EXPECT_THROW(load_task_text(fp8_task("e4m3", bad)), InputError) << bad;
   }
 }
 

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "sys/files.hpp"
+#include "task_text.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_identity.hpp"
 #include "tasks/task_json.hpp"
@@ -15,6 +15,8 @@
 
 namespace ptxb {
 namespace {
+
+using testing::load_task_text;
 
 const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
 
@@ -91,17 +93,10 @@ M = [3, 300]
 hidden = true
 )";
 
-TaskSpec load_text(const std::string& text) {
-  TempDir dir("ptxb-grid-task");
-  write_file_atomic(dir.path() / "task.toml", text);
-  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
-  return load_task(dir.path() / "task.toml", catalog());
-}
-
 // The InputError message of loading `text`, "" when it loads.
 std::string load_error(const std::string& text) {
   try {
-    load_text(text);
+    load_task_text(text);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -111,7 +106,7 @@ std::string load_error(const std::string& text) {
 Shape mnk(int64_t m, int64_t n, int64_t k) { return Shape{{{"M", m}, {"N", n}, {"K", k}}}; }
 
 TEST(ShapeGrids, ExpandInOrderAndTheExplicitShapeTakesTheGridsPlace) {
-  const TaskSpec task = load_text(gemm_task(kGrids));
+  const TaskSpec task = load_task_text(gemm_task(kGrids));
   const std::vector<Shape> want = {mnk(16, 64, 32), mnk(1, 64, 32),  mnk(256, 64, 32),
                                    mnk(1, 128, 8),  mnk(16, 128, 8), mnk(256, 128, 8),
                                    mnk(3, 40, 24),  mnk(300, 40, 24)};
@@ -177,7 +172,7 @@ hidden = true
 }
 
 TEST(Regimes, TheFirstRegimeAShapeMeetsIsItsRegime) {
-  const TaskSpec task = load_text(gemm_task(std::string(kGrids) + R"(
+  const TaskSpec task = load_task_text(gemm_task(std::string(kGrids) + R"(
 [[regimes]]
 name = "decode"
 max = { M = 16 }

@@ -1,0 +1,22 @@
+// Loading a task from TOML text, for tests of the loader's rules: the text is written as
+// task.toml beside a one-line prompt.md in a temporary folder and loaded with the shipped catalog.
+// Throws what load_task throws (InputError naming the file and field).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "sys/files.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb::testing {
+
+inline TaskSpec load_task_text(const std::string& toml) {
+  const std::filesystem::path tasks = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+  TempDir dir("ptxb-task-text");
+  write_file_atomic(dir.path() / "task.toml", toml);
+  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
+  return load_task(dir.path() / "task.toml", load_catalog(tasks / "catalog"));
+}
+
+}  // namespace ptxb::testing
