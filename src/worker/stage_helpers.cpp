@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/error.hpp"
 #include "worker/result_channel.hpp"
 
 namespace ptxb {
@@ -122,6 +123,17 @@ TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_
     };
   }
   return timed;
+}
+
+TimingSamples time_with_candidate(const std::vector<TimedCall>& calls, const TimingOptions& options,
+                                  cudaStream_t stream, StageContext& ctx, const char* phase,
+                                  const std::string& what) {
+  try {
+    const auto timed = ctx.phases.span(phase);
+    return time_interleaved(calls, options, stream);
+  } catch (const ApiError& e) {
+    throw CandidateFault("during " + what + ": " + e.what());
+  }
 }
 
 }  // namespace ptxb

@@ -51,6 +51,12 @@ Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stre
 TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_t shape, int calls,
                                  std::function<int()> run, std::string phase);
 
+/// time_interleaved of `calls` (the candidate's among them) under phase `phase`; a CUDA failure
+/// there is the candidate's: rethrown as CandidateFault("during WHAT: ...").
+TimingSamples time_with_candidate(const std::vector<TimedCall>& calls, const TimingOptions& options,
+                                  cudaStream_t stream, StageContext& ctx, const char* phase,
+                                  const std::string& what);
+
 /// plan_for for candidate code: under a CandidateScope (watchdog, monitor, violations).
 Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageContext& ctx,
                        const Shape& shape);

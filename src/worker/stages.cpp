@@ -205,13 +205,8 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
                                                                  }}};
 
     const json clocks_before = clock_snapshot(job.device);
-    TimingSamples samples;
-    try {
-      const auto timed = ctx.phases.span("timing.rounds");
-      samples = time_interleaved(calls, options, stream);
-    } catch (const ApiError& e) {
-      throw CandidateFault(std::string("during timing: ") + e.what());
-    }
+    const TimingSamples samples =
+        time_with_candidate(calls, options, stream, ctx, "timing.rounds", "timing");
     const json clocks_after = clock_snapshot(job.device);
     scope.close();
 

@@ -146,13 +146,8 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
       std::move(cand_batch),
       {"baseline", [&](cudaStream_t) { return run_batch(baseline, base_args); }}};
   const json clocks_before = clock_snapshot(job.device);
-  TimingSamples samples;
-  try {
-    const auto timed = ctx.phases.span("timing.sustained.rounds");
-    samples = time_interleaved(batches, options, stream);
-  } catch (const ApiError& e) {
-    throw CandidateFault(std::string("during sustained timing: ") + e.what());
-  }
+  const TimingSamples samples = time_with_candidate(batches, options, stream, ctx,
+                                                    "timing.sustained.rounds", "sustained timing");
   out.details["clocks_before"] = clocks_before;
   out.details["clocks_after"] = clock_snapshot(job.device);
   scope.close();
