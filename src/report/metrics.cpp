@@ -187,11 +187,8 @@ std::optional<double> median_of(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-SpeedupStats speedup_stats(const std::vector<const SampleResult*>& samples,
-                           std::optional<double> SampleResult::*which = &SampleResult::speedup) {
-  std::vector<double> v;
-  for (const SampleResult* s : samples)
-    if (s->success && s->*which) v.push_back(*(s->*which));
+// Count, geomean, median, min and max of `v` (speedups, all positive).
+SpeedupStats stats_of(std::vector<double> v) {
   SpeedupStats st;
   st.count = static_cast<int64_t>(v.size());
   if (v.empty()) return st;
@@ -204,22 +201,22 @@ SpeedupStats speedup_stats(const std::vector<const SampleResult*>& samples,
   return st;
 }
 
-// Per regime (by name): the stats of the successful samples' speedups in that regime.
+SpeedupStats speedup_stats(const std::vector<const SampleResult*>& samples,
+                           std::optional<double> SampleResult::*which = &SampleResult::speedup) {
+  std::vector<double> v;
+  for (const SampleResult* s : samples)
+    if (s->success && s->*which) v.push_back(*(s->*which));
+  return stats_of(std::move(v));
+}
+
+// Per regime (by name): the stats of the successful samples' speedups in that regime (a sample
+// has regime speedups only when it succeeded).
 std::vector<RegimeStats> regime_stats(const std::vector<SampleResult>& samples) {
-  std::map<std::string, std::vector<SampleResult>> by_regime;  // one-value copies, for the stats
+  std::map<std::string, std::vector<double>> by_regime;
   for (const SampleResult& s : samples)
-    for (const auto& [regime, speedup] : s.regime_speedups) {
-      SampleResult one;
-      one.success = true;
-      one.speedup = speedup;
-      by_regime[regime].push_back(std::move(one));
-    }
+    for (const auto& [regime, speedup] : s.regime_speedups) by_regime[regime].push_back(speedup);
   std::vector<RegimeStats> out;
-  for (const auto& [regime, values] : by_regime) {
-    std::vector<const SampleResult*> pointers;
-    for (const SampleResult& v : values) pointers.push_back(&v);
-    out.push_back({regime, speedup_stats(pointers)});
-  }
+  for (auto& [regime, values] : by_regime) out.push_back({regime, stats_of(std::move(values))});
   return out;
 }
 
