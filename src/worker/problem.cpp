@@ -209,6 +209,12 @@ bool DeviceProblem::is_structure_input(size_t index) const {
   return spec.values && is_integer(spec.dtype);
 }
 
+bool DeviceProblem::has_structure_inputs() const {
+  for (size_t i = 0; i < input_names_.size(); ++i)
+    if (is_structure_input(i)) return true;
+  return false;
+}
+
 bool DeviceProblem::is_free_input(size_t index) const {
   return std::find(fixed_.begin(), fixed_.end(), input_names_[index]) == fixed_.end();
 }

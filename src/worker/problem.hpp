@@ -81,6 +81,8 @@ class DeviceProblem {
   std::optional<double> scalar(std::string_view name) const;
   /// fp32 scratch of at least `floats` elements in slot 0 or 1, reused between calls.
   float* scratch(size_t slot, int64_t floats);
+  /// Whether some input is structured (group offsets): then the work done depends on its seed.
+  bool has_structure_inputs() const;
 
  private:
   bool is_free_input(size_t index) const;

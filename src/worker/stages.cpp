@@ -84,9 +84,14 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
           PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
         }
         int status = 0;
-        // NOTE: the counter range opens before the monitor is armed and closes after the scope
-        // drained the stream: PTXBench's own CUPTI calls are never candidate code.
-        if (sc.timed && ctx.counters != nullptr) {
+        // Counted calls are compared with the profiled call, whose problem has the first seed's
+        // structure (group offsets): a call on another structure does other work and is not
+        // counted. NOTE: the counter range opens before the monitor is armed and closes after
+        // the scope drained the stream: PTXBench's own CUPTI calls are never candidate code.
+        const bool counted = sc.timed && ctx.counters != nullptr &&
+                             (seed == task.correctness.seeds.front() ||
+                              !problem.has_structure_inputs());
+        if (counted) {
           const auto counting = ctx.phases.span("correctness.counters");
           ctx.counters->begin(si);
         }
@@ -97,7 +102,7 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
               problem.args(planned.workspace.data(), planned.workspace.bytes(), stream));
           scope.close();
         }
-        if (sc.timed && ctx.counters != nullptr) {
+        if (counted) {
           const auto counting = ctx.phases.span("correctness.counters");
           ctx.counters->end(false);
         }
