@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
   const cudaError_t launch = cudaGetLastError();
   const cudaError_t done = cudaDeviceSynchronize();
   long long host_cycles = -1;
-  if (done == cudaSuccess) cudaMemcpy(&host_cycles, cycles, sizeof host_cycles, cudaMemcpyDeviceToHost);
+  if (done == cudaSuccess)
+    cudaMemcpy(&host_cycles, cycles, sizeof host_cycles, cudaMemcpyDeviceToHost);
   std::printf("%s %lld launch=%s sync=%s cycles=%lld\n", argv[1], param, cudaGetErrorName(launch),
               cudaGetErrorName(done), host_cycles);
   return done == cudaSuccess ? 0 : 1;

@@ -88,9 +88,9 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
         // structure (group offsets): a call on another structure does other work and is not
         // counted. NOTE: the counter range opens before the monitor is armed and closes after
         // the scope drained the stream: PTXBench's own CUPTI calls are never candidate code.
-        const bool counted = sc.timed && ctx.counters != nullptr &&
-                             (seed == task.correctness.seeds.front() ||
-                              !problem.has_structure_inputs());
+        const bool counted =
+            sc.timed && ctx.counters != nullptr &&
+            (seed == task.correctness.seeds.front() || !problem.has_structure_inputs());
         if (counted) {
           const auto counting = ctx.phases.span("correctness.counters");
           ctx.counters->begin(si);
