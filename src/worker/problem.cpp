@@ -107,6 +107,23 @@ void DeviceProblem::generate_inputs(const DistributionSpec& dist, uint64_t seed,
   for (size_t i = 0; i < in_ptrs_.size(); ++i) keep_pristine(i, stream);
 }
 
+void DeviceProblem::generate_inputs_sharing_derived(const DeviceProblem& source,
+                                                    const DistributionSpec& dist, uint64_t seed,
+                                                    cudaStream_t stream,
+                                                    std::optional<uint64_t> structure_seed) {
+  PTXB_ASSERT(&source.task_ == &task_ && source.shape_ == shape_,
+              "input sets share derived inputs only within one task and shape");
+  for (size_t i = 0; i < in_ptrs_.size(); ++i) {
+    if (is_free_input(i)) {
+      draw_input(i, dist, is_structure_input(i) ? structure_seed.value_or(seed) : seed, stream);
+      continue;
+    }
+    PTXB_CHECK_CUDA(cudaMemcpyAsync(inner(guarded_inputs_[i]), source.pristine_[i].data(),
+                                    in_bytes_[i], cudaMemcpyDeviceToDevice, stream));
+  }
+  for (size_t i = 0; i < in_ptrs_.size(); ++i) keep_pristine(i, stream);
+}
+
 void DeviceProblem::redraw_free_inputs(const DistributionSpec& dist, uint64_t seed,
                                        cudaStream_t stream) {
   for (size_t i = 0; i < in_ptrs_.size(); ++i) {

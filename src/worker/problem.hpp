@@ -41,6 +41,15 @@ class DeviceProblem {
   /// compare calls) and the library gets the candidate's group sizes.
   void generate_inputs(const DistributionSpec& dist, uint64_t seed, cudaStream_t stream,
                        std::optional<uint64_t> structure_seed = std::nullopt);
+  /// generate_inputs, except that the derived inputs and their sources (attention backward: O and
+  /// LSE, and Q, K, V) are copied from `source` (the same task and shape, its inputs generated)
+  /// instead of drawn and derived again; the free inputs are drawn with `seed`. Many input sets
+  /// of one shape then cost one derivation (a reference forward pass each) instead of many.
+  void generate_inputs_sharing_derived(const DeviceProblem& source, const DistributionSpec& dist,
+                                       uint64_t seed, cudaStream_t stream,
+                                       std::optional<uint64_t> structure_seed = std::nullopt);
+  /// Whether some input is derived from others (generate_inputs computes it).
+  bool has_derived_inputs() const { return !derived_.empty(); }
   /// Redraws only the free inputs (those no derived input depends on: every input of a task
   /// without derived ones, dO for the attention backward), never the structure inputs, and updates
   /// their pristine copies; derived inputs stay consistent with their sources. Fresh values for

@@ -48,8 +48,17 @@ InputSets allocate_sets(const TaskSpec& task, const Shape& shape, int calls,
   auto make = [&](int call, bool candidate) {
     auto problem = std::make_unique<DeviceProblem>(task, shape);
     const RoundSeeds seeds = sustained_seeds(-1, call);
-    problem->generate_inputs(dist, candidate ? seeds.candidate : seeds.baseline, stream,
-                             task.correctness.seeds.front());  // the cold regime's structure
+    const uint64_t seed = candidate ? seeds.candidate : seeds.baseline;
+    const uint64_t structure = task.correctness.seeds.front();  // the cold regime's structure
+    const auto& side = candidate ? sets.candidate : sets.baseline;
+    // Derived inputs (attention backward: O and LSE, a reference forward pass per set, 7.8 s of
+    // the backward's worker on the H200) are derived once per side and copied, with their
+    // sources, into the side's other sets, as the cold rounds keep them; free inputs are drawn
+    // per set and redrawn every round.
+    if (call > 0 && problem->has_derived_inputs())
+      problem->generate_inputs_sharing_derived(*side.front(), dist, seed, stream, structure);
+    else
+      problem->generate_inputs(dist, seed, stream, structure);
     return problem;
   };
   PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
