@@ -17,6 +17,11 @@ class Implementation {
   virtual int plan(const ptxb_problem& problem, uint64_t* workspace_bytes) = 0;
   /// Enqueues one call on args.stream (ABI ptxb_run).
   virtual int run(const ptxb_args& args) = 0;
+  /// After a successful plan(), outside timing, on the problem's real buffers: a library whose
+  /// fastest path depends on values plan() cannot see (the grouped GEMM's group sizes) times its
+  /// paths here and keeps the fastest; may synchronize and write the outputs. 0 or a non-zero
+  /// status as plan()'s. Candidates are never tuned (the ABI has no such call).
+  virtual int tune(const ptxb_args& /*args*/) { return 0; }
   /// What the last plan() chose and why (library baselines); null for candidates.
   virtual nlohmann::json plan_report() const { return nullptr; }
 };

@@ -91,7 +91,12 @@ Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stre
   uint64_t bytes = 0;
   const int status = impl.plan(p.problem(), &bytes);
   check_after_candidate(stream, impl.name() + " ptxb_plan");
-  return planned(status, bytes);
+  Planned out = planned(status, bytes);
+  if (out.status == 0) {
+    out.status = impl.tune(p.args(out.workspace.data(), out.workspace.bytes(), stream));
+    check_after_candidate(stream, impl.name() + " tune");
+  }
+  return out;
 }
 
 Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageContext& ctx,

@@ -43,6 +43,7 @@ struct Planned {
   int status = 0;
   DeviceBuffer workspace;
 };
+/// A library's (or the self-check's) plan for `p`, then its tune() on p's buffers.
 Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream);
 /// The candidate's side of interleaved timing: `run` with the monitor armed around it only (the
 /// scope's watchdog covers the whole timing) and, with hardware counters, every timed call in a

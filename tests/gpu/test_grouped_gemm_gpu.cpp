@@ -1,6 +1,7 @@
 // The grouped GEMM family on the GPU: drawn offsets (some groups empty, some of one row) reach
-// the host mirror, the reference equals a per-group fp64 CPU product, and the cuBLASLt baseline,
-// given the group sizes through the mirror, matches the reference; without a mirror it refuses.
+// the host mirror, the reference equals a per-group fp64 CPU product, and the library baseline,
+// given the group sizes through the mirror, matches the reference on both of its paths (the
+// cuBLASLt loop, cublasGemmGroupedBatchedEx); without a mirror it refuses.
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>
 
@@ -72,6 +73,18 @@ TEST(GroupedGemmGpu, ReferenceAndBaselineFollowTheOffsets) {
   tol.atol = 0.01;
   tol.rtol = 0.0078125;
   EXPECT_TRUE(p.compare_output(0, tol, s.get()).passed(tol));
+
+  // The other path, one cublasGemmGroupedBatchedEx call, computes the same; tune() times both
+  // on these buffers and reports the one it keeps.
+  library.use_path(CublasLtGroupedGemm::Path::kGroupedBatched);
+  p.poison_outputs(s.get());
+  ASSERT_EQ(library.run(p.args(nullptr, 0, s.get())), PTXB_OK);
+  EXPECT_TRUE(p.compare_output(0, tol, s.get()).passed(tol));
+  ASSERT_EQ(library.tune(p.args(nullptr, 0, s.get())), PTXB_OK);
+  const nlohmann::json report = library.plan_report();
+  EXPECT_GT(report["paths"]["loop"]["median_us"].get<double>(), 0) << report.dump();
+  EXPECT_GT(report["paths"]["grouped_batched"]["median_us"].get<double>(), 0) << report.dump();
+  EXPECT_TRUE(report["chosen_path"] == "loop" || report["chosen_path"] == "grouped_batched");
 
   // Without the host record of its offsets the library cannot know the groups.
   forget_mirror(p.input("offsets"));
