@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "timing/implementation.hpp"
 
@@ -34,7 +35,8 @@ class CudnnSdpa final : public Implementation {
  public:
   /// Opens cuDNN (`library`: a soname searched the dlopen way, or a path; the first CudnnSdpa of
   /// the process decides) before any sandbox is applied. Never throws for a missing or unusable
-  /// library: plan() does. The cuDNN handle is created by the first plan(), on the current device.
+  /// library: plan() does. Each built graph has a cuDNN handle of its own, on the device current
+  /// where it was built; the chosen plan's is kept.
   explicit CudnnSdpa(SdpaDirection direction, const std::string& library = "libcudnn.so.9");
   ~CudnnSdpa() override;
   CudnnSdpa(const CudnnSdpa&) = delete;
@@ -42,7 +44,13 @@ class CudnnSdpa final : public Implementation {
 
   std::string name() const override { return "cudnn"; }
 
-  /// Builds the graph and every offered plan for this problem, times them and keeps the fastest.
+  /// Builds the graph and every offered plan of each problem ahead of plan(), one thread per
+  /// problem (baselines/cudnn_sdpa_build.hpp): about 0.5-1.1 s of NVRTC compile per plan and 2-4
+  /// plans per shape, which plan() otherwise builds one after another. Never throws.
+  void prebuild(const std::vector<const ptxb_problem*>& problems) override;
+
+  /// Builds the graph and every offered plan for this problem (or takes what prebuild() built
+  /// for it; plan_report()["prebuilt"] says which), times them and keeps the fastest.
   /// The workspace is the baseline's own (allocated here at the chosen plan's size; a backward
   /// plan can need more than PTXB_MAX_WORKSPACE_BYTES), so *workspace_bytes is always 0.
   /// Returns PTXB_OK or a CudnnSdpaStatus (the reason in plan_report()["error"]). Throws ApiError

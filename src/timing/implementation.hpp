@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace ptxb {
 
@@ -13,6 +14,11 @@ class Implementation {
  public:
   virtual ~Implementation() = default;
   virtual std::string name() const = 0;
+  /// Before the candidate is loaded, the sandbox applied or the CUPTI monitor started: prepares
+  /// what plan() will need for these problems (the timed shapes), in parallel threads where that
+  /// pays (cuDNN: compiling every offered execution plan). plan() uses what was prepared for its
+  /// problem and does the rest itself. Best effort: never throws, reports nothing (plan() does).
+  virtual void prebuild(const std::vector<const ptxb_problem*>& /*problems*/) {}
   /// Per-shape preparation, outside timing and without data pointers (ABI ptxb_plan).
   virtual int plan(const ptxb_problem& problem, uint64_t* workspace_bytes) = 0;
   /// Enqueues one call on args.stream (ABI ptxb_run).

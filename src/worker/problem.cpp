@@ -49,38 +49,42 @@ int64_t elements(const ptxb_tensor_desc& d) {
   return n;
 }
 
+ProblemDescription::ProblemDescription(const TaskSpec& task, const Shape& shape)
+    : scalars(scalar_values(task, shape)) {
+  for (const TensorSpec* t : task.inputs()) in.push_back(describe(*t, shape));
+  for (const TensorSpec* t : task.outputs()) out.push_back(describe(*t, shape));
+  problem.abi_version = PTXB_ABI_VERSION;
+  problem.num_inputs = static_cast<int32_t>(in.size());
+  problem.num_outputs = static_cast<int32_t>(out.size());
+  problem.num_scalars = static_cast<int32_t>(scalars.size());
+  problem.inputs = in.data();
+  problem.outputs = out.data();
+  problem.scalars = scalars.empty() ? nullptr : scalars.data();
+}
+
 DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
-    : task_(task), shape_(shape) {
+    : task_(task), shape_(shape), desc_(task, shape) {
   const DerivedInputs derived = family_device(task.family).derived_inputs(task);
   derived_ = derived.derived;
   fixed_ = derived.derived;
   fixed_.insert(fixed_.end(), derived.sources.begin(), derived.sources.end());
   guard_pattern_ = DeviceBuffer(kGuardBytes);
   PTXB_CHECK_CUDA(cudaMemset(guard_pattern_.data(), kGuardByte, kGuardBytes));
-  for (const TensorSpec* t : task.inputs()) {
-    in_desc_.push_back(describe(*t, shape));
-    in_bytes_.push_back(bytes_of(in_desc_.back()));
+  const std::vector<const TensorSpec*> inputs = task.inputs(), outputs = task.outputs();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    in_bytes_.push_back(bytes_of(desc_.in[i]));
     guarded_inputs_.push_back(guarded_buffer(in_bytes_.back()));
     pristine_.emplace_back(in_bytes_.back());
     in_ptrs_.push_back(inner(guarded_inputs_.back()));
-    input_names_.push_back(t->name);
+    input_names_.push_back(inputs[i]->name);
   }
-  for (const TensorSpec* t : task.outputs()) {
-    out_desc_.push_back(describe(*t, shape));
-    out_bytes_.push_back(bytes_of(out_desc_.back()));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    out_bytes_.push_back(bytes_of(desc_.out[i]));
     guarded_outputs_.push_back(guarded_buffer(out_bytes_.back()));
-    references_.emplace_back(static_cast<size_t>(elements(out_desc_.back())) * sizeof(float));
+    references_.emplace_back(static_cast<size_t>(elements(desc_.out[i])) * sizeof(float));
     out_ptrs_.push_back(inner(guarded_outputs_.back()));
-    output_names_.push_back(t->name);
+    output_names_.push_back(outputs[i]->name);
   }
-  problem_.abi_version = PTXB_ABI_VERSION;
-  problem_.num_inputs = static_cast<int32_t>(in_desc_.size());
-  problem_.num_outputs = static_cast<int32_t>(out_desc_.size());
-  scalars_ = scalar_values(task, shape);
-  problem_.num_scalars = static_cast<int32_t>(scalars_.size());
-  problem_.inputs = in_desc_.data();
-  problem_.outputs = out_desc_.data();
-  problem_.scalars = scalars_.empty() ? nullptr : scalars_.data();
   // NOTE: the guard memsets ran on the legacy stream, which the worker's non-blocking streams
   // do not wait for.
   PTXB_CHECK_CUDA(cudaDeviceSynchronize());
@@ -89,7 +93,7 @@ DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
 ptxb_args DeviceProblem::args(void* workspace, uint64_t workspace_bytes,
                               cudaStream_t stream) const {
   ptxb_args a{};
-  a.problem = &problem_;
+  a.problem = &desc_.problem;
   a.inputs = in_ptrs_.data();
   a.outputs = out_ptrs_.data();
   a.workspace = workspace;
@@ -148,8 +152,8 @@ std::vector<int64_t> structured_values(const TensorSpec& spec, const Shape& shap
 
 void DeviceProblem::upload_integers(size_t i, const std::vector<int64_t>& values,
                                     cudaStream_t stream) {
-  const auto dtype = static_cast<DType>(in_desc_[i].dtype);
-  PTXB_ASSERT(static_cast<int64_t>(values.size()) == elements(in_desc_[i]), "integer count");
+  const auto dtype = static_cast<DType>(desc_.in[i].dtype);
+  PTXB_ASSERT(static_cast<int64_t>(values.size()) == elements(desc_.in[i]), "integer count");
   std::vector<int32_t> narrow;
   const void* host = values.data();
   if (dtype == DType::kI32) {
@@ -173,17 +177,17 @@ void DeviceProblem::draw_input(size_t i, const DistributionSpec& dist, uint64_t 
     // NOTE: scales are drawn on the device: a host draw of the block scales cost the fp8
     // block-scaled task 8 s per timing regime on the H200 (redrawn every round).
     if (spec.values->kind == "scales")
-      fill_scales(reinterpret_cast<float*>(inner(guarded_inputs_[i])), elements(in_desc_[i]), seed,
+      fill_scales(reinterpret_cast<float*>(inner(guarded_inputs_[i])), elements(desc_.in[i]), seed,
                   i, stream);
     else
-      upload_integers(i, structured_values(spec, shape_, elements(in_desc_[i]), seed * 31 + i),
+      upload_integers(i, structured_values(spec, shape_, elements(desc_.in[i]), seed * 31 + i),
                       stream);
     return;
   }
   const ValueKind kind =
       dist.kind == DistributionSpec::Kind::kNormal ? ValueKind::kNormal : ValueKind::kUniformInt;
-  fill_random(inner(guarded_inputs_[i]), static_cast<DType>(in_desc_[i].dtype),
-              elements(in_desc_[i]), kind, dist.scale, seed, i, stream);
+  fill_random(inner(guarded_inputs_[i]), static_cast<DType>(desc_.in[i].dtype),
+              elements(desc_.in[i]), kind, dist.scale, seed, i, stream);
 }
 
 void DeviceProblem::keep_pristine(size_t i, cudaStream_t stream) {
@@ -193,7 +197,7 @@ void DeviceProblem::keep_pristine(size_t i, cudaStream_t stream) {
 
 void DeviceProblem::poison_outputs(cudaStream_t stream) {
   for (size_t i = 0; i < out_ptrs_.size(); ++i)
-    poison(out_ptrs_[i], static_cast<DType>(out_desc_[i].dtype), elements(out_desc_[i]), stream);
+    poison(out_ptrs_[i], static_cast<DType>(desc_.out[i].dtype), elements(desc_.out[i]), stream);
 }
 
 int64_t DeviceProblem::modified_input_bytes(cudaStream_t stream) const {
@@ -261,7 +265,7 @@ const void* DeviceProblem::pristine(std::string_view name) const {
 }
 
 int64_t DeviceProblem::input_elements(std::string_view name) const {
-  return elements(in_desc_[input_index(name)]);
+  return elements(desc_.in[input_index(name)]);
 }
 
 float* DeviceProblem::reference(std::string_view name) {
@@ -271,7 +275,7 @@ float* DeviceProblem::reference(std::string_view name) {
 std::optional<double> DeviceProblem::scalar(std::string_view name) const {
   const auto it = std::find(task_.scalars.begin(), task_.scalars.end(), name);
   if (it == task_.scalars.end()) return std::nullopt;
-  return scalars_[static_cast<size_t>(it - task_.scalars.begin())];
+  return desc_.scalars[static_cast<size_t>(it - task_.scalars.begin())];
 }
 
 float* DeviceProblem::scratch(size_t slot, int64_t floats) {
@@ -282,11 +286,11 @@ float* DeviceProblem::scratch(size_t slot, int64_t floats) {
 }
 
 void DeviceProblem::reference_from_outputs_of(const DeviceProblem& other, cudaStream_t stream) {
-  PTXB_ASSERT(other.out_desc_.size() == out_desc_.size(), "outputs of another task");
-  for (size_t i = 0; i < out_desc_.size(); ++i) {
-    const int64_t count = elements(out_desc_[i]);
-    PTXB_ASSERT(elements(other.out_desc_[i]) == count, "outputs of another shape");
-    const auto dtype = static_cast<DType>(out_desc_[i].dtype);
+  PTXB_ASSERT(other.desc_.out.size() == desc_.out.size(), "outputs of another task");
+  for (size_t i = 0; i < desc_.out.size(); ++i) {
+    const int64_t count = elements(desc_.out[i]);
+    PTXB_ASSERT(elements(other.desc_.out[i]) == count, "outputs of another shape");
+    const auto dtype = static_cast<DType>(desc_.out[i].dtype);
     if (dtype == DType::kBF16) {
       bf16_to_f32(other.out_ptrs_[i], references_[i].as<float>(), count, stream);
     } else {
@@ -307,7 +311,7 @@ ptxb_args DeviceProblem::args_into(const DeviceProblem& other, void* workspace,
 
 CompareStats DeviceProblem::compare_output(size_t index, const CompareTolerance& tol,
                                            cudaStream_t stream) const {
-  const ptxb_tensor_desc& d = out_desc_[index];
+  const ptxb_tensor_desc& d = desc_.out[index];
   const int64_t cols = d.rank > 0 ? d.shape[d.rank - 1] : 1;
   return compare_with_reference(out_ptrs_[index], static_cast<DType>(d.dtype),
                                 references_[index].as<float>(), elements(d), cols, tol, stream);

@@ -21,6 +21,19 @@ namespace ptxb {
 /// Number of elements of a tensor descriptor (the product of its shape).
 int64_t elements(const ptxb_tensor_desc& d);
 
+/// A problem's ABI description at one shape, without buffers: the task's tensors' descriptors
+/// (row-major, contiguous) and its scalars, and the ptxb_problem that points at them. What a
+/// library needs to plan ahead (Implementation::prebuild) before any buffer exists.
+struct ProblemDescription {
+  ProblemDescription(const TaskSpec& task, const Shape& shape);
+  ProblemDescription(const ProblemDescription&) = delete;  // `problem` points into the vectors
+  ProblemDescription& operator=(const ProblemDescription&) = delete;
+
+  std::vector<ptxb_tensor_desc> in, out;
+  std::vector<double> scalars;
+  ptxb_problem problem{};
+};
+
 class DeviceProblem {
  public:
   /// Allocates inputs, outputs and pristine input copies for `shape` (row-major, contiguous).
@@ -29,7 +42,7 @@ class DeviceProblem {
   DeviceProblem(const DeviceProblem&) = delete;
   DeviceProblem& operator=(const DeviceProblem&) = delete;
 
-  const ptxb_problem& problem() const { return problem_; }
+  const ptxb_problem& problem() const { return desc_.problem; }
   /// Arguments for one call with this problem's buffers.
   ptxb_args args(void* workspace, uint64_t workspace_bytes, cudaStream_t stream) const;
 
@@ -108,7 +121,7 @@ class DeviceProblem {
   Shape shape_;
   /// Inputs the family derives from others, and those others (worker/family_device.hpp).
   std::vector<std::string> derived_, fixed_;
-  std::vector<ptxb_tensor_desc> in_desc_, out_desc_;
+  const ProblemDescription desc_;
   /// Each input and output lives at kGuardBytes into its allocation, between two guard regions
   /// filled with kGuardByte.
   std::vector<DeviceBuffer> guarded_inputs_, guarded_outputs_;
@@ -116,11 +129,9 @@ class DeviceProblem {
   DeviceBuffer guard_pattern_;  ///< kGuardBytes of kGuardByte
   std::vector<size_t> in_bytes_, out_bytes_;
   std::vector<std::string> input_names_, output_names_;
-  std::vector<double> scalars_;
   DeviceBuffer scratch_[2];
   std::vector<const void*> in_ptrs_;
   std::vector<void*> out_ptrs_;
-  ptxb_problem problem_{};
 };
 
 }  // namespace ptxb

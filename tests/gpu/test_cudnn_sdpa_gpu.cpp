@@ -128,8 +128,10 @@ DeviceBuffer random_bf16(int64_t count, uint64_t stream_id, cudaStream_t stream)
   return d;
 }
 
-void check_forward(const Case& c) {
-  SCOPED_TRACE(c.to_string());
+// With `prebuild`, the plans are built ahead (CudnnSdpa::prebuild) for this problem and another
+// one, in two threads, and plan() must take them.
+void check_forward(const Case& c, bool prebuild = false) {
+  SCOPED_TRACE(c.to_string() + (prebuild ? " prebuilt" : ""));
   Stream stream;
   const DeviceBuffer q = random_bf16(c.q_elements(), 0, stream.get()),
                      k = random_bf16(c.kv_elements(), 1, stream.get()),
@@ -142,8 +144,12 @@ void check_forward(const Case& c) {
   const Problem p = attention_problem(c, SdpaDirection::kForward);
   const ptxb_problem problem = p.view();
   CudnnSdpa sdpa(SdpaDirection::kForward);
+  const Problem other = attention_problem({2, 4, 2, 256, 128, false}, SdpaDirection::kForward);
+  const ptxb_problem other_problem = other.view();
+  if (prebuild) sdpa.prebuild({&problem, &other_problem});
   uint64_t workspace_bytes = 1;
   ASSERT_EQ(sdpa.plan(problem, &workspace_bytes), PTXB_OK) << sdpa.plan_report().dump(2);
+  EXPECT_EQ(sdpa.plan_report().value("prebuilt", !prebuild), prebuild);
   EXPECT_EQ(workspace_bytes, 0u);  // the baseline owns its workspace
   const void* inputs[] = {q.data(), k.data(), v.data()};
   void* outputs[] = {o.data(), lse.data()};
@@ -162,8 +168,8 @@ void check_forward(const Case& c) {
 
 // The backward's inputs as the attention tasks make them: O (rounded to bf16) and LSE from the
 // reference forward. The reference backward gets that same bf16 O back in fp32.
-void check_backward(const Case& c) {
-  SCOPED_TRACE(c.to_string());
+void check_backward(const Case& c, bool prebuild = false) {
+  SCOPED_TRACE(c.to_string() + (prebuild ? " prebuilt" : ""));
   Stream stream;
   const DeviceBuffer q = random_bf16(c.q_elements(), 0, stream.get()),
                      k = random_bf16(c.kv_elements(), 1, stream.get()),
@@ -191,8 +197,10 @@ void check_backward(const Case& c) {
   const Problem p = attention_problem(c, SdpaDirection::kBackward);
   const ptxb_problem problem = p.view();
   CudnnSdpa sdpa(SdpaDirection::kBackward);
+  if (prebuild) sdpa.prebuild({&problem});
   uint64_t workspace_bytes = 1;
   ASSERT_EQ(sdpa.plan(problem, &workspace_bytes), PTXB_OK) << sdpa.plan_report().dump(2);
+  EXPECT_EQ(sdpa.plan_report().value("prebuilt", !prebuild), prebuild);
   EXPECT_EQ(workspace_bytes, 0u);
   const void* inputs[] = {q.data(), k.data(), v.data(), o.data(), d_o.data(), lse.data()};
   void* outputs[] = {dq.data(), dk.data(), dv.data()};
@@ -222,6 +230,11 @@ TEST(CudnnSdpaGpu, ForwardMatchesReference) {
 TEST(CudnnSdpaGpu, BackwardMatchesReference) {
   check_backward({1, 2, 2, 128, 64, false});
   check_backward({1, 2, 2, 200, 128, true});
+}
+
+TEST(CudnnSdpaGpu, PrebuiltPlansMatchReference) {
+  check_forward({1, 2, 2, 200, 128, true}, true);
+  check_backward({1, 2, 2, 200, 128, true}, true);
 }
 
 TEST(CudnnSdpaGpu, ForeignProblemIsUnsupportedWithReason) {

@@ -1,0 +1,148 @@
+#include "baselines/cudnn_sdpa_build.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "cuda/cuda_check.hpp"
+
+namespace ptxb::cudnn_sdpa {
+namespace fe = cudnn_frontend;
+namespace {
+
+// A bf16 graph (fp32 intermediates and compute) with every tensor bound to its ABI uid: forward =
+// sdpa with generate_stats (Stats = LSE), backward = sdpa_backward from the given O, dO and Stats.
+// Causal masking through the diagonal band; grouped-query attention through the K/V head count.
+std::shared_ptr<fe::graph::Graph> make_graph(const Dims& d, SdpaDirection direction) {
+  auto graph = std::make_shared<fe::graph::Graph>();
+  graph->set_io_data_type(fe::DataType_t::BFLOAT16)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  const std::vector<int64_t> q_dims = {d.batch, d.heads, d.seq, d.head_dim};
+  const std::vector<int64_t> kv_dims = {d.batch, d.kv_heads, d.seq, d.head_dim};
+  // cuDNN's Stats is [B,H,S,1] fp32: with the trailing 1 it is our LSE [B,H,S] byte for byte.
+  const std::vector<int64_t> stats_dims = {d.batch, d.heads, d.seq, 1};
+  auto bind = [](const std::shared_ptr<fe::graph::Tensor_attributes>& t, const char* name,
+                 int64_t uid, const std::vector<int64_t>& dims) {
+    t->set_name(name).set_uid(uid).set_dim(dims).set_stride(row_major_strides(dims));
+    return t;
+  };
+  auto input = [&](const char* name, int64_t uid, const std::vector<int64_t>& dims) {
+    return bind(graph->tensor(fe::graph::Tensor_attributes()), name, uid, dims);
+  };
+  auto q = input("Q", kQ, q_dims), k = input("K", kK, kv_dims), v = input("V", kV, kv_dims);
+
+  if (direction == SdpaDirection::kForward) {
+    auto attrs = fe::graph::SDPA_attributes()
+                     .set_name("sdpa_forward")
+                     .set_generate_stats(true)
+                     .set_attn_scale(d.scale);
+    // NOTE: causal = keys right of the diagonal masked; S_q == S_kv, so top-left and bottom-right
+    // alignment coincide, and top-left works on every cuDNN 9.
+    if (d.causal)
+      attrs.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
+          .set_diagonal_band_right_bound(0);
+    auto [o, stats] = graph->sdpa(q, k, v, attrs);
+    bind(o, "O", kO, q_dims)->set_output(true);
+    // NOTE: Stats is the natural-log log-sum-exp of the scaled (and masked) scores per query row,
+    // max_j(s_ij) + ln(sum_j exp(s_ij - max)), our LSE. The frontend documents it as cuDNN's
+    // natural-log convention and offers set_stats_use_log2 to convert it to base 2, which is left
+    // off here; tests/gpu/test_cudnn_sdpa_gpu.cpp checks it against the fp32 reference.
+    bind(stats, "LSE", kStats, stats_dims)->set_output(true).set_data_type(fe::DataType_t::FLOAT);
+    return graph;
+  }
+
+  auto o = input("O", kO, q_dims), d_o = input("dO", kDO, q_dims);
+  auto stats = input("LSE", kStats, stats_dims);
+  stats->set_data_type(fe::DataType_t::FLOAT);
+  // Non-deterministic (dQ accumulated with atomics), cuDNN's default and its fastest.
+  auto attrs =
+      fe::graph::SDPA_backward_attributes().set_name("sdpa_backward").set_attn_scale(d.scale);
+  if (d.causal)
+    attrs.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
+        .set_diagonal_band_right_bound(0);
+  auto [dq, dk, dv] = graph->sdpa_backward(q, k, v, o, d_o, stats, attrs);
+  bind(dq, "dQ", kDQ, q_dims)->set_output(true);
+  bind(dk, "dK", kDK, kv_dims)->set_output(true);
+  bind(dv, "dV", kDV, kv_dims)->set_output(true);
+  return graph;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+BuiltGraph build_graph(const Dims& dims, SdpaDirection direction) {
+  const auto started = std::chrono::steady_clock::now();
+  BuiltGraph b;
+  b.handle = std::make_unique<CudnnHandle>();
+  const cudnnHandle_t handle = b.handle->get();
+  auto refuse = [&](CudnnSdpaStatus status, const std::string& why, fe::error_t& e) {
+    b.status = static_cast<int>(status);
+    b.error = why + ": " + frontend_error_name(e.get_code()) + ": " + e.get_message();
+    b.build_seconds = seconds_since(started);
+    return std::move(b);
+  };
+  std::shared_ptr<fe::graph::Graph> graph = make_graph(dims, direction);
+  if (fe::error_t e = graph->validate(); e.is_bad())
+    return refuse(CudnnSdpaStatus::kUnsupportedProblem,
+                  "cudnn-frontend rejects the graph (validate)", e);
+  if (fe::error_t e = graph->build_operation_graph(handle); e.is_bad())
+    return refuse(CudnnSdpaStatus::kUnsupportedProblem,
+                  "cuDNN rejects the operation graph (build_operation_graph)", e);
+  if (fe::error_t e = graph->create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK});
+      e.is_bad())
+    return refuse(CudnnSdpaStatus::kNoPlan, "heuristics (create_execution_plans)", e);
+  for (int64_t index = 0; index < graph->get_execution_plan_count(); ++index) {
+    nlohmann::json entry = {{"index", index}, {"built", false}, {"ran", false}};
+    std::string name;
+    if (graph->get_plan_name_at_index(index, name).is_good()) entry["name"] = name;
+    const auto build_start = std::chrono::steady_clock::now();
+    fe::error_t status = graph->build_plan_at_index(index);
+    entry["build_ms"] = 1000.0 * seconds_since(build_start);
+    if (status.is_bad()) {
+      entry["error"] = std::string("build: ") + frontend_error_name(status.get_code()) + ": " +
+                       status.get_message();
+    } else {
+      int64_t workspace = 0;
+      PTXB_CHECK_CUDNN_FE(graph->get_workspace_size_plan_at_index(index, workspace));
+      entry["built"] = true;
+      entry["workspace_bytes"] = workspace;
+    }
+    b.plans.push_back(std::move(entry));
+  }
+  b.graph = std::move(graph);
+  b.build_seconds = seconds_since(started);
+  return b;
+}
+
+std::vector<std::optional<BuiltGraph>> build_graphs(const std::vector<Dims>& all,
+                                                    SdpaDirection direction) {
+  std::vector<std::optional<BuiltGraph>> out(all.size());
+  int device = 0;
+  PTXB_CHECK_CUDA(cudaGetDevice(&device));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    if (cudaSetDevice(device) != cudaSuccess) return;  // the runtime's device is per thread
+    for (size_t i = next++; i < all.size(); i = next++) {
+      try {
+        out[i] = build_graph(all[i], direction);
+      } catch (...) {  // left empty: plan() builds it and reports the failure
+        out[i].reset();
+      }
+    }
+  };
+  const size_t threads =
+      std::min<size_t>(all.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) pool.emplace_back(work);
+  for (std::thread& t : pool) t.join();
+  return out;
+}
+
+}  // namespace ptxb::cudnn_sdpa
