@@ -18,7 +18,7 @@ std::string timed_round_failure(const ShapeTiming& t) {
   if (failure.is_object())
     what = "timed round " + failure.value("round", json(0)).dump() + ": " +
            failure.value("what", std::string("wrong output"));
-  return what + " at " + t.shape.dump() +
+  return what + " at " + (t.label.empty() ? t.shape.dump() : t.label) +
          " (correct in the correctness stage: a skipped, cached or replayed call)";
 }
 

@@ -1,6 +1,6 @@
-// The sustained regime in the verdict: a wrong output in a back-to-back batch is a cheat naming
-// the round and the call; the text verdict shows the regime under its shape, and for a hidden
-// shape its speedup only.
+// Timed rounds in the verdict: a wrong output in a cold round or a back-to-back batch is a cheat
+// naming the round (and the call), never a hidden shape's sizes; the text verdict shows the
+// sustained regime under its shape, and for a hidden shape its speedup only.
 #include <gtest/gtest.h>
 
 #include "eval/worker_fold.hpp"
@@ -60,6 +60,23 @@ TEST(SustainedVerdict, AWrongBackToBackOutputIsACheatNamingRoundAndCall) {
             std::string::npos)
       << v.reason;
   EXPECT_EQ(fold(timed(false)).outcome, Outcome::kPassed);
+}
+
+TEST(RoundVerdict, AWrongColdRoundIsACheatNamingTheRoundAndNoHiddenSize) {
+  ShapeTiming t = timed(true);
+  t.verified = false;
+  t.details["rounds"] = {{"rounds_checked", 17},
+                         {"failure", {{"round", 17}, {"what", "wrong output at C[3, 5]"}}}};
+  const Verdict v = fold(t);
+  EXPECT_EQ(v.outcome, Outcome::kRejectedCheat);
+  EXPECT_NE(v.reason.find("timed round 17: wrong output at C[3, 5] at hidden shape #4"),
+            std::string::npos)
+      << v.reason;
+  EXPECT_EQ(v.reason.find("8192"), std::string::npos) << "a hidden shape's sizes: " << v.reason;
+
+  t.details["rounds"] = json::object();  // no record of the round: still a cheat
+  EXPECT_EQ(fold(t).outcome, Outcome::kRejectedCheat);
+  EXPECT_EQ(fold(timed(true)).outcome, Outcome::kPassed);
 }
 
 TEST(TimingFailures, TheSubmissionFailingInTimingIsCrashedTheLibrarysIsUnavailable) {
