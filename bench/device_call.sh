@@ -12,5 +12,6 @@ timeout -k 5 "$limit" "$(dirname "${BASH_SOURCE[0]}")/evidence_session.sh" "$bin
   > "/tmp/$name.session.log" 2>&1
 echo "session exit $?"
 cp "/tmp/$name.session.log" "$work/" 2>/dev/null
-tar -C "$work" --exclude=cache --exclude=cache-old --exclude=cheats-src -czf "$out/$name.tar.gz" .
+tar -C "$work" --exclude=cache --exclude=cache-old --exclude=cheats-src --exclude=repeat-src \
+  -czf "$out/$name.tar.gz" .
 tail -60 "/tmp/$name.session.log"

@@ -10,6 +10,9 @@
 #   old LIST N DIR   the experts in LIST N times each with DIR/bin/ptxbench and DIR/tasks
 #   cheats [K]     every generated cheat (evidence, timing) once, random_half K times in all,
 #                  timing shortened
+#   repeat NAMES N every generated cheat in NAMES (comma-separated, e.g. timing_copy_library_output)
+#                  N more times, copies named NAME_runI, through one run.sh call (one control
+#                  pair), timing shortened as in `cheats`
 #   adversarial    every hostile submission of tests/adversarial/*.cu (tests/adversarial/run.sh)
 #   library        ptxbench-library-profile under ncu for every sm90 task
 #   fixture        one expert evaluation with its worker folder kept (ncu.csv, messages)
@@ -58,6 +61,21 @@ while [[ $# -gt 0 ]]; do
       "$bin/ptxbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
       echo -e "gpu_tests\t$(grep -E '^\[  (PASSED|FAILED)  \]' "$out/gpu_tests.log" | tr '\n' ' ')" \
         >> "$summary"
+      ;;
+    repeat)
+      names="$1" n="$2"; shift 2
+      tests/adversarial/make_cheats.sh "$out/cheats-src" > /dev/null
+      mkdir -p "$out/repeat-src"
+      copies=()
+      for c in ${names//,/ }; do
+        for i in $(seq 2 $((n + 1))); do
+          cp "$out/cheats-src/$c.cu" "$out/repeat-src/${c}_run$i.cu"
+          copies+=("$out/repeat-src/${c}_run$i.cu")
+        done
+      done
+      PTXBENCH_TIMING_SAMPLES=10 PTXBENCH_TIMING_MIN_MS=0 PTXBENCH_TIMING_WARMUP=2 \
+        tests/adversarial/run.sh "$bin" "$out/repeat" "${copies[@]}" > "$out/repeat.log" 2>&1
+      echo -e "repeat\texit $?\t$(tail -1 "$out/repeat.log")" >> "$summary"
       ;;
     adversarial)
       tests/adversarial/run.sh "$bin" "$out/adversarial" > "$out/adversarial.log" 2>&1
@@ -113,7 +131,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 python3 bench/summarize_evidence_session.py "$out" > "$out/table.md" 2>&1
-tar -C "$out" --exclude=cache --exclude=cache-old --exclude=cheats-src -czf "$out.tar.gz" .
+tar -C "$out" --exclude=cache --exclude=cache-old --exclude=cheats-src --exclude=repeat-src \
+  -czf "$out.tar.gz" .
 cat "$out/table.md"
 tail -14 "$out/cheats.log" 2>/dev/null
 python3 -c "import sys;[print('  '.join(c.ljust(22) for c in l.rstrip('\n').split('\t'))) for l in open(sys.argv[1])]" "$summary" | cut -c1-230
