@@ -14,6 +14,7 @@ import sys
 
 LAYERS = [
     ("cli",),
+    ("serve",),  # the judging service: HTTP, its job store, the judge per GPU
     ("llm",),
     ("eval",),  # the parent-side stages, the ncu evidence stage and sanitize included
     ("compile", "worker"),

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,7 +33,7 @@ int open_output(const std::filesystem::path& path) {
 
 // Runs in the forked child: only async-signal-safe calls until execvp.
 [[noreturn]] void exec_child(const ProcessSpec& spec, char* const* argv, int out_fd, int err_fd,
-                             int result_fd) {
+                             int result_fd, pid_t parent) {
   ::setpgid(0, 0);
   ::signal(SIGPIPE, SIG_DFL);
   int devnull = ::open("/dev/null", O_RDONLY);
@@ -55,6 +56,11 @@ int open_output(const std::filesystem::path& path) {
       ::_exit(125);
     }
   }
+  // The child dies with the thread that started it (run_process waits for it, so that thread
+  // outlives it unless the parent is killed: a killed `ptxbench serve` or `eval` leaves no worker
+  // running); if the parent is already gone, at once. Set last: a change of user clears it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(128 + SIGKILL);
   ::execvp(argv[0], argv);
   ::_exit(127);
 }
@@ -88,9 +94,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
   if (spec.pass_result_pipe && ::pipe2(pipe_fds, O_CLOEXEC) != 0) throw_errno("pipe2");
 
   const auto start = Clock::now();
-  pid_t pid = ::fork();
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
   if (pid < 0) throw_errno("fork");
-  if (pid == 0) exec_child(spec, argv.data(), out_fd, err_fd, pipe_fds[1]);
+  if (pid == 0) exec_child(spec, argv.data(), out_fd, err_fd, pipe_fds[1], parent);
 
   ::setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
   ::close(out_fd);

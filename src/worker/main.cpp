@@ -2,9 +2,11 @@
 // Results go to fd 3 as protocol messages (protocol/protocol.hpp); stdout and stderr belong to
 // the candidate and are never parsed.
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -118,6 +120,9 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ptxb::CallWatchdog watchdog(out);
   out.send({{"type", "sandbox"},
             {"report", job.sandbox ? ptxb::apply_sandbox(*job.sandbox) : json("off")}});
+  // The worker dies with its parent (PTXBench, or ncu in the evidence run); the change of user
+  // in the sandbox cleared what the parent set before exec (sys/process.cpp).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
 
   ptxb::StageContext ctx{out, watchdog};
   ctx.monitor = monitor.get();
