@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -225,12 +226,19 @@ void HttpServer::handler_loop() {
 }
 
 void HttpServer::serve_connection(int fd) {
+  const auto deadline = std::chrono::steady_clock::now() + limits_.request_deadline;
+  // The next read's wait: the per-read timeout, or what is left of the request's deadline.
+  auto wait = [&] {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    return std::max(std::chrono::milliseconds(0), std::min(left, limits_.read_timeout));
+  };
   std::string buf;
   size_t header_end = std::string::npos;
   while ((header_end = buf.find("\r\n\r\n")) == std::string::npos) {
     if (buf.size() > limits_.max_header_bytes)
       return answer_and_close(fd, error_response(431, "request line and headers too large"));
-    if (!read_more(fd, buf, limits_.read_timeout)) {
+    if (!read_more(fd, buf, wait())) {
       ::close(fd);
       return;
     }
@@ -279,7 +287,7 @@ void HttpServer::serve_connection(int fd) {
   if (lower(req.header("expect")) == "100-continue") send_all(fd, "HTTP/1.1 100 Continue\r\n\r\n");
   req.body = buf.substr(header_end + 4);
   while (req.body.size() < length) {
-    if (!read_more(fd, req.body, limits_.read_timeout)) {
+    if (!read_more(fd, req.body, wait())) {
       ::close(fd);
       return;
     }

@@ -40,6 +40,8 @@ struct HttpLimits {
   size_t max_header_bytes = 16 << 10;             ///< request line and headers; more: 431
   size_t max_body_bytes = 1 << 20;                ///< Content-Length above it: 413, the body unread
   std::chrono::milliseconds read_timeout{10000};  ///< per read; a stalled client is dropped
+  /// The whole request (headers and body) within this, however the client paces its bytes.
+  std::chrono::milliseconds request_deadline{30000};
   int handler_threads = 8;
   size_t max_pending_connections = 256;  ///< accepted, not yet handled; more are closed at once
 };

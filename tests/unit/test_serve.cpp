@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,6 +100,37 @@ TEST(HttpServer, LimitsAndMalformedRequestsGetPreciseStatuses) {
   EXPECT_EQ(http_exchange(port, "GET /echo HTTP/1.1\r\nBroken header line\r\n\r\n").status, 400);
   EXPECT_EQ(http_exchange(port, "GET /" + std::string(20000, 'a') + " HTTP/1.1\r\n\r\n").status,
             431);
+  server.stop();
+}
+
+TEST(HttpServer, AClientTricklingItsHeadersIsDroppedAtTheRequestDeadline) {
+  HttpLimits limits;
+  limits.read_timeout = std::chrono::milliseconds(200);
+  limits.request_deadline = std::chrono::milliseconds(400);
+  limits.handler_threads = 1;
+  HttpServer server("127.0.0.1", 0, limits, [](const HttpRequest&) { return HttpResponse{}; });
+  server.start();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server.port()));
+  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const auto start = std::chrono::steady_clock::now();
+  bool closed = false;
+  // One header byte every 100 ms: each read is in time, the request as a whole is not.
+  for (int i = 0; i < 40 && !closed; ++i) {
+    if (::send(fd, i == 0 ? "GET / HTTP/1.1\r\nX: " : "a", i == 0 ? 21 : 1, MSG_NOSIGNAL) <= 0)
+      closed = true;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0) {
+      char c;
+      closed = ::recv(fd, &c, 1, 0) <= 0;
+    }
+  }
+  ::close(fd);
+  EXPECT_TRUE(closed);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
   server.stop();
 }
 
