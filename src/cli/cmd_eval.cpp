@@ -1,11 +1,12 @@
-// `ptxbench eval FILE --task ID [--json] [--no-timing] [--no-evidence] [--strict]`: judge one
-// kernel.
+// `ptxbench eval FILE --task ID [--json] [--no-timing] [--no-evidence] [--quick] [--strict]`:
+// judge one kernel.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "cli/cmd_common.hpp"
 #include "cli/commands.hpp"
 #include "eval/pipeline.hpp"
+#include "eval/tier.hpp"
 #include "sys/files.hpp"
 
 namespace ptxb::cli {
@@ -31,9 +32,14 @@ int run_eval(int argc, char** argv) {
   app.add_flag("--self-baseline", self_baseline,
                "time the candidate against itself (timing self-check; speedup should be 1.00)");
   app.add_flag("--strict", strict, "exit 1 unless the outcome is passed");
+  bool quick = false;
+  app.add_flag("--quick", quick,
+               "the quick tier: correctness on the smallest visible and hidden shapes, evidence "
+               "and 10 timed rounds on one timed visible and one timed hidden shape");
   if (const auto status = parse_flags(app, argc, argv)) return *status;
 
   EvalConfig config = EvalConfig::from_environment();
+  if (quick) config = quick_tier(config);
   config.run_timing = !no_timing;
   config.self_baseline = self_baseline;
   config.run_evidence = !no_evidence;

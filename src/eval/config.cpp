@@ -81,6 +81,7 @@ nlohmann::json EvalConfig::to_json() const {
           {"timing_max_samples", timing_max_samples},
           {"sustained_calls", sustained_calls},
           {"sustained_rounds", sustained_rounds},
+          {"tier", tier == Tier::kQuick ? "quick" : "full"},
           {"run_timing", run_timing},
           {"self_baseline", self_baseline},
           {"device", device},

@@ -11,6 +11,11 @@
 
 namespace ptxb {
 
+/// How much of a task a judgement covers (docs/serve.md). kFull: every shape, seed and timed
+/// shape. kQuick (eval/tier.hpp): correctness on the smallest visible and the smallest hidden
+/// shape, evidence and a short timing on one timed visible and one timed hidden shape.
+enum class Tier { kFull, kQuick };
+
 struct EvalConfig {
   std::filesystem::path tasks_root;  ///< PTXBENCH_TASKS_DIR, default <source>/tasks
   std::filesystem::path worker;      ///< PTXBENCH_WORKER, default: beside the ptxbench binary
@@ -34,6 +39,7 @@ struct EvalConfig {
   uint32_t sandbox_uid = 61000;   ///< PTXBENCH_SANDBOX_UID; default 61000 + device index
   int call_deadline_s = 20;       ///< PTXBENCH_CALL_DEADLINE_S: one candidate call's limit
   EvidenceOptions evidence;       ///< PTXBENCH_NCU, PTXBENCH_EVIDENCE_DEADLINE_S
+  Tier tier = Tier::kFull;        ///< set through quick_tier() (eval/tier.hpp)
 
   std::filesystem::path catalog_dir() const { return tasks_root / "catalog"; }
   /// Reads the environment once; throws InputError naming a malformed variable.

@@ -10,6 +10,7 @@
 #include "eval/ncu_evidence.hpp"
 #include "eval/runtime_outcome.hpp"
 #include "eval/sanitize.hpp"
+#include "eval/tier.hpp"
 #include "eval/worker_fold.hpp"
 #include "eval/worker_launch.hpp"
 #include "protocol/protocol.hpp"
@@ -111,13 +112,15 @@ std::optional<double> peak_tflops(const TaskSpec& task, const json& environment)
 
 Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   const Catalog catalog = load_catalog(config.catalog_dir());
-  const TaskSpec task = find_task(config.tasks_root, catalog, request.task_id);
+  const TaskSpec full_task = find_task(config.tasks_root, catalog, request.task_id);
+  const TaskSpec task = config.tier == Tier::kQuick ? quick_task(full_task) : full_task;
   Verdict v;
   json& r = v.record;
   r["task"] = task.id;
   r["family"] = task.family;
   r["arch"] = task.arch;
-  r["task_hash"] = task_hash(task, catalog);
+  r["task_hash"] = task_hash(full_task, catalog);  // the task's identity, whatever the tier
+  r["tier"] = tier_name(config.tier);
   r["source"] = {{"path", request.source_path.string()}, {"sha256", sha256_hex(request.source)}};
   r["ptxbench_version"] = PTXB_VERSION;
   r["ptxbench_commit"] = ptxbench_commit();

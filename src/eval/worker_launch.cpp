@@ -28,6 +28,7 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
   job.counters = counters_json(catalog.counters_for(task.arch));
   job.shared_object = so;
   job.run_timing = config.run_timing;
+  job.quick_correctness = config.tier == Tier::kQuick;  // smallest visible and hidden shapes
   job.baseline = config.self_baseline ? "self" : "library";
   job.timing_warmup = config.timing_warmup;
   job.timing_samples = config.timing_samples;

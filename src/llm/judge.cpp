@@ -5,6 +5,7 @@
 #include "compile/static_stage.hpp"
 #include "core/error.hpp"
 #include "eval/pipeline.hpp"
+#include "eval/tier.hpp"
 #include "tasks/task_json.hpp"
 
 namespace ptxb {
@@ -75,7 +76,7 @@ void Judge::release_gpu(int device) {
   freed_.notify_one();
 }
 
-EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt) {
+EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt, Tier tier) {
   PTXB_ASSERT(attempt.code.has_value(), "judge: attempt " + std::to_string(attempt.id) +
                                             " has no code (use evaluation_without_code)");
   const auto start = std::chrono::steady_clock::now();
@@ -93,7 +94,7 @@ EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt
     ~GpuRelease() { judge->release_gpu(device); }
   } const release{this, device};
   const auto got_gpu = std::chrono::steady_clock::now();
-  EvalConfig config = config_;
+  EvalConfig config = tier == Tier::kQuick ? quick_tier(config_) : config_;
   config.device = device;
   // Workers on different GPUs must not share a sandbox user: each run ends by killing every
   // process of its user.

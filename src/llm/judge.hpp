@@ -33,7 +33,9 @@ class Judge {
   /// Judges `attempt` (which must carry code) as task `task`. Thread-safe; blocks while every GPU
   /// is busy. Never throws for a bad candidate; PTXBench errors (ApiError, InternalError)
   /// propagate.
-  EvaluationRecord judge(const TaskSpec& task, const AttemptRecord& attempt);
+  /// `tier`: the full judgement or the quick one (eval/tier.hpp).
+  EvaluationRecord judge(const TaskSpec& task, const AttemptRecord& attempt,
+                         Tier tier = Tier::kFull);
 
  private:
   int acquire_gpu();

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "eval/tier.hpp"
 #include "llm/feedback.hpp"
 #include "store/records.hpp"
 #include "sys/sandbox.hpp"
@@ -150,8 +151,8 @@ HttpResponse Service::submit(const HttpRequest& request) {
   if (!tier || !key) return error(400, "\"tier\" and \"idempotency_key\" must be strings");
   if (!tasks_.count(*task)) return error(400, "unknown task: " + *task + " (GET /v1/health)");
   const std::string chosen_tier = tier->empty() ? "full" : *tier;
-  if (chosen_tier != "full")
-    return error(400, "tier \"" + chosen_tier + "\" is not available; this server judges \"full\"");
+  if (!tier_from_name(chosen_tier))
+    return error(400, "tier \"" + chosen_tier + "\" is unknown: \"full\" or \"quick\"");
   if (code->empty()) return error(400, "\"code\" is empty");
   if (key->size() > 200) return error(400, "\"idempotency_key\" longer than 200 bytes");
 
@@ -237,7 +238,8 @@ void Service::judge_job(const Job& job) {
     attempt.id = job.id;
     attempt.task_id = job.task;
     attempt.code = job.source;
-    const EvaluationRecord e = judge_.judge(task, attempt);
+    const EvaluationRecord e =
+        judge_.judge(task, attempt, tier_from_name(job.tier).value_or(Tier::kFull));
     verdict = e.verdict;
     verdict["service_seconds"] = e.stage_seconds;
     gpu_seconds = e.judge_seconds - e.stage_seconds.value("compile_before_gpu", 0.0) -

@@ -195,7 +195,7 @@ TEST_F(ServeTest, RoundTripThroughTheStaticStageWithIdempotencyAndFeedback) {
   EXPECT_EQ(http_exchange(port, request("POST", "/v1/jobs", config_.token, "{not json")).status,
             400);
   submit(s, {{"task", "sm90/no-such-task"}, {"code", "x"}}, 400);
-  submit(s, {{"task", "sm90/gemm/bf16-wgmma"}, {"code", "x"}, {"tier", "quick"}}, 400);
+  submit(s, {{"task", "sm90/gemm/bf16-wgmma"}, {"code", "x"}, {"tier", "turbo"}}, 400);
 
   const json first = submit(s, job(kBroken, "key-1"), 202);
   const json again = submit(s, job(kBroken, "key-1"), 200);
@@ -210,9 +210,15 @@ TEST_F(ServeTest, RoundTripThroughTheStaticStageWithIdempotencyAndFeedback) {
   EXPECT_NE(done["feedback"].get<std::string>().find("compile"), std::string::npos);
   EXPECT_EQ(done["attempts"], 1);
 
+  json quick_job = job(kBroken + "// quick\n");
+  quick_job["tier"] = "quick";
+  const json quick = result(s, submit(s, quick_job, 202)["id"].get<int64_t>());
+  EXPECT_EQ(quick["tier"], "quick");
+  EXPECT_EQ(quick["verdict"]["tier"], "quick");
+
   const json m =
       json::parse(http_exchange(port, request("GET", "/v1/metrics", config_.token)).body);
-  EXPECT_EQ(m["done"], 1);
+  EXPECT_EQ(m["done"], 2);
   EXPECT_EQ(m["queued"], 0);
   s.stop();
 }
