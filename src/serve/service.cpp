@@ -206,12 +206,15 @@ HttpResponse Service::metrics() {
   std::lock_guard lock(mutex_);
   const double up =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  json by_device = json::object();
+  for (const auto& [device, seconds] : busy_by_gpu_) by_device[std::to_string(device)] = seconds;
   return reply(200, {{"queued", c.queued},
                      {"running", c.running},
                      {"done", c.done},
                      {"done_last_hour", c.done_last_hour},
                      {"judged_by_this_process", judged_},
                      {"gpu_busy_seconds", gpu_seconds_},
+                     {"gpu_busy_seconds_by_device", by_device},
                      {"uptime_seconds", up},
                      {"gpus", config_.gpus}});
 }
@@ -232,6 +235,7 @@ void Service::executor_loop() {
 void Service::judge_job(const Job& job) {
   json verdict;
   double gpu_seconds = 0;
+  int device = -1;
   try {
     const TaskSpec& task = tasks_.at(job.task);
     AttemptRecord attempt;
@@ -244,6 +248,7 @@ void Service::judge_job(const Job& job) {
     verdict["service_seconds"] = e.stage_seconds;
     gpu_seconds = e.judge_seconds - e.stage_seconds.value("compile_before_gpu", 0.0) -
                   e.stage_seconds.value("gpu_wait", 0.0);
+    device = verdict.value("config", json::object()).value("device", -1);
   } catch (const std::exception& e) {
     verdict = {{"outcome", "unavailable"},
                {"reason", std::string("PTXBench could not judge this job: ") + e.what()}};
@@ -253,6 +258,7 @@ void Service::judge_job(const Job& job) {
   std::lock_guard lock(mutex_);
   ++judged_;
   gpu_seconds_ += std::max(0.0, gpu_seconds);
+  if (device >= 0) busy_by_gpu_[device] += std::max(0.0, gpu_seconds);
 }
 
 }  // namespace ptxb::serve

@@ -79,8 +79,9 @@ class Service {
   std::atomic<bool> paused_{false};
   std::mutex mutex_;
   std::condition_variable work_;
-  double gpu_seconds_ = 0;  ///< time jobs held a GPU (under mutex_)
-  int64_t judged_ = 0;      ///< jobs judged by this process (under mutex_)
+  double gpu_seconds_ = 0;             ///< time jobs held a GPU (under mutex_)
+  std::map<int, double> busy_by_gpu_;  ///< the same per device (under mutex_)
+  int64_t judged_ = 0;                 ///< jobs judged by this process (under mutex_)
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 

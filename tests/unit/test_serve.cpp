@@ -220,6 +220,7 @@ TEST_F(ServeTest, RoundTripThroughTheStaticStageWithIdempotencyAndFeedback) {
       json::parse(http_exchange(port, request("GET", "/v1/metrics", config_.token)).body);
   EXPECT_EQ(m["done"], 2);
   EXPECT_EQ(m["queued"], 0);
+  EXPECT_TRUE(m["gpu_busy_seconds_by_device"].is_object());
   s.stop();
 }
 
