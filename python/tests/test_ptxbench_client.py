@@ -30,7 +30,9 @@ def has_gpu() -> bool:
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve")
-    env = dict(os.environ, PTXBENCH_SERVE_TOKEN=TOKEN, PTXBENCH_CACHE_DIR=str(tmp / "cache"))
+    # Its own sandbox user: the service's start-up sweep kills every process of that user.
+    env = dict(os.environ, PTXBENCH_SERVE_TOKEN=TOKEN, PTXBENCH_CACHE_DIR=str(tmp / "cache"),
+               PTXBENCH_SANDBOX_UID="61910")
     proc = subprocess.Popen([str(EXE), "serve", "--port", "0", "--db", str(tmp / "jobs.db"),
                              "--compile-threads", "1"], stdout=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()

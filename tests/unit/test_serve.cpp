@@ -147,6 +147,9 @@ class ServeTest : public ::testing::Test {
     config_.eval.worker = std::filesystem::path(PTXB_BINARY_DIR) / "ptxbench-worker";
     config_.eval.compile.cache_dir = dir_->path() / "cache";
     config_.eval.worker_deadline = std::chrono::seconds(60);
+    // A sandbox user of its own: the service's start-up sweep kills every process of its users,
+    // and other tests (run in parallel) sandbox their workers as the default one.
+    config_.eval.sandbox_uid = 61900;
   }
 
   json submit(Service& s, const json& body, int expect_status) {
@@ -322,6 +325,7 @@ struct ServerProcess {
       ::dup2(out[1], 1);
       ::setenv("PTXBENCH_SERVE_TOKEN", c.token.c_str(), 1);
       ::setenv("PTXBENCH_CACHE_DIR", cache.c_str(), 1);
+      ::setenv("PTXBENCH_SANDBOX_UID", std::to_string(c.eval.sandbox_uid).c_str(), 1);
       const std::string exe = std::string(PTXB_BINARY_DIR) + "/ptxbench";
       ::execl(exe.c_str(), exe.c_str(), "serve", "--port", "0", "--db", c.database.c_str(),
               "--compile-threads", "0", static_cast<char*>(nullptr));
