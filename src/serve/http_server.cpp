@@ -98,6 +98,46 @@ void answer_and_close(int fd, const HttpResponse& r) {
   ::close(fd);
 }
 
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// "%41" -> "A", "+" -> " "; a malformed escape stays as written.
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 &&
+               hex_value(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// "a=1&b=x%20y" -> {a: 1, b: "x y"}; a name without '=' gets "".
+std::map<std::string, std::string> parse_query(std::string_view q) {
+  std::map<std::string, std::string> out;
+  while (!q.empty()) {
+    const size_t amp = q.find('&');
+    const std::string_view pair = q.substr(0, amp);
+    const size_t eq = pair.find('=');
+    if (!pair.empty())
+      out[percent_decode(pair.substr(0, eq))] =
+          eq == std::string_view::npos ? "" : percent_decode(pair.substr(eq + 1));
+    if (amp == std::string_view::npos) break;
+    q.remove_prefix(amp + 1);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string HttpRequest::header(const std::string& name) const {
@@ -255,7 +295,9 @@ void HttpServer::serve_connection(int fd) {
     return answer_and_close(fd, error_response(400, "malformed request line"));
   req.method = std::string(request_line.substr(0, sp1));
   const std::string_view target = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
-  req.path = std::string(target.substr(0, target.find('?')));
+  const size_t question = target.find('?');
+  req.path = std::string(target.substr(0, question));
+  if (question != std::string_view::npos) req.query = parse_query(target.substr(question + 1));
   size_t pos = line_end == std::string_view::npos ? head.size() : line_end + 2;
   while (pos < head.size()) {
     size_t end = head.find("\r\n", pos);

@@ -23,6 +23,7 @@ namespace ptxb::serve {
 struct HttpRequest {
   std::string method;                          ///< "GET", "POST", ...
   std::string path;                            ///< the target without its query string
+  std::map<std::string, std::string> query;    ///< its query parameters, %-decoded
   std::map<std::string, std::string> headers;  ///< names lower-cased
   std::string body;
   /// The header's value, or "" when absent (`name` lower-case).

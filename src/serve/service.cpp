@@ -4,11 +4,16 @@
 #include <cmath>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <thread>
 #include <variant>
+#include <vector>
 
 #include "core/error.hpp"
 #include "eval/tier.hpp"
+#include "llm/code_extract.hpp"
 #include "llm/feedback.hpp"
+#include "serve/reward.hpp"
 #include "store/records.hpp"
 #include "sys/sandbox.hpp"
 #include "tasks/catalog.hpp"
@@ -36,6 +41,17 @@ bool same_secret(const std::string& a, const std::string& b) {
   for (size_t i = 0; i < a.size(); ++i)
     diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
   return diff == 0;
+}
+
+// The request's body as a JSON object into `body`; else the 400 that says why.
+std::optional<HttpResponse> parse_object(const HttpRequest& request, json& body) {
+  try {
+    body = json::parse(request.body);
+  } catch (const json::parse_error& e) {
+    return error(400, std::string("the body is not JSON: ") + e.what());
+  }
+  if (!body.is_object()) return error(400, "the body must be a JSON object");
+  return std::nullopt;
 }
 
 // "/v1/jobs/17" -> 17, "/v1/jobs/17/result" -> 17 with `result`; -1 when not a job path.
@@ -115,6 +131,15 @@ HttpResponse Service::handle(const HttpRequest& request) {
     if (request.method != "GET") return error(405, "GET only");
     return reply(200, {{"ok", true}, {"gpus", config_.gpus}, {"tasks", tasks_.size()}});
   }
+  if (request.path == "/v1/openrlhf/reward") {
+    // OpenRLHF posts without headers of its own: the token may ride in the URL here only.
+    const auto token = request.query.find("token");
+    if (!authorized(request) &&
+        (token == request.query.end() || !same_secret(token->second, config_.token)))
+      return error(401, "missing or wrong API token (?token=TOKEN or Authorization: Bearer)");
+    if (request.method != "POST") return error(405, "POST only");
+    return openrlhf_reward(request);
+  }
   if (!authorized(request))
     return error(401, "missing or wrong API token (Authorization: Bearer TOKEN)");
   if (request.path == "/v1/jobs") {
@@ -134,12 +159,7 @@ HttpResponse Service::handle(const HttpRequest& request) {
 
 HttpResponse Service::submit(const HttpRequest& request) {
   json body;
-  try {
-    body = json::parse(request.body);
-  } catch (const json::parse_error& e) {
-    return error(400, std::string("the body is not JSON: ") + e.what());
-  }
-  if (!body.is_object()) return error(400, "the body must be a JSON object");
+  if (auto refused = parse_object(request, body)) return *refused;
   auto text_field = [&](const char* name, bool required) -> std::optional<std::string> {
     if (!body.contains(name)) return required ? std::nullopt : std::optional<std::string>("");
     if (!body[name].is_string()) return std::nullopt;
@@ -217,6 +237,101 @@ HttpResponse Service::metrics() {
                      {"gpu_busy_seconds_by_device", by_device},
                      {"uptime_seconds", up},
                      {"gpus", config_.gpus}});
+}
+
+std::optional<int64_t> Service::submit_waiting(const std::string& task, const std::string& tier,
+                                               const std::string& code,
+                                               std::chrono::steady_clock::time_point deadline) {
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto submitted = store_.submit("", task, tier, code, config_.max_queued);
+    if (const auto* s = std::get_if<JobStore::Submitted>(&submitted)) {
+      work_.notify_one();
+      return s->id;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // queue full
+  }
+  return std::nullopt;
+}
+
+HttpResponse Service::openrlhf_reward(const HttpRequest& request) {
+  json body;
+  if (auto refused = parse_object(request, body)) return *refused;
+  auto strings = [&](const char* name) -> std::optional<std::vector<std::string>> {
+    if (!body.contains(name) || !body[name].is_array()) return std::nullopt;
+    std::vector<std::string> out;
+    for (const json& v : body[name]) {
+      if (!v.is_string()) return std::nullopt;
+      out.push_back(v.get<std::string>());
+    }
+    return out;
+  };
+  const auto queries = strings("query"), labels = strings("labels");
+  const auto prompts = strings("prompts");
+  if (!queries || !labels || labels->size() != queries->size())
+    return error(400,
+                 "'query' and 'labels' (the task id of each sample) must be arrays of strings of "
+                 "one length");
+  if (prompts && prompts->size() != queries->size())
+    return error(400, "'prompts' must have one entry per query");
+  const auto tier_it = request.query.find("tier");
+  const std::string tier = tier_it == request.query.end() ? "quick" : tier_it->second;
+  if (!tier_from_name(tier)) return error(400, "tier must be 'full' or 'quick'");
+  for (const std::string& task : *labels)
+    if (!tasks_.count(task)) return error(400, "unknown task in labels: " + task);
+
+  const auto deadline = std::chrono::steady_clock::now() + config_.reward_deadline;
+  const size_t n = queries->size();
+  std::vector<std::optional<std::string>> codes(n);
+  std::vector<std::optional<int64_t>> jobs(n);
+  std::vector<int> tries(n, 0);
+  std::vector<json> outcomes(n, "no_code");
+  std::vector<double> rewards(n, 0.0);
+  int unavailable = 0, timed_out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::string_view answer = (*queries)[i];
+    if (prompts && answer.substr(0, (*prompts)[i].size()) == (*prompts)[i])
+      answer.remove_prefix((*prompts)[i].size());  // the response alone
+    codes[i] = extract_code(answer);
+    if (codes[i]) {
+      jobs[i] = submit_waiting((*labels)[i], tier, *codes[i], deadline);
+      tries[i] = 1;
+    }
+  }
+  for (bool pending = true; pending;) {
+    pending = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (!jobs[i]) continue;
+      const std::optional<Job> job = store_.get(*jobs[i]);
+      if (!job || job->state != "done") {
+        pending = true;
+        continue;
+      }
+      const json verdict = json::parse(job->verdict);
+      const std::optional<double> reward = reward_of(verdict);
+      if (!reward && tries[i] == 1) {  // PTXBench could not judge: once more
+        jobs[i] = submit_waiting((*labels)[i], tier, *codes[i], deadline);
+        tries[i] = 2;
+        pending = pending || jobs[i].has_value();
+        continue;
+      }
+      outcomes[i] = verdict.value("outcome", "unavailable");
+      rewards[i] = reward.value_or(0.0);
+      unavailable += reward ? 0 : 1;
+      jobs[i].reset();
+    }
+    if (pending && std::chrono::steady_clock::now() >= deadline) {
+      for (size_t i = 0; i < n; ++i)
+        if (jobs[i]) outcomes[i] = "not_judged_in_time", ++timed_out;
+      break;
+    }
+    if (pending) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return reply(200, {{"rewards", rewards},
+                     {"scores", rewards},
+                     {"extra_logs",
+                      {{"outcomes", outcomes},
+                       {"unavailable", unavailable},
+                       {"not_judged_in_time", timed_out}}}});
 }
 
 void Service::executor_loop() {

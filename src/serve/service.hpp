@@ -35,6 +35,8 @@ struct ServeConfig {
   std::vector<int> gpus = {0};               ///< one exclusive worker each
   int compile_threads = 2;                   ///< executors beyond the GPUs: compiles run ahead
   std::chrono::milliseconds idle_poll{200};  ///< an idle executor looks for work this often
+  /// The OpenRLHF reward route answers within this (samples not judged by then get 0).
+  std::chrono::seconds reward_deadline{900};
   EvalConfig eval;
 };
 
@@ -64,6 +66,12 @@ class Service {
   HttpResponse submit(const HttpRequest& request);
   HttpResponse job_status(int64_t id, bool with_result);
   HttpResponse metrics();
+  /// POST /v1/openrlhf/reward: OpenRLHF's remote reward protocol (docs/python.md).
+  HttpResponse openrlhf_reward(const HttpRequest& request);
+  /// Queues a job, waiting while the queue is full; nullopt when `deadline` passed first.
+  std::optional<int64_t> submit_waiting(const std::string& task, const std::string& tier,
+                                        const std::string& code,
+                                        std::chrono::steady_clock::time_point deadline);
   bool authorized(const HttpRequest& request) const;
   void executor_loop();
   void judge_job(const Job& job);

@@ -23,6 +23,7 @@
 
 #include "serve/http_server.hpp"
 #include "serve/job_store.hpp"
+#include "serve/reward.hpp"
 #include "serve/service.hpp"
 #include "sys/files.hpp"
 
@@ -411,6 +412,51 @@ TEST_F(ServeTest, SigkillMidJobThenRestartJudgesEveryJobOnceAndLeavesNoOrphan) {
       json::parse(http_exchange(server.port, request("GET", "/v1/metrics", config_.token)).body);
   EXPECT_EQ(m["done"], 4);
   server.stop();
+}
+
+TEST_F(ServeTest, OpenRlhfRewardRouteJudgesEachSampleOfItsTask) {
+  Service s(config_);
+  s.start();
+  const std::string path = "/v1/openrlhf/reward";
+  const json body = {
+      {"query", {"Write it.\n```cuda\n" + kBroken + "```\n", "Write it.\nI cannot."}},
+      {"prompts", {"Write it.\n", "Write it.\n"}},
+      {"labels", {"sm90/gemm/bf16-wgmma", "sm90/gemm/bf16-wgmma"}}};
+  // OpenRLHF sends no Authorization header: the token rides in the URL.
+  EXPECT_EQ(http_exchange(s.port(), request("POST", path, "", body.dump())).status, 401);
+  EXPECT_EQ(http_exchange(s.port(), request("POST", path + "?token=wrong", "", body.dump())).status,
+            401);
+  const Reply r =
+      http_exchange(s.port(), request("POST", path + "?token=" + config_.token, "", body.dump()));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json out = json::parse(r.body);
+  EXPECT_EQ(out["rewards"], json({0.0, 0.0}));
+  EXPECT_EQ(out["scores"], out["rewards"]);
+  EXPECT_EQ(out["extra_logs"]["outcomes"], json({"compile_error", "no_code"}));
+  json bad = body;
+  bad["labels"] = {"sm90/gemm/bf16-wgmma"};
+  EXPECT_EQ(
+      http_exchange(s.port(), request("POST", path + "?token=" + config_.token, "", bad.dump()))
+          .status,
+      400);
+  s.stop();
+}
+
+TEST(ServeReward, TheSameTableAsThePythonPackage) {
+  auto with = [](const char* outcome, std::vector<double> speedups = {}) {
+    json v = {{"outcome", outcome}, {"timing", json::array()}};
+    for (double x : speedups) v["timing"].push_back({{"speedup", {{"median", x}}}});
+    return v;
+  };
+  EXPECT_EQ(reward_of(with("rejected_cheat", {5.0})), -1.0);
+  EXPECT_EQ(reward_of(with("compile_error")), 0.0);
+  EXPECT_EQ(reward_of(with("crashed")), 0.0);
+  EXPECT_EQ(reward_of(with("incorrect")), 0.1);
+  EXPECT_EQ(reward_of(with("low_instruction_share")), 0.3);
+  EXPECT_EQ(reward_of(with("passed")), 0.5);
+  EXPECT_NEAR(*reward_of(with("passed", {0.5, 2.0})), 0.75, 1e-12);
+  EXPECT_EQ(reward_of(with("passed", {4.0, 4.0})), 1.0);
+  EXPECT_FALSE(reward_of(with("unavailable")).has_value());
 }
 
 TEST(JobStore, IdempotencyConflictsAndQueueLimit) {
