@@ -280,58 +280,68 @@ HttpResponse Service::openrlhf_reward(const HttpRequest& request) {
     if (!tasks_.count(task)) return error(400, "unknown task in labels: " + task);
 
   const auto deadline = std::chrono::steady_clock::now() + config_.reward_deadline;
-  const size_t n = queries->size();
-  std::vector<std::optional<std::string>> codes(n);
-  std::vector<std::optional<int64_t>> jobs(n);
-  std::vector<int> tries(n, 0);
-  std::vector<json> outcomes(n, "no_code");
-  std::vector<double> rewards(n, 0.0);
-  int unavailable = 0, timed_out = 0;
-  for (size_t i = 0; i < n; ++i) {
+  std::vector<RewardSample> samples(queries->size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    RewardSample& sample = samples[i];
+    sample.task = (*labels)[i];
     std::string_view answer = (*queries)[i];
     if (prompts && answer.substr(0, (*prompts)[i].size()) == (*prompts)[i])
       answer.remove_prefix((*prompts)[i].size());  // the response alone
-    codes[i] = extract_code(answer);
-    if (codes[i]) {
-      jobs[i] = submit_waiting((*labels)[i], tier, *codes[i], deadline);
-      tries[i] = 1;
-    }
+    sample.code = extract_code(answer);
+    if (!sample.code) continue;
+    sample.job = submit_waiting(sample.task, tier, *sample.code, deadline);
+    sample.tries = 1;
+    if (!sample.job) sample.outcome = "not_judged_in_time";  // never got into the queue
   }
+  await_rewards(samples, tier, deadline);
+  json rewards = json::array(), outcomes = json::array();
+  int unavailable = 0, late = 0;
+  for (const RewardSample& sample : samples) {
+    rewards.push_back(sample.reward);
+    outcomes.push_back(sample.outcome);
+    unavailable += sample.outcome == "unavailable" ? 1 : 0;
+    late += sample.outcome == "not_judged_in_time" ? 1 : 0;
+  }
+  return reply(
+      200,
+      {{"rewards", rewards},
+       {"scores", rewards},
+       {"extra_logs",
+        {{"outcomes", outcomes}, {"unavailable", unavailable}, {"not_judged_in_time", late}}}});
+}
+
+void Service::await_rewards(std::vector<RewardSample>& samples, const std::string& tier,
+                            std::chrono::steady_clock::time_point deadline) {
   for (bool pending = true; pending;) {
     pending = false;
-    for (size_t i = 0; i < n; ++i) {
-      if (!jobs[i]) continue;
-      const std::optional<Job> job = store_.get(*jobs[i]);
+    for (RewardSample& sample : samples) {
+      if (!sample.job) continue;
+      const std::optional<Job> job = store_.get(*sample.job);
       if (!job || job->state != "done") {
         pending = true;
         continue;
       }
       const json verdict = json::parse(job->verdict);
       const std::optional<double> reward = reward_of(verdict);
-      if (!reward && tries[i] == 1) {  // PTXBench could not judge: once more
-        jobs[i] = submit_waiting((*labels)[i], tier, *codes[i], deadline);
-        tries[i] = 2;
-        pending = pending || jobs[i].has_value();
-        continue;
+      if (!reward && sample.tries == 1) {  // PTXBench could not judge: once more
+        sample.job = submit_waiting(sample.task, tier, *sample.code, deadline);
+        sample.tries = 2;
+        if (sample.job) {
+          pending = true;
+          continue;
+        }
       }
-      outcomes[i] = verdict.value("outcome", "unavailable");
-      rewards[i] = reward.value_or(0.0);
-      unavailable += reward ? 0 : 1;
-      jobs[i].reset();
+      sample.outcome = verdict.value("outcome", "unavailable");
+      sample.reward = reward.value_or(0.0);
+      sample.job.reset();
     }
     if (pending && std::chrono::steady_clock::now() >= deadline) {
-      for (size_t i = 0; i < n; ++i)
-        if (jobs[i]) outcomes[i] = "not_judged_in_time", ++timed_out;
-      break;
+      for (RewardSample& sample : samples)
+        if (sample.job) sample.outcome = "not_judged_in_time", sample.job.reset();
+      return;
     }
     if (pending) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  return reply(200, {{"rewards", rewards},
-                     {"scores", rewards},
-                     {"extra_logs",
-                      {{"outcomes", outcomes},
-                       {"unavailable", unavailable},
-                       {"not_judged_in_time", timed_out}}}});
 }
 
 void Service::executor_loop() {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,8 +67,21 @@ class Service {
   HttpResponse submit(const HttpRequest& request);
   HttpResponse job_status(int64_t id, bool with_result);
   HttpResponse metrics();
+  /// One sample of an OpenRLHF reward request on its way through the queue.
+  struct RewardSample {
+    std::string task;
+    std::optional<std::string> code;  ///< nullopt: the answer holds no code
+    std::optional<int64_t> job;       ///< queued or being judged
+    int tries = 0;
+    std::string outcome = "no_code";
+    double reward = 0;
+  };
   /// POST /v1/openrlhf/reward: OpenRLHF's remote reward protocol (docs/python.md).
   HttpResponse openrlhf_reward(const HttpRequest& request);
+  /// Waits for every queued sample's verdict until `deadline`, judging an `unavailable` one once
+  /// more; sets each outcome and reward (0 when not judged in time).
+  void await_rewards(std::vector<RewardSample>& samples, const std::string& tier,
+                     std::chrono::steady_clock::time_point deadline);
   /// Queues a job, waiting while the queue is full; nullopt when `deadline` passed first.
   std::optional<int64_t> submit_waiting(const std::string& task, const std::string& tier,
                                         const std::string& code,
