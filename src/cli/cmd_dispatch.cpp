@@ -14,6 +14,8 @@ const std::vector<Command>& commands() {
       {"evaluate", "judge stored attempts: ptxbench evaluate --run NAME", run_evaluate},
       {"export", "stored attempts as JSON Lines: ptxbench export [--run NAME]", run_export},
       {"report", "leaderboard of stored runs: ptxbench report [--out DIR]", run_report},
+      {"merge", "join the stores of a run's shards: ptxbench merge --out OUT.db IN.db...",
+       run_merge},
       {"serve", "judge over HTTP: ptxbench serve [--port P] [--token-file F] [--gpus 0,1]",
        run_serve},
   };

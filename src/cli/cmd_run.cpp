@@ -24,6 +24,7 @@ struct RunArgs {
   std::string model, endpoint, api_key_env = "OPENAI_API_KEY", replay, tasks, run_name, db;
   std::string extra_body;  ///< JSON object merged into every request body
   std::string ca_bundle;   ///< PEM authorities for HTTPS instead of the system's
+  std::string shard;       ///< "I/N": this host's share of the sample chains
   std::string gpus = "0";
   int samples = 1, turns = 1, concurrency = 8;
   bool keep_optimizing = false, no_evidence = false;
@@ -52,6 +53,9 @@ void add_options(CLI::App& app, RunArgs& a, bool judging) {
   app.add_option("--samples", a.samples, "samples per task");
   app.add_option("--concurrency", a.concurrency, "samples (model calls) in flight at once");
   app.add_option("--run-name", a.run_name, "name of the run; an existing name is resumed");
+  app.add_option("--shard", a.shard,
+                 "I/N: only the sample chains whose index is I modulo N (one host of N; join "
+                 "the stores with `ptxbench merge`)");
   app.add_option("--db", a.db, "results database (default $PTXBENCH_DB or results/ptxbench.db)");
   app.add_option("--temperature", a.temperature);
   app.add_option("--top-p", a.top_p);
@@ -104,6 +108,23 @@ std::unique_ptr<Model> make_model(const RunArgs& a, std::unique_ptr<HttpTranspor
   return std::make_unique<EndpointModel>(*client);
 }
 
+// "I/N" -> {I, N}; {0, 1} for "". InputError unless 0 <= I < N.
+std::pair<int, int> parse_shard(const std::string& text) {
+  if (text.empty()) return {0, 1};
+  const size_t slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      size_t used_i = 0, used_n = 0;
+      const int i = std::stoi(text.substr(0, slash), &used_i);
+      const int n = std::stoi(text.substr(slash + 1), &used_n);
+      if (used_i == slash && used_n == text.size() - slash - 1 && i >= 0 && n >= 1 && i < n)
+        return {i, n};
+    }
+  } catch (const std::exception&) {  // std::invalid_argument, std::out_of_range
+  }
+  throw InputError("--shard " + text + ": expected I/N with 0 <= I < N, e.g. 0/4");
+}
+
 nlohmann::json run_settings(const RunArgs& a, const ChatClient* client, bool judging) {
   nlohmann::json s = client ? client->config().to_json() : nlohmann::json::object();
   s["samples"] = a.samples;
@@ -123,6 +144,7 @@ int run_or_generate(int argc, char** argv, bool judging) {
   RunArgs a;
   add_options(app, a, judging);
   if (const auto status = parse_flags(app, argc, argv)) return *status;
+  const auto [shard, shards] = parse_shard(a.shard);
   const std::vector<TaskSpec> tasks = select_tasks(a.tasks);
   SystemClock clock;
   std::unique_ptr<HttpTransport> transport;
@@ -156,6 +178,7 @@ int run_or_generate(int argc, char** argv, bool judging) {
     run.settings = run_settings(a, client.get(), judging);
     run.settings["task_hashes"] = hashes;
     run.environment = host_environment();
+    if (shards > 1) run.environment["shard"] = a.shard;  // this host's part of the run
     run_id = store.create_run(run);
   }
 
@@ -170,7 +193,12 @@ int run_or_generate(int argc, char** argv, bool judging) {
   options.turns = a.turns;
   options.keep_optimizing = a.keep_optimizing;
   options.concurrency = a.concurrency;
-  ProgressPrinter progress(static_cast<int64_t>(tasks.size()) * a.samples * a.turns);
+  options.shard = shard;
+  options.shards = shards;
+  int64_t chains = 0;
+  for (size_t i = 0; i < tasks.size() * static_cast<size_t>(a.samples); ++i)
+    chains += in_shard(i, options) ? 1 : 0;
+  ProgressPrinter progress(chains * a.turns);
   const int64_t generated =
       run_loop(*model, store, run_id, tasks, judge.get(), options, std::ref(progress));
   std::cout << "run '" << name << "': " << generated << " new attempts in " << db.string() << "\n";

@@ -25,6 +25,7 @@ int run_evaluate(int argc, char** argv);
 int run_export(int argc, char** argv);
 int run_report(int argc, char** argv);
 int run_serve(int argc, char** argv);
+int run_merge(int argc, char** argv);
 
 /// Every subcommand, in the order `ptxbench --help` lists them.
 const std::vector<Command>& commands();

@@ -128,6 +128,8 @@ int64_t run_loop(Model& model, ResultStore& store, int64_t run_id,
                  const Reporter& on_done) {
   if (options.samples < 1 || options.turns < 1)
     throw InputError("run: --samples and --turns must be at least 1");
+  if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
+    throw InputError("run: --shard I/N needs 0 <= I < N");
   if (judge == nullptr && options.turns != 1)
     throw InputError("generate: only one turn without judging (repair turns need verdicts)");
   RunContext ctx;
@@ -145,8 +147,10 @@ int64_t run_loop(Model& model, ResultStore& store, int64_t run_id,
   std::vector<std::future<void>> futures;
   {
     BoundedPool pool(static_cast<size_t>(std::max(1, options.concurrency)));
+    size_t chain = 0;
     for (const TaskSpec& task : tasks)
       for (int sample = 0; sample < options.samples; ++sample) {
+        if (!in_shard(chain++, options)) continue;
         const std::vector<AttemptRecord>& turns = stored[{task.id, sample}];
         futures.push_back(
             pool.submit([&ctx, &task, sample, &turns] { run_chain(ctx, task, sample, turns); }));

@@ -22,7 +22,16 @@ struct RunLoopOptions {
   int turns = 1;                 ///< turns per sample (1: no repair)
   bool keep_optimizing = false;  ///< keep asking after a success (until `turns`)
   int concurrency = 8;           ///< sample chains (and so model calls) in flight at once
+  /// This process runs the sample chains whose index (tasks in order, then samples) is
+  /// `shard` modulo `shards` (`ptxbench run --shard I/N`; `ptxbench merge` joins the stores).
+  int shard = 0;
+  int shards = 1;
 };
+
+/// Whether chain `index` belongs to `options`' shard.
+inline bool in_shard(size_t index, const RunLoopOptions& options) {
+  return static_cast<int>(index % static_cast<size_t>(options.shards)) == options.shard;
+}
 
 /// What a finished attempt reports to the progress display.
 struct AttemptDone {

@@ -209,6 +209,18 @@ void ResultStore::set_feedback(int64_t attempt_id, std::string_view feedback) {
   transaction.commit();
 }
 
+void ResultStore::set_run_environment(int64_t run_id, const nlohmann::json& environment) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Transaction transaction(*db_, Transaction::Kind::kImmediate);
+  db_->prepare("UPDATE runs SET environment = ?1 WHERE id = ?2")
+      .bind_text(1, store_rows::dump_json(environment))
+      .bind_int64(2, run_id)
+      .run();
+  if (db_->changes() == 0)
+    throw InputError("no run " + std::to_string(run_id) + " in the results database");
+  transaction.commit();
+}
+
 void ResultStore::insert_evaluation(const EvaluationRecord& evaluation) {
   std::lock_guard<std::mutex> lock(mutex_);
   Transaction transaction(*db_, Transaction::Kind::kImmediate);

@@ -107,6 +107,9 @@ class ResultStore {
   /// Sets the feedback the next turn was given about attempt `attempt_id` (known only after
   /// its evaluation). Throws InputError for an unknown attempt.
   void set_feedback(int64_t attempt_id, std::string_view feedback);
+  /// Replaces run `run_id`'s environment record (a merge of shards keeps every host's).
+  /// Throws InputError for an unknown run.
+  void set_run_environment(int64_t run_id, const nlohmann::json& environment);
   /// Stores the evaluation of `evaluation.attempt_id`: exactly once per attempt. Throws
   /// DuplicateRecord when that attempt has one, sqlite::Error (foreign key) for an unknown one.
   void insert_evaluation(const EvaluationRecord& evaluation);
