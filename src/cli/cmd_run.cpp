@@ -1,6 +1,8 @@
 // `ptxbench run` (generate and judge, with repair turns) and `ptxbench generate` (model answers
 // only, judged later by `ptxbench evaluate`). A run is named; running a name again resumes it.
 #include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -196,7 +198,8 @@ int run_or_generate(int argc, char** argv, bool judging) {
   options.shard = shard;
   options.shards = shards;
   int64_t chains = 0;
-  for (size_t i = 0; i < tasks.size() * static_cast<size_t>(a.samples); ++i)
+  // NOTE: samples below 1 count nothing here; run_loop refuses them with a clear error.
+  for (size_t i = 0; i < tasks.size() * static_cast<size_t>(std::max(0, a.samples)); ++i)
     chains += in_shard(i, options) ? 1 : 0;
   ProgressPrinter progress(chains * a.turns);
   const int64_t generated =

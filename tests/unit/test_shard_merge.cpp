@@ -81,6 +81,7 @@ TEST(ShardMerge, ShardsMergeIntoTheWholeRunOnceAndForeignRunsAreRefused) {
 
   EXPECT_EQ(generate(dir.path() / "bad.db", "--shard 2/2"), 2);
   EXPECT_EQ(generate(dir.path() / "bad.db", "--shard x"), 2);
+  EXPECT_EQ(generate(dir.path() / "bad.db", "--shard 0/2", -1), 2) << "negative samples";
   EXPECT_EQ(ptxbench("merge --out " + merged.string() + " " + merged.string()), 2);
 }
 
