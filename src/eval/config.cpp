@@ -7,6 +7,7 @@
 
 #include "compile/tools.hpp"
 #include "core/error.hpp"
+#include "eval/tier.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {
@@ -81,7 +82,7 @@ nlohmann::json EvalConfig::to_json() const {
           {"timing_max_samples", timing_max_samples},
           {"sustained_calls", sustained_calls},
           {"sustained_rounds", sustained_rounds},
-          {"tier", tier == Tier::kQuick ? "quick" : "full"},
+          {"tier", tier_name(tier)},
           {"run_timing", run_timing},
           {"self_baseline", self_baseline},
           {"device", device},

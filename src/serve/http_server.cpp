@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "core/error.hpp"
@@ -76,18 +77,6 @@ std::string serialize(const HttpResponse& r) {
   return out;
 }
 
-HttpResponse error_response(int status, const std::string& message) {
-  HttpResponse r;
-  r.status = status;
-  std::string escaped;
-  for (char c : message) {
-    if (c == '"' || c == '\\') escaped += '\\';
-    escaped += (c == '\n' || c == '\r') ? ' ' : c;
-  }
-  r.body = "{\"error\": \"" + escaped + "\"}";
-  return r;
-}
-
 // Sends `r`, then stops writing and discards what the peer still sends for a moment, so that a
 // client still sending an unread body reads the answer instead of a reset connection.
 void answer_and_close(int fd, const HttpResponse& r) {
@@ -139,6 +128,14 @@ std::map<std::string, std::string> parse_query(std::string_view q) {
 }
 
 }  // namespace
+
+HttpResponse error_response(int status, const std::string& message) {
+  HttpResponse r;
+  r.status = status;
+  r.body = nlohmann::json{{"error", message}}.dump(-1, ' ', false,
+                                                   nlohmann::json::error_handler_t::replace);
+  return r;
+}
 
 std::string HttpRequest::header(const std::string& name) const {
   const auto it = headers.find(name);

@@ -83,6 +83,9 @@ class HttpServer {
   std::vector<std::thread> handlers_;
 };
 
+/// A JSON response {"error": message} with `status`: every refusal of the server and the service.
+HttpResponse error_response(int status, const std::string& message);
+
 /// The reason phrase of an HTTP status code ("Too Many Requests" for 429), "Unknown" otherwise.
 const char* reason_phrase(int status);
 

@@ -30,10 +30,6 @@ HttpResponse reply(int status, const json& body) {
   return r;
 }
 
-HttpResponse error(int status, const std::string& message) {
-  return reply(status, {{"error", message}});
-}
-
 // Compares without an early exit, so that the time taken does not tell how much of a guess was
 // right.
 bool same_secret(const std::string& a, const std::string& b) {
@@ -48,9 +44,9 @@ std::optional<HttpResponse> parse_object(const HttpRequest& request, json& body)
   try {
     body = json::parse(request.body);
   } catch (const json::parse_error& e) {
-    return error(400, std::string("the body is not JSON: ") + e.what());
+    return error_response(400, std::string("the body is not JSON: ") + e.what());
   }
-  if (!body.is_object()) return error(400, "the body must be a JSON object");
+  if (!body.is_object()) return error_response(400, "the body must be a JSON object");
   return std::nullopt;
 }
 
@@ -128,7 +124,7 @@ bool Service::authorized(const HttpRequest& request) const {
 
 HttpResponse Service::handle(const HttpRequest& request) {
   if (request.path == "/v1/health") {
-    if (request.method != "GET") return error(405, "GET only");
+    if (request.method != "GET") return error_response(405, "GET only");
     return reply(200, {{"ok", true}, {"gpus", config_.gpus}, {"tasks", tasks_.size()}});
   }
   if (request.path == "/v1/openrlhf/reward") {
@@ -136,24 +132,25 @@ HttpResponse Service::handle(const HttpRequest& request) {
     const auto token = request.query.find("token");
     if (!authorized(request) &&
         (token == request.query.end() || !same_secret(token->second, config_.token)))
-      return error(401, "missing or wrong API token (?token=TOKEN or Authorization: Bearer)");
-    if (request.method != "POST") return error(405, "POST only");
+      return error_response(401,
+                            "missing or wrong API token (?token=TOKEN or Authorization: Bearer)");
+    if (request.method != "POST") return error_response(405, "POST only");
     return openrlhf_reward(request);
   }
   if (!authorized(request))
-    return error(401, "missing or wrong API token (Authorization: Bearer TOKEN)");
+    return error_response(401, "missing or wrong API token (Authorization: Bearer TOKEN)");
   if (request.path == "/v1/jobs") {
-    if (request.method != "POST") return error(405, "POST a job to /v1/jobs");
+    if (request.method != "POST") return error_response(405, "POST a job to /v1/jobs");
     return submit(request);
   }
   if (request.path == "/v1/metrics") {
-    if (request.method != "GET") return error(405, "GET only");
+    if (request.method != "GET") return error_response(405, "GET only");
     return metrics();
   }
   bool result = false;
   const int64_t id = job_id_of(request.path, &result);
-  if (id < 0) return error(404, "no such endpoint: " + request.path);
-  if (request.method != "GET") return error(405, "GET only");
+  if (id < 0) return error_response(404, "no such endpoint: " + request.path);
+  if (request.method != "GET") return error_response(405, "GET only");
   return job_status(id, result);
 }
 
@@ -167,19 +164,21 @@ HttpResponse Service::submit(const HttpRequest& request) {
   };
   const auto task = text_field("task", true), code = text_field("code", true);
   const auto tier = text_field("tier", false), key = text_field("idempotency_key", false);
-  if (!task || !code) return error(400, "fields \"task\" and \"code\" (strings) are required");
-  if (!tier || !key) return error(400, "\"tier\" and \"idempotency_key\" must be strings");
-  if (!tasks_.count(*task)) return error(400, "unknown task: " + *task + " (GET /v1/health)");
+  if (!task || !code)
+    return error_response(400, "fields \"task\" and \"code\" (strings) are required");
+  if (!tier || !key) return error_response(400, "\"tier\" and \"idempotency_key\" must be strings");
+  if (!tasks_.count(*task))
+    return error_response(400, "unknown task: " + *task + " (GET /v1/health)");
   const std::string chosen_tier = tier->empty() ? "full" : *tier;
   if (!tier_from_name(chosen_tier))
-    return error(400, "tier \"" + chosen_tier + "\" is unknown: \"full\" or \"quick\"");
-  if (code->empty()) return error(400, "\"code\" is empty");
-  if (key->size() > 200) return error(400, "\"idempotency_key\" longer than 200 bytes");
+    return error_response(400, "tier \"" + chosen_tier + "\" is unknown: \"full\" or \"quick\"");
+  if (code->empty()) return error_response(400, "\"code\" is empty");
+  if (key->size() > 200) return error_response(400, "\"idempotency_key\" longer than 200 bytes");
 
   const auto submitted = store_.submit(*key, *task, chosen_tier, *code, config_.max_queued);
   if (const auto* refusal = std::get_if<JobStore::Refusal>(&submitted)) {
     if (*refusal == JobStore::Refusal::kKeyConflict)
-      return error(409, "idempotency key already used for another task, tier or code");
+      return error_response(409, "idempotency key already used for another task, tier or code");
     const JobStore::Counts c = store_.counts();
     double mean = 60.0;
     {
@@ -188,7 +187,8 @@ HttpResponse Service::submit(const HttpRequest& request) {
     }
     const double wait = static_cast<double>(c.queued) * mean /
                         static_cast<double>(std::max<size_t>(1, config_.gpus.size()));
-    HttpResponse r = error(429, "the queue is full (" + std::to_string(c.queued) + " jobs)");
+    HttpResponse r =
+        error_response(429, "the queue is full (" + std::to_string(c.queued) + " jobs)");
     r.headers.emplace_back("Retry-After", std::to_string(std::max(1L, std::lround(wait))));
     return r;
   }
@@ -203,7 +203,7 @@ HttpResponse Service::submit(const HttpRequest& request) {
 
 HttpResponse Service::job_status(int64_t id, bool with_result) {
   const std::optional<Job> job = store_.get(id);
-  if (!job) return error(404, "no job " + std::to_string(id));
+  if (!job) return error_response(404, "no job " + std::to_string(id));
   json out = {{"id", job->id},
               {"task", job->task},
               {"tier", job->tier},
@@ -268,16 +268,17 @@ HttpResponse Service::openrlhf_reward(const HttpRequest& request) {
   const auto queries = strings("query"), labels = strings("labels");
   const auto prompts = strings("prompts");
   if (!queries || !labels || labels->size() != queries->size())
-    return error(400,
-                 "'query' and 'labels' (the task id of each sample) must be arrays of strings of "
-                 "one length");
+    return error_response(
+        400,
+        "'query' and 'labels' (the task id of each sample) must be arrays of strings of "
+        "one length");
   if (prompts && prompts->size() != queries->size())
-    return error(400, "'prompts' must have one entry per query");
+    return error_response(400, "'prompts' must have one entry per query");
   const auto tier_it = request.query.find("tier");
   const std::string tier = tier_it == request.query.end() ? "quick" : tier_it->second;
-  if (!tier_from_name(tier)) return error(400, "tier must be 'full' or 'quick'");
+  if (!tier_from_name(tier)) return error_response(400, "tier must be 'full' or 'quick'");
   for (const std::string& task : *labels)
-    if (!tasks_.count(task)) return error(400, "unknown task in labels: " + task);
+    if (!tasks_.count(task)) return error_response(400, "unknown task in labels: " + task);
 
   const auto deadline = std::chrono::steady_clock::now() + config_.reward_deadline;
   std::vector<RewardSample> samples(queries->size());
