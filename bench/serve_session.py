@@ -48,7 +48,8 @@ def source(path, nonce):
 
 class Server:
     def __init__(self, exe, db, out, gpus="0", compile_threads=3):
-        self.log = open(os.path.join(out, f"serve-{int(time.time() * 1000)}.log"), "w")
+        # the server's log stays open for the server's life; stop() closes it
+        self.log = open(os.path.join(out, f"serve-{int(time.time() * 1000)}.log"), "w")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [exe, "serve", "--port", str(PORT), "--db", db, "--token-file",
              os.path.join(out, "token.txt"), "--gpus", gpus, "--compile-threads",
@@ -93,7 +94,8 @@ def wait_done(ids, deadline):
 
 
 def live_processes_named(pattern):
-    ps = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
+    ps = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True,
+                        check=False).stdout
     return [line for line in ps.splitlines()
             if pattern in line and "<defunct>" not in line and "ps -eo" not in line]
 
@@ -125,9 +127,11 @@ def main():
         with open(src, "w") as f:
             f.write(source(path, f"seq{n}"))
         t0 = time.time()
-        subprocess.run([exe, "eval", src, "--task", task, "--json-out", f"{out}/seq{n}.json"],
-                       stdout=open(f"{out}/seq{n}.txt", "w"), stderr=subprocess.STDOUT)
-        v = json.load(open(f"{out}/seq{n}.json"))
+        with open(f"{out}/seq{n}.txt", "w") as log:
+            subprocess.run([exe, "eval", src, "--task", task, "--json-out", f"{out}/seq{n}.json"],
+                           stdout=log, stderr=subprocess.STDOUT, check=False)
+        with open(f"{out}/seq{n}.json") as f:
+            v = json.load(f)
         seq.append({"task": task, "seconds": time.time() - t0, "outcome": v["outcome"]})
     report["sequential"] = seq
     save()
