@@ -3,12 +3,17 @@
 // L2 flushed). The ratio must be 1.00 within noise: the check that the timing method favours
 // neither side. Also gives the library's TFLOP/s per shape with the plans it chose, and holds the
 // library's last outputs to the task's correctness rule ("correct").
-// Usage: ptxbench-baseline-self TASK_ID [SAMPLES] > result.json (needs a GPU; no sandbox).
+// Usage: ptxbench-baseline-self TASK_ID [SAMPLES] [--prebuild] > result.json (needs a GPU; no
+// sandbox). --prebuild: each instance first prebuilds every timed shape's plan as the worker does
+// at start (Implementation::prebuild: cuDNN builds in threads that then exit), then plans from it.
 #include <cuda_runtime.h>
 
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
@@ -27,14 +32,30 @@ namespace {
 
 using nlohmann::json;
 
+// Every timed shape's plan built ahead by `library`, as the worker's start does.
+void prebuild_timed_shapes(const ptxb::TaskSpec& task, ptxb::Implementation& library) {
+  std::vector<std::unique_ptr<ptxb::ProblemDescription>> timed;
+  std::vector<const ptxb_problem*> problems;
+  for (const ptxb::ShapeCase& sc : task.shapes) {
+    if (!sc.timed) continue;
+    timed.push_back(std::make_unique<ptxb::ProblemDescription>(task, sc.shape));
+    problems.push_back(&timed.back()->problem);
+  }
+  library.prebuild(problems);
+}
+
 json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int samples,
-                cudaStream_t stream) {
+                bool prebuild, cudaStream_t stream) {
   const ptxb::DistributionSpec& dist = task.correctness.distributions.front();
   ptxb::DeviceProblem first(task, sc.shape), second(task, sc.shape);
   first.generate_inputs(dist, task.correctness.seeds.front(), stream);
   second.generate_inputs(dist, task.correctness.seeds.front(), stream);
   auto a = ptxb::family_device(task.family).make_baseline(task),
        b = ptxb::family_device(task.family).make_baseline(task);
+  if (prebuild) {
+    prebuild_timed_shapes(task, *a);
+    prebuild_timed_shapes(task, *b);
+  }
   ptxb::Planned plan_a = ptxb::plan_for(*a, first, stream);
   ptxb::Planned plan_b = ptxb::plan_for(*b, second, stream);
   json out = {{"shape", ptxb::shape_json(sc.shape)}, {"flops", sc.flops}};
@@ -86,10 +107,11 @@ json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int sampl
 
 int run(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: ptxbench-baseline-self TASK_ID [SAMPLES]\n";
+    std::cerr << "usage: ptxbench-baseline-self TASK_ID [SAMPLES] [--prebuild]\n";
     return 2;
   }
-  const int samples = argc > 2 ? std::atoi(argv[2]) : 50;
+  const int samples = argc > 2 && argv[2][0] != '-' ? std::atoi(argv[2]) : 50;
+  const bool prebuild = std::string(argv[argc - 1]) == "--prebuild";
   const std::filesystem::path root = ptxb::default_tasks_root();
   const ptxb::Catalog catalog = ptxb::load_catalog(root / "catalog");
   const ptxb::TaskSpec task = ptxb::find_task(root, catalog, argv[1]);
@@ -97,11 +119,12 @@ int run(int argc, char** argv) {
   ptxb::Stream stream;
   json result = {{"task", task.id},
                  {"samples", samples},
+                 {"prebuild", prebuild},
                  {"device", ptxb::device_environment(0)},
                  {"shapes", json::array()}};
   for (const ptxb::ShapeCase& sc : task.shapes) {
     if (!sc.timed) continue;
-    json shape = time_shape(task, sc, samples, stream.get());
+    json shape = time_shape(task, sc, samples, prebuild, stream.get());
     std::cerr << sc.shape.to_string() << ": "
               << (shape.contains("ratio")
                       ? "ratio " + shape["ratio"]["median"].dump() + ", " + shape["tflops"].dump() +
