@@ -44,8 +44,8 @@ void prebuild_timed_shapes(const ptxb::TaskSpec& task, ptxb::Implementation& lib
   library.prebuild(problems);
 }
 
-json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int samples,
-                bool prebuild, cudaStream_t stream) {
+json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int samples, bool prebuild,
+                cudaStream_t stream) {
   const ptxb::DistributionSpec& dist = task.correctness.distributions.front();
   ptxb::DeviceProblem first(task, sc.shape), second(task, sc.shape);
   first.generate_inputs(dist, task.correctness.seeds.front(), stream);
