@@ -171,16 +171,17 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 }
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring.
+// through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
+// tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
-                                        const CUtensorMap* map_b, const TileWork& w) {
+                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it) {
   prefetch_map(map_a);
   prefetch_map(map_b);
-  for (int kb = 0; kb < w.k_blocks; ++kb) {
-    const int s = kb % kStages;
+  for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
-    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     const int k0 = (w.kb_begin + kb) * kBlockK;
     tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
@@ -188,16 +189,18 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
   }
 }
 
-// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32).
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32). `it`
+// as in produce(): the consumers' count runs in step with the producer's. Every stage read goes
+// back to the producer, the last one too (a CTA that loops over tiles refills it for the next).
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
-                                        float (&d)[kBlockN / 2]) {
+                                        float (&d)[kBlockN / 2], uint32_t& it) {
   const bool lane0 = (threadIdx.x % 32) == 0;
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) d[i] = 0.f;
 
-  for (int kb = 0; kb < k_blocks; ++kb) {
-    const int s = kb % kStages;
-    mbar_wait(&smem.full[s], (kb / kStages) & 1);
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
+    mbar_wait(&smem.full[s], (it / kStages) & 1);
     const __nv_bfloat16* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const __nv_bfloat16* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
     wgmma_fence();
@@ -210,11 +213,12 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     }
     wgmma_commit();
     if (kb > 0) {
-      wgmma_wait<1>();  // the group that read stage kb-1 is done: hand it back to the producer
-      if (lane0) mbar_arrive(&smem.empty[(kb - 1) % kStages]);
+      wgmma_wait<1>();  // the group that read stage it-1 is done: hand it back to the producer
+      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
     }
   }
   wgmma_wait<0>();
+  if (k_blocks > 0 && lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }

@@ -7,40 +7,57 @@
 
 namespace {
 
-// blockIdx.x: the output tile; blockIdx.y: the split of K (k-blocks [y * split_kb, (y + 1) *
-// split_kb)). One split writes C; several write fp32 partials (gridDim.y of them) for
+// Whether a CTA loops over work units (one CTA per SM, the mbarrier ring running on from unit to
+// unit so that the producer loads the next tile while the consumers store the last) or takes one
+// unit (one CTA per unit). bench/gemm_dev measures both.
+constexpr bool kPersistent = false;
+
+// Work unit u: output tile u % tiles (grouped raster) and split u / tiles of K (k-blocks
+// [split * split_kb, (split + 1) * split_kb)). A CTA takes units blockIdx.x, blockIdx.x +
+// gridDim.x, ... One split writes C; several write fp32 partials (`splits` of them) for
 // reduce_splits.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c, float* partials,
-                     int M, int N, int K, int split_kb) {
+                     int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
   const int warpgroup = threadIdx.x / 128;
   const int tiles_m = (M + kBlockM - 1) / kBlockM;
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
-  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
-  const int kb_begin = blockIdx.y * split_kb;
-  const int k_blocks = min((K + kBlockK - 1) / kBlockK - kb_begin, split_kb);  // this split's
+  const int tiles = tiles_m * tiles_n;
+  const int units = tiles * splits;
+  const int k_total = (K + kBlockK - 1) / kBlockK;
 
   if (threadIdx.x == 0) init_barriers(smem);
   __syncthreads();
 
+  uint32_t it = 0;  // k-blocks through the ring so far (produce, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0)
-      produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, kb_begin, k_blocks});
+      for (int u = blockIdx.x; u < units; u += gridDim.x) {
+        const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
+        const int kb_begin = (u / tiles) * split_kb;
+        produce(smem, &map_a, &map_b,
+                TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)},
+                it);
+      }
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  float d[kBlockN / 2];
-  consume(smem, consumer, k_blocks, d);
-  if (gridDim.y == 1)
-    store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
-  else
-    store_partial(d, partials + static_cast<int64_t>(blockIdx.y) * M * N, tile.m0 + consumer * 64,
-                  tile.n0, M, N);
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
+    const int split = u / tiles;
+    float d[kBlockN / 2];
+    consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
+    if (splits == 1)
+      store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
+    else
+      store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
+                    tile.n0, M, N);
+  }
 }
 
 // C = sum over the splits of the fp32 partials, in split order, rounded to bf16.
@@ -113,9 +130,10 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
-  gemm_bf16_tma_ws<<<dim3(tiles, split.splits), kThreads, kSharedBytes, stream>>>(
-      map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
-      split.split_kb);
+  const int units = tiles * split.splits;
+  gemm_bf16_tma_ws<<<kPersistent ? std::min(units, g_sms) : units, kThreads, kSharedBytes,
+                     stream>>>(map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N),
+                               static_cast<int>(K), split.split_kb, split.splits);
   if (split.splits > 1) {
     const int64_t count = M * N;
     const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));

@@ -355,16 +355,17 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 }
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring.
+// through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
+// tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
-                                        const CUtensorMap* map_b, const TileWork& w) {
+                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it) {
   prefetch_map(map_a);
   prefetch_map(map_b);
-  for (int kb = 0; kb < w.k_blocks; ++kb) {
-    const int s = kb % kStages;
+  for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
-    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     const int k0 = (w.kb_begin + kb) * kBlockK;
     tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
@@ -372,16 +373,18 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
   }
 }
 
-// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32).
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32). `it`
+// as in produce(): the consumers' count runs in step with the producer's. Every stage read goes
+// back to the producer, the last one too (a CTA that loops over tiles refills it for the next).
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
-                                        float (&d)[kBlockN / 2]) {
+                                        float (&d)[kBlockN / 2], uint32_t& it) {
   const bool lane0 = (threadIdx.x % 32) == 0;
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) d[i] = 0.f;
 
-  for (int kb = 0; kb < k_blocks; ++kb) {
-    const int s = kb % kStages;
-    mbar_wait(&smem.full[s], (kb / kStages) & 1);
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
+    mbar_wait(&smem.full[s], (it / kStages) & 1);
     const __nv_bfloat16* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const __nv_bfloat16* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
     wgmma_fence();
@@ -394,11 +397,12 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     }
     wgmma_commit();
     if (kb > 0) {
-      wgmma_wait<1>();  // the group that read stage kb-1 is done: hand it back to the producer
-      if (lane0) mbar_arrive(&smem.empty[(kb - 1) % kStages]);
+      wgmma_wait<1>();  // the group that read stage it-1 is done: hand it back to the producer
+      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
     }
   }
   wgmma_wait<0>();
+  if (k_blocks > 0 && lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
@@ -490,16 +494,18 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
+    uint32_t it = 0;  // one tile per CTA: the ring starts fresh
     if (threadIdx.x == 0)
       produce(smem, &map_a, &map_b,
-              TileWork{tile.m0, tile.n0, tile.group * N + tile.n0, 0, k_blocks});
+              TileWork{tile.m0, tile.n0, tile.group * N + tile.n0, 0, k_blocks}, it);
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
   float d[kBlockN / 2];
-  consume(smem, consumer, k_blocks, d);
+  uint32_t it = 0;
+  consume(smem, consumer, k_blocks, d, it);
   store_tile(d, c, tile.m0 + consumer * 64, tile.n0, tile.m_end, N);
 }
 

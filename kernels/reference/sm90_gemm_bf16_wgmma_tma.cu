@@ -355,16 +355,17 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 }
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring.
+// through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
+// tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
-                                        const CUtensorMap* map_b, const TileWork& w) {
+                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it) {
   prefetch_map(map_a);
   prefetch_map(map_b);
-  for (int kb = 0; kb < w.k_blocks; ++kb) {
-    const int s = kb % kStages;
+  for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
-    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     const int k0 = (w.kb_begin + kb) * kBlockK;
     tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
@@ -372,16 +373,18 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
   }
 }
 
-// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32).
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32). `it`
+// as in produce(): the consumers' count runs in step with the producer's. Every stage read goes
+// back to the producer, the last one too (a CTA that loops over tiles refills it for the next).
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
-                                        float (&d)[kBlockN / 2]) {
+                                        float (&d)[kBlockN / 2], uint32_t& it) {
   const bool lane0 = (threadIdx.x % 32) == 0;
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) d[i] = 0.f;
 
-  for (int kb = 0; kb < k_blocks; ++kb) {
-    const int s = kb % kStages;
-    mbar_wait(&smem.full[s], (kb / kStages) & 1);
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
+    mbar_wait(&smem.full[s], (it / kStages) & 1);
     const __nv_bfloat16* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const __nv_bfloat16* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
     wgmma_fence();
@@ -394,11 +397,12 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     }
     wgmma_commit();
     if (kb > 0) {
-      wgmma_wait<1>();  // the group that read stage kb-1 is done: hand it back to the producer
-      if (lane0) mbar_arrive(&smem.empty[(kb - 1) % kStages]);
+      wgmma_wait<1>();  // the group that read stage it-1 is done: hand it back to the producer
+      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
     }
   }
   wgmma_wait<0>();
+  if (k_blocks > 0 && lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
@@ -442,40 +446,57 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
 namespace {
 
-// blockIdx.x: the output tile; blockIdx.y: the split of K (k-blocks [y * split_kb, (y + 1) *
-// split_kb)). One split writes C; several write fp32 partials (gridDim.y of them) for
+// Whether a CTA loops over work units (one CTA per SM, the mbarrier ring running on from unit to
+// unit so that the producer loads the next tile while the consumers store the last) or takes one
+// unit (one CTA per unit). bench/gemm_dev measures both.
+constexpr bool kPersistent = false;
+
+// Work unit u: output tile u % tiles (grouped raster) and split u / tiles of K (k-blocks
+// [split * split_kb, (split + 1) * split_kb)). A CTA takes units blockIdx.x, blockIdx.x +
+// gridDim.x, ... One split writes C; several write fp32 partials (`splits` of them) for
 // reduce_splits.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c, float* partials,
-                     int M, int N, int K, int split_kb) {
+                     int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
   const int warpgroup = threadIdx.x / 128;
   const int tiles_m = (M + kBlockM - 1) / kBlockM;
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
-  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
-  const int kb_begin = blockIdx.y * split_kb;
-  const int k_blocks = min((K + kBlockK - 1) / kBlockK - kb_begin, split_kb);  // this split's
+  const int tiles = tiles_m * tiles_n;
+  const int units = tiles * splits;
+  const int k_total = (K + kBlockK - 1) / kBlockK;
 
   if (threadIdx.x == 0) init_barriers(smem);
   __syncthreads();
 
+  uint32_t it = 0;  // k-blocks through the ring so far (produce, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0)
-      produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, kb_begin, k_blocks});
+      for (int u = blockIdx.x; u < units; u += gridDim.x) {
+        const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
+        const int kb_begin = (u / tiles) * split_kb;
+        produce(smem, &map_a, &map_b,
+                TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)},
+                it);
+      }
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  float d[kBlockN / 2];
-  consume(smem, consumer, k_blocks, d);
-  if (gridDim.y == 1)
-    store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
-  else
-    store_partial(d, partials + static_cast<int64_t>(blockIdx.y) * M * N, tile.m0 + consumer * 64,
-                  tile.n0, M, N);
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
+    const int split = u / tiles;
+    float d[kBlockN / 2];
+    consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
+    if (splits == 1)
+      store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
+    else
+      store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
+                    tile.n0, M, N);
+  }
 }
 
 // C = sum over the splits of the fp32 partials, in split order, rounded to bf16.
@@ -548,9 +569,10 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
-  gemm_bf16_tma_ws<<<dim3(tiles, split.splits), kThreads, kSharedBytes, stream>>>(
-      map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
-      split.split_kb);
+  const int units = tiles * split.splits;
+  gemm_bf16_tma_ws<<<kPersistent ? std::min(units, g_sms) : units, kThreads, kSharedBytes,
+                     stream>>>(map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N),
+                               static_cast<int>(K), split.split_kb, split.splits);
   if (split.splits > 1) {
     const int64_t count = M * N;
     const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));
