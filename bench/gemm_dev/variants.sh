@@ -1,46 +1,54 @@
 #!/usr/bin/env bash
-# Variants of the TMA GEMM expert (kernels/reference/sm90_gemm_bf16_wgmma_tma.cu) made by changing
-# its constexpr knobs, judged by `ptxbench eval` side by side with the expert, interleaved, N
-# rounds; prints the cold speedups per timed shape. A variant that beats the expert on every shape
-# in every round is a candidate for the expert (change the knob in kernels/gemm/, re-amalgamate).
+# Variants of the GEMM experts made by changing their constexpr knobs, judged by `ptxbench eval`
+# side by side with the expert they come from, interleaved, N rounds; prints the cold speedups
+# per timed shape. A variant that beats its expert on every shape in every round is a candidate
+# for the expert (change the knob in kernels/gemm/ or the expert, re-amalgamate).
 # Usage (GPU machine, repository root): bench/gemm_dev/variants.sh BIN_DIR OUT [N] [VARIANTS]
-#   VARIANTS: comma-separated names of the table below (default: all)
+#   VARIANTS: comma-separated names of the table below (default: all); the experts of the chosen
+#   variants run too
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-2}" only="${4:-}"
 mkdir -p "$out/src"; out="$(cd "$out" && pwd)"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR="$out/cache"
-expert=kernels/reference/sm90_gemm_bf16_wgmma_tma.cu
-task=sm90/gemm/bf16-wgmma-tma
-# name -> sed program over the expert's source (each must change at least one line)
-declare -A variants=(
-  [persistent]='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/'
-  [persistent_groupm8]='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/; s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
-  [groupm8]='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
-)
-names=(expert)
-cp "$expert" "$out/src/expert.cu"
-for name in "${!variants[@]}"; do
+persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/'
+groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
+# name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
+table="
+tma_persistent|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent
+tma_persistent_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $groupm8
+tma_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
+llm_persistent|llm|sm90/gemm/bf16-llm|$persistent
+grouped_persistent|grouped|sm90/gemm/bf16-grouped|$persistent
+"
+declare -A task_of
+names=()
+while IFS='|' read -r name expert task program; do
+  [[ -z "$name" ]] && continue
   [[ -n "$only" && ",$only," != *",$name,"* ]] && continue
-  sed -e "${variants[$name]}" "$expert" > "$out/src/$name.cu"
-  if cmp -s "$expert" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
-  names+=("$name")
-done
+  src="kernels/reference/sm90_gemm_bf16_$expert.cu"
+  sed -e "$program" "$src" > "$out/src/$name.cu"
+  if cmp -s "$src" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
+  if [[ -z "${task_of[expert_$expert]:-}" ]]; then
+    cp "$src" "$out/src/expert_$expert.cu"; task_of[expert_$expert]="$task"; names+=("expert_$expert")
+  fi
+  task_of[$name]="$task"; names+=("$name")
+done <<< "$table"
 for r in $(seq 1 "$rounds"); do
   for name in "${names[@]}"; do
-    "$bin/ptxbench" eval "$out/src/$name.cu" --task "$task" --json-out "$out/${name}_$r.json" \
-      > "$out/${name}_$r.txt" 2>&1
+    "$bin/ptxbench" eval "$out/src/$name.cu" --task "${task_of[$name]}" \
+      --json-out "$out/${name}_$r.json" > "$out/${name}_$r.txt" 2>&1
   done
 done
 python3 - "$out" "${names[@]}" <<'PY'
 import glob, json, os, sys
 out, names = sys.argv[1], sys.argv[2:]
 for name in names:
-    for f in sorted(glob.glob(os.path.join(out, f"{name}_*.json"))):
+    for f in sorted(glob.glob(os.path.join(out, f"{name}_[0-9]*.json"))):
         try:
             v = json.load(open(f))
         except Exception as e:
-            print(f"{os.path.basename(f):28s} unreadable: {e}"); continue
+            print(f"{os.path.basename(f):32s} unreadable: {e}"); continue
         sp = " / ".join(f"{t['speedup']['median']:.3f}" for t in v.get("timing", []))
-        print(f"{os.path.basename(f):28s} {v['outcome']:14s} {sp}")
+        print(f"{os.path.basename(f):32s} {v['outcome']:14s} {sp}")
 PY

@@ -477,36 +477,43 @@ __device__ __forceinline__ GroupTile group_tile(const int* offsets, const int* p
   return {lo, row0 + (local % tiles_m) * kBlockM, row1, (local / tiles_m) * kBlockN};
 }
 
+// Whether a CTA loops over tiles (one CTA per SM, the mbarrier ring running on from tile to tile
+// so that the producer loads the next tile while the consumers store the last) or takes one tile
+// (the grid an upper bound on the tiles). bench/gemm_dev measures both.
+constexpr bool kPersistent = false;
+
+// CTA b takes tiles b, b + gridDim.x, ... of all groups' (prefix[groups] in all).
 __global__ void __launch_bounds__(kThreads, 1)
     grouped_gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                              const __grid_constant__ CUtensorMap map_b, const int* offsets,
                              const int* prefix, __nv_bfloat16* c, int groups, int N, int K) {
   SharedStorage& smem = shared_storage();
-  __shared__ GroupTile tile;
-  if (threadIdx.x == 0) {
-    tile = group_tile(offsets, prefix, groups, blockIdx.x);
-    init_barriers(smem);
-  }
+  if (threadIdx.x == 0) init_barriers(smem);
   __syncthreads();
-  if (tile.group < 0) return;  // the grid is an upper bound on the tiles
 
+  const int tiles = prefix[groups];
   const int warpgroup = threadIdx.x / 128;
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  uint32_t it = 0;  // k-blocks through the ring so far (produce, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    uint32_t it = 0;  // one tile per CTA: the ring starts fresh
     if (threadIdx.x == 0)
-      produce(smem, &map_a, &map_b,
-              TileWork{tile.m0, tile.n0, tile.group * N + tile.n0, 0, k_blocks}, it);
+      for (int u = blockIdx.x; u < tiles; u += gridDim.x) {
+        const GroupTile tile = group_tile(offsets, prefix, groups, u);
+        produce(smem, &map_a, &map_b,
+                TileWork{tile.m0, tile.n0, tile.group * N + tile.n0, 0, k_blocks}, it);
+      }
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  float d[kBlockN / 2];
-  uint32_t it = 0;
-  consume(smem, consumer, k_blocks, d, it);
-  store_tile(d, c, tile.m0 + consumer * 64, tile.n0, tile.m_end, N);
+  for (int u = blockIdx.x; u < tiles; u += gridDim.x) {
+    const GroupTile tile = group_tile(offsets, prefix, groups, u);
+    float d[kBlockN / 2];
+    consume(smem, consumer, k_blocks, d, it);
+    store_tile(d, c, tile.m0 + consumer * 64, tile.n0, tile.m_end, N);
+  }
 }
 
 bool is_dense_3d(const ptxb_tensor_desc& t, int64_t g, int64_t rows, int64_t cols) {
@@ -517,10 +524,15 @@ bool is_dense_3d(const ptxb_tensor_desc& t, int64_t g, int64_t rows, int64_t col
 
 uint64_t prefix_bytes(int64_t groups) { return (static_cast<uint64_t>(groups) + 1) * sizeof(int); }
 
+int g_sms = 0;  // the device's SM count, read by ptxb_plan
+
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
-  if (cudaFuncSetAttribute(grouped_gemm_bf16_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaFuncSetAttribute(grouped_gemm_bf16_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(kSharedBytes)) != cudaSuccess)
     return kLaunchFailed;
   *workspace_bytes = problem->num_inputs == 3 ? prefix_bytes(problem->inputs[1].shape[0]) : 0;
@@ -550,8 +562,9 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   auto* prefix = static_cast<int*>(args->workspace);
   group_tile_prefix<<<1, 32, 0, stream>>>(group_offsets, static_cast<int>(G), tiles_n, prefix);
   // Every group's tiles: sum of ceil(M_g / kBlockM) <= ceil(M / kBlockM) + G, times tiles_n.
-  const int64_t grid = ((M + kBlockM - 1) / kBlockM + G) * tiles_n;
-  if (grid > INT32_MAX) return kBadProblem;
+  const int64_t bound = ((M + kBlockM - 1) / kBlockM + G) * tiles_n;
+  if (bound > INT32_MAX) return kBadProblem;
+  const int64_t grid = kPersistent ? std::min<int64_t>(bound, g_sms) : bound;
   grouped_gemm_bf16_tma_ws<<<static_cast<unsigned>(grid), kThreads, kSharedBytes, stream>>>(
       map_a, map_b, group_offsets, prefix, static_cast<__nv_bfloat16*>(args->outputs[0]),
       static_cast<int>(G), static_cast<int>(N), static_cast<int>(K));
