@@ -13,12 +13,16 @@ export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR="$out/cache"
 persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/'
 groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
+cluster2='s/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/'
 # name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
 table="
 tma_persistent|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent
 tma_persistent_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $groupm8
 tma_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
+tma_cluster2|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
+tma_cluster2_persistent|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $persistent
 llm_persistent|llm|sm90/gemm/bf16-llm|$persistent
+llm_cluster2_persistent|llm|sm90/gemm/bf16-llm|$cluster2; $persistent
 grouped_persistent|grouped|sm90/gemm/bf16-grouped|$persistent
 "
 declare -A task_of

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ptx/cluster.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/smem.cuh"
@@ -28,6 +29,12 @@ constexpr int kBlockN = 256;
 constexpr int kBlockK = 64;  // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern
 constexpr int kStages = 4;
 constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
+// CTAs per cluster along M: 1, or 2 for a pair computing tiles (m0, n0) and (m0 + kBlockM, n0).
+// Each CTA of a pair loads its own A tile and one half of the shared B tile, multicast into both
+// CTAs' shared memory; a stage goes back to the producers when the consumers of both CTAs have
+// released it (every consumer warp arrives on both CTAs' `empty` barrier).
+constexpr int kClusterM = 1;
+static_assert(kClusterM == 1 || kClusterM == 2, "clusters of 1 or 2 CTAs along M");
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
 // Split-K for shapes with fewer tiles than half the SMs (few rows): each split at least this many
@@ -165,7 +172,7 @@ struct TileWork {
 __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
   for (int s = 0; s < kStages; ++s) {
     mbar_init(&smem.full[s], 1);
-    mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
+    mbar_init(&smem.empty[s], kClusterM * kConsumers * 4);  // lane 0 of every consumer warp
   }
   fence_mbarrier_init();
 }
@@ -185,7 +192,32 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     const int k0 = (w.kb_begin + kb) * kBlockK;
     tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
-    tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
+    if constexpr (kClusterM == 1) {
+      tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
+    } else {  // this CTA's half of the B tile into both CTAs (map_b's box: kBlockN / 2 rows)
+      const uint32_t rank = cluster_ctarank();
+      constexpr int kHalf = kBlockN / kClusterM;
+      tma_load_2d_multicast(smem.b[s] + rank * kHalf * kBlockK, map_b, &smem.full[s], k0,
+                            w.b_row0 + static_cast<int>(rank) * kHalf, (1u << kClusterM) - 1);
+    }
+  }
+}
+
+// The producer thread, after its last tile in a cluster of 2: waits until the consumers of both
+// CTAs released every stage, so that no peer arrives on this CTA's barriers after it exits.
+__device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
+  if constexpr (kClusterM > 1)
+    for (int i = 0; i < kStages; ++i, ++it)
+      mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);
+}
+
+// Lane 0 of a consumer warp: stage `s` read, back to the producer(s) that refill it.
+__device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
+  if constexpr (kClusterM == 1) {
+    mbar_arrive(&smem.empty[s]);
+  } else {
+#pragma unroll
+    for (uint32_t cta = 0; cta < kClusterM; ++cta) mbar_arrive_cluster(&smem.empty[s], cta);
   }
 }
 
@@ -214,11 +246,11 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     wgmma_commit();
     if (kb > 0) {
       wgmma_wait<1>();  // the group that read stage it-1 is done: hand it back to the producer
-      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+      if (lane0) release_stage(smem, (it - 1) % kStages);
     }
   }
   wgmma_wait<0>();
-  if (k_blocks > 0 && lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+  if (k_blocks > 0 && lane0) release_stage(smem, (it - 1) % kStages);
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }

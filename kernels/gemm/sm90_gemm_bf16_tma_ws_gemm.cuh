@@ -12,9 +12,10 @@ namespace {
 // unit (one CTA per unit). bench/gemm_dev measures both.
 constexpr bool kPersistent = false;
 
-// Work unit u: output tile u % tiles (grouped raster) and split u / tiles of K (k-blocks
-// [split * split_kb, (split + 1) * split_kb)). A CTA takes units blockIdx.x, blockIdx.x +
-// gridDim.x, ... One split writes C; several write fp32 partials (`splits` of them) for
+// Work unit u: block u % blocks of C (grouped raster over blocks of kClusterM tile rows by one
+// tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
+// The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
+// c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
 // reduce_splits.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
@@ -22,34 +23,47 @@ __global__ void __launch_bounds__(kThreads, 1)
                      int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
   const int warpgroup = threadIdx.x / 128;
-  const int tiles_m = (M + kBlockM - 1) / kBlockM;
+  const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
-  const int tiles = tiles_m * tiles_n;
-  const int units = tiles * splits;
+  const int blocks = rows * tiles_n;
+  const int units = blocks * splits;
   const int k_total = (K + kBlockK - 1) / kBlockK;
+  const int cluster = blockIdx.x / kClusterM, clusters = gridDim.x / kClusterM;
+  const int rank = kClusterM == 1 ? 0 : static_cast<int>(cluster_ctarank());
+  auto tile_of = [&](int u) {  // this CTA's tile of unit u
+    const TileCoord block = tile_of_block(u % blocks, rows, tiles_n);
+    return TileCoord{(block.m0 / kBlockM * kClusterM + rank) * kBlockM, block.n0};
+  };
 
   if (threadIdx.x == 0) init_barriers(smem);
-  __syncthreads();
+  if constexpr (kClusterM == 1) {
+    __syncthreads();
+  } else {
+    __syncwarp();    // barrier.cluster is .aligned: the warp converged
+    cluster_sync();  // the peer's barriers exist before anything multicasts or arrives there
+  }
 
   uint32_t it = 0;  // k-blocks through the ring so far (produce, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    if (threadIdx.x == 0)
-      for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
-        const int kb_begin = (u / tiles) * split_kb;
+    if (threadIdx.x == 0) {
+      for (int u = cluster; u < units; u += clusters) {
+        const TileCoord tile = tile_of(u);
+        const int kb_begin = (u / blocks) * split_kb;
         produce(smem, &map_a, &map_b,
                 TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)},
                 it);
       }
+      producer_tail(smem, it);
+    }
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  for (int u = blockIdx.x; u < units; u += gridDim.x) {
-    const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
-    const int split = u / tiles;
+  for (int u = cluster; u < units; u += clusters) {
+    const TileCoord tile = tile_of(u);
+    const int split = u / blocks;
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
     if (splits == 1)
@@ -120,20 +134,38 @@ extern "C" int ptxb_run(const ptxb_args* args) {
 
   CUtensorMap map_a, map_b;
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
-      !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN))
+      !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN / kClusterM))
     return kNoTensorMap;
 
-  const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
   const SplitK split = split_k(M, N, K, g_sms);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (split.splits > 1 && args->workspace_bytes < partial_bytes) return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
-  const int units = tiles * split.splits;
-  gemm_bf16_tma_ws<<<kPersistent ? std::min(units, g_sms) : units, kThreads, kSharedBytes,
-                     stream>>>(map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N),
-                               static_cast<int>(K), split.split_kb, split.splits);
+  const int rows = static_cast<int>(((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM);
+  const int units = rows * static_cast<int>((N + kBlockN - 1) / kBlockN) * split.splits;
+  const int clusters = kPersistent ? std::min(units, g_sms / kClusterM) : units;
+  if constexpr (kClusterM == 1) {
+    gemm_bf16_tma_ws<<<clusters, kThreads, kSharedBytes, stream>>>(
+        map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+        split.split_kb, split.splits);
+  } else {
+    cudaLaunchAttribute cluster_dims = {};
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim = {kClusterM, 1, 1};
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(clusters * kClusterM);
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = kSharedBytes;
+    config.stream = stream;
+    config.attrs = &cluster_dims;
+    config.numAttrs = 1;
+    if (cudaLaunchKernelEx(&config, gemm_bf16_tma_ws, map_a, map_b, c, partials,
+                           static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+                           split.split_kb, split.splits) != cudaSuccess)
+      return kLaunchFailed;
+  }
   if (split.splits > 1) {
     const int64_t count = M * N;
     const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));

@@ -31,6 +31,47 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 // ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/cluster.cuh (generated: scripts/amalgamate.py) ====
+// Thread-block clusters (sm_90): this CTA's rank in its cluster, the cluster-wide barrier, an
+// mbarrier arrive on another CTA's barrier, and a TMA load multicast into several CTAs' shared
+// memory. Peers address each other's shared memory at the same offsets (the kernel's layout).
+
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+// Every thread of every CTA of the cluster arrives (release) and waits (acquire): mbarrier inits
+// and shared-memory writes before it are visible to the peers after it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;" ::
+          : "memory");
+}
+// Arrives (release, cluster scope) on the mbarrier at `bar`'s offset in CTA `cta` of the cluster
+// (this CTA's own rank included).
+__device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
+      "r"(cta)
+      : "memory");
+}
+// The box of a 2-D map at (inner, outer) into `dst` of every CTA whose bit is set in `cta_mask`
+// (bit i: rank i); each CTA's bytes complete on its own mbarrier at `bar`'s offset.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map,
+                                                      uint64_t* bar, int inner, int outer,
+                                                      uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer),
+      "h"(cta_mask)
+      : "memory");
+}
+// ==== end kernels/ptx/cluster.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
 // byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
@@ -203,6 +244,12 @@ constexpr int kBlockN = 256;
 constexpr int kBlockK = 64;  // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern
 constexpr int kStages = 4;
 constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
+// CTAs per cluster along M: 1, or 2 for a pair computing tiles (m0, n0) and (m0 + kBlockM, n0).
+// Each CTA of a pair loads its own A tile and one half of the shared B tile, multicast into both
+// CTAs' shared memory; a stage goes back to the producers when the consumers of both CTAs have
+// released it (every consumer warp arrives on both CTAs' `empty` barrier).
+constexpr int kClusterM = 1;
+static_assert(kClusterM == 1 || kClusterM == 2, "clusters of 1 or 2 CTAs along M");
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
 // Split-K for shapes with fewer tiles than half the SMs (few rows): each split at least this many
@@ -340,7 +387,7 @@ struct TileWork {
 __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
   for (int s = 0; s < kStages; ++s) {
     mbar_init(&smem.full[s], 1);
-    mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
+    mbar_init(&smem.empty[s], kClusterM * kConsumers * 4);  // lane 0 of every consumer warp
   }
   fence_mbarrier_init();
 }
@@ -360,7 +407,32 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     const int k0 = (w.kb_begin + kb) * kBlockK;
     tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
-    tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
+    if constexpr (kClusterM == 1) {
+      tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
+    } else {  // this CTA's half of the B tile into both CTAs (map_b's box: kBlockN / 2 rows)
+      const uint32_t rank = cluster_ctarank();
+      constexpr int kHalf = kBlockN / kClusterM;
+      tma_load_2d_multicast(smem.b[s] + rank * kHalf * kBlockK, map_b, &smem.full[s], k0,
+                            w.b_row0 + static_cast<int>(rank) * kHalf, (1u << kClusterM) - 1);
+    }
+  }
+}
+
+// The producer thread, after its last tile in a cluster of 2: waits until the consumers of both
+// CTAs released every stage, so that no peer arrives on this CTA's barriers after it exits.
+__device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
+  if constexpr (kClusterM > 1)
+    for (int i = 0; i < kStages; ++i, ++it)
+      mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);
+}
+
+// Lane 0 of a consumer warp: stage `s` read, back to the producer(s) that refill it.
+__device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
+  if constexpr (kClusterM == 1) {
+    mbar_arrive(&smem.empty[s]);
+  } else {
+#pragma unroll
+    for (uint32_t cta = 0; cta < kClusterM; ++cta) mbar_arrive_cluster(&smem.empty[s], cta);
   }
 }
 
@@ -389,11 +461,11 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     wgmma_commit();
     if (kb > 0) {
       wgmma_wait<1>();  // the group that read stage it-1 is done: hand it back to the producer
-      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+      if (lane0) release_stage(smem, (it - 1) % kStages);
     }
   }
   wgmma_wait<0>();
-  if (k_blocks > 0 && lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+  if (k_blocks > 0 && lane0) release_stage(smem, (it - 1) % kStages);
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
@@ -442,9 +514,10 @@ namespace {
 // unit (one CTA per unit). bench/gemm_dev measures both.
 constexpr bool kPersistent = false;
 
-// Work unit u: output tile u % tiles (grouped raster) and split u / tiles of K (k-blocks
-// [split * split_kb, (split + 1) * split_kb)). A CTA takes units blockIdx.x, blockIdx.x +
-// gridDim.x, ... One split writes C; several write fp32 partials (`splits` of them) for
+// Work unit u: block u % blocks of C (grouped raster over blocks of kClusterM tile rows by one
+// tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
+// The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
+// c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
 // reduce_splits.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
@@ -452,34 +525,47 @@ __global__ void __launch_bounds__(kThreads, 1)
                      int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
   const int warpgroup = threadIdx.x / 128;
-  const int tiles_m = (M + kBlockM - 1) / kBlockM;
+  const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
-  const int tiles = tiles_m * tiles_n;
-  const int units = tiles * splits;
+  const int blocks = rows * tiles_n;
+  const int units = blocks * splits;
   const int k_total = (K + kBlockK - 1) / kBlockK;
+  const int cluster = blockIdx.x / kClusterM, clusters = gridDim.x / kClusterM;
+  const int rank = kClusterM == 1 ? 0 : static_cast<int>(cluster_ctarank());
+  auto tile_of = [&](int u) {  // this CTA's tile of unit u
+    const TileCoord block = tile_of_block(u % blocks, rows, tiles_n);
+    return TileCoord{(block.m0 / kBlockM * kClusterM + rank) * kBlockM, block.n0};
+  };
 
   if (threadIdx.x == 0) init_barriers(smem);
-  __syncthreads();
+  if constexpr (kClusterM == 1) {
+    __syncthreads();
+  } else {
+    __syncwarp();    // barrier.cluster is .aligned: the warp converged
+    cluster_sync();  // the peer's barriers exist before anything multicasts or arrives there
+  }
 
   uint32_t it = 0;  // k-blocks through the ring so far (produce, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    if (threadIdx.x == 0)
-      for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
-        const int kb_begin = (u / tiles) * split_kb;
+    if (threadIdx.x == 0) {
+      for (int u = cluster; u < units; u += clusters) {
+        const TileCoord tile = tile_of(u);
+        const int kb_begin = (u / blocks) * split_kb;
         produce(smem, &map_a, &map_b,
                 TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)},
                 it);
       }
+      producer_tail(smem, it);
+    }
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  for (int u = blockIdx.x; u < units; u += gridDim.x) {
-    const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
-    const int split = u / tiles;
+  for (int u = cluster; u < units; u += clusters) {
+    const TileCoord tile = tile_of(u);
+    const int split = u / blocks;
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
     if (splits == 1)
@@ -550,20 +636,38 @@ extern "C" int ptxb_run(const ptxb_args* args) {
 
   CUtensorMap map_a, map_b;
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
-      !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN))
+      !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN / kClusterM))
     return kNoTensorMap;
 
-  const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
   const SplitK split = split_k(M, N, K, g_sms);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (split.splits > 1 && args->workspace_bytes < partial_bytes) return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
-  const int units = tiles * split.splits;
-  gemm_bf16_tma_ws<<<kPersistent ? std::min(units, g_sms) : units, kThreads, kSharedBytes,
-                     stream>>>(map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N),
-                               static_cast<int>(K), split.split_kb, split.splits);
+  const int rows = static_cast<int>(((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM);
+  const int units = rows * static_cast<int>((N + kBlockN - 1) / kBlockN) * split.splits;
+  const int clusters = kPersistent ? std::min(units, g_sms / kClusterM) : units;
+  if constexpr (kClusterM == 1) {
+    gemm_bf16_tma_ws<<<clusters, kThreads, kSharedBytes, stream>>>(
+        map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+        split.split_kb, split.splits);
+  } else {
+    cudaLaunchAttribute cluster_dims = {};
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim = {kClusterM, 1, 1};
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(clusters * kClusterM);
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = kSharedBytes;
+    config.stream = stream;
+    config.attrs = &cluster_dims;
+    config.numAttrs = 1;
+    if (cudaLaunchKernelEx(&config, gemm_bf16_tma_ws, map_a, map_b, c, partials,
+                           static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+                           split.split_kb, split.splits) != cudaSuccess)
+      return kLaunchFailed;
+  }
   if (split.splits > 1) {
     const int64_t count = M * N;
     const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));
