@@ -6,6 +6,8 @@
 # Usage (GPU machine, repository root): bench/gemm_dev/variants.sh BIN_DIR OUT [N] [VARIANTS]
 #   VARIANTS: comma-separated names of the table below (default: all); the experts of the chosen
 #   variants run too
+# PTXB_OLD_EXPERTS=DIR: also judge DIR/sm90_gemm_bf16_NAME.cu (an earlier commit's expert) as
+#   old_NAME next to each expert that runs
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-2}" only="${4:-}"
 mkdir -p "$out/src"; out="$(cd "$out" && pwd)"
@@ -35,6 +37,10 @@ while IFS='|' read -r name expert task program; do
   if cmp -s "$src" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
   if [[ -z "${task_of[expert_$expert]:-}" ]]; then
     cp "$src" "$out/src/expert_$expert.cu"; task_of[expert_$expert]="$task"; names+=("expert_$expert")
+    old="${PTXB_OLD_EXPERTS:-}/sm90_gemm_bf16_$expert.cu"
+    if [[ -n "${PTXB_OLD_EXPERTS:-}" && -f "$old" ]]; then
+      cp "$old" "$out/src/old_$expert.cu"; task_of[old_$expert]="$task"; names+=("old_$expert")
+    fi
   fi
   task_of[$name]="$task"; names+=("$name")
 done <<< "$table"
