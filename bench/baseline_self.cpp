@@ -32,18 +32,6 @@ namespace {
 
 using nlohmann::json;
 
-// Every timed shape's plan built ahead by `library`, as the worker's start does.
-void prebuild_timed_shapes(const ptxb::TaskSpec& task, ptxb::Implementation& library) {
-  std::vector<std::unique_ptr<ptxb::ProblemDescription>> timed;
-  std::vector<const ptxb_problem*> problems;
-  for (const ptxb::ShapeCase& sc : task.shapes) {
-    if (!sc.timed) continue;
-    timed.push_back(std::make_unique<ptxb::ProblemDescription>(task, sc.shape));
-    problems.push_back(&timed.back()->problem);
-  }
-  library.prebuild(problems);
-}
-
 json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int samples, bool prebuild,
                 cudaStream_t stream) {
   const ptxb::DistributionSpec& dist = task.correctness.distributions.front();
@@ -53,8 +41,8 @@ json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int sampl
   auto a = ptxb::family_device(task.family).make_baseline(task),
        b = ptxb::family_device(task.family).make_baseline(task);
   if (prebuild) {
-    prebuild_timed_shapes(task, *a);
-    prebuild_timed_shapes(task, *b);
+    ptxb::prebuild_timed_shapes(task, *a);
+    ptxb::prebuild_timed_shapes(task, *b);
   }
   ptxb::Planned plan_a = ptxb::plan_for(*a, first, stream);
   ptxb::Planned plan_b = ptxb::plan_for(*b, second, stream);

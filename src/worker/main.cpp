@@ -26,6 +26,7 @@
 #include "worker/monitor.hpp"
 #include "worker/problem.hpp"
 #include "worker/shared_object.hpp"
+#include "worker/stage_helpers.hpp"
 #include "worker/stages.hpp"
 #include "worker/watchdog.hpp"
 
@@ -40,19 +41,11 @@ int exit_code(WorkerExit e) { return static_cast<int>(e); }
 // of memory after the candidate grabbed it all, a context it broke) is the candidate's doing.
 bool candidate_code_ran = false;
 
-// The library's plans for every timed shape, prepared at once (Implementation::prebuild: cuDNN
-// compiles its plans in parallel threads) while no candidate code, sandbox or CUPTI monitor
-// exists yet; seconds taken.
-double prebuild_timed_shapes(const ptxb::TaskSpec& task, ptxb::Implementation& library) {
+// The library's plans for every timed shape, prepared at once (prebuild_timed_shapes) while no
+// candidate code, sandbox or CUPTI monitor exists yet; seconds taken.
+double timed_prebuild(const ptxb::TaskSpec& task, ptxb::Implementation& library) {
   const auto start = ptxb::PhaseClock::Clock::now();
-  std::vector<std::unique_ptr<ptxb::ProblemDescription>> timed;
-  std::vector<const ptxb_problem*> problems;
-  for (const ptxb::ShapeCase& sc : task.shapes) {
-    if (!sc.timed) continue;
-    timed.push_back(std::make_unique<ptxb::ProblemDescription>(task, sc.shape));
-    problems.push_back(&timed.back()->problem);
-  }
-  library.prebuild(problems);
+  ptxb::prebuild_timed_shapes(task, library);
   return std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - start).count();
 }
 
@@ -101,7 +94,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   double prebuild_seconds = 0;
   if (job.run_timing && job.baseline == "library") {
     library_baseline = ptxb::family_device(task.family).make_baseline(task);
-    prebuild_seconds = prebuild_timed_shapes(task, *library_baseline);
+    prebuild_seconds = timed_prebuild(task, *library_baseline);
   }
   std::unique_ptr<ptxb::CandidateMonitor> monitor;
   std::string monitor_problem = "not used in the evidence run (ncu holds the profiling interface)";

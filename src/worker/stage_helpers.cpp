@@ -1,6 +1,8 @@
 #include "worker/stage_helpers.hpp"
 
 #include <cmath>
+#include <memory>
+#include <vector>
 
 #include "core/error.hpp"
 #include "worker/result_channel.hpp"
@@ -86,6 +88,17 @@ Planned planned(int status, uint64_t bytes) {
 }
 
 }  // namespace
+
+void prebuild_timed_shapes(const TaskSpec& task, Implementation& library) {
+  std::vector<std::unique_ptr<ProblemDescription>> timed;
+  std::vector<const ptxb_problem*> problems;
+  for (const ShapeCase& sc : task.shapes) {
+    if (!sc.timed) continue;
+    timed.push_back(std::make_unique<ProblemDescription>(task, sc.shape));
+    problems.push_back(&timed.back()->problem);
+  }
+  library.prebuild(problems);
+}
 
 Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream) {
   uint64_t bytes = 0;

@@ -45,6 +45,9 @@ struct Planned {
 };
 /// A library's (or the self-check's) plan for `p`, then its tune() on p's buffers.
 Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream);
+/// The library's plans for every timed shape of `task`, prepared at once
+/// (Implementation::prebuild: cuDNN builds its plans in parallel threads); plan_for takes them.
+void prebuild_timed_shapes(const TaskSpec& task, Implementation& library);
 /// The candidate's side of interleaved timing: `run` with the monitor armed around it only (the
 /// scope's watchdog covers the whole timing) and, with hardware counters, every timed call in a
 /// counter range of its own holding `calls` candidate calls at timed shape `shape`
