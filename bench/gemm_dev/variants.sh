@@ -16,6 +16,7 @@ export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR="
 persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/'
 groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
 cluster2='s/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/'
+splitcluster='s/^constexpr bool kSplitCluster = false;/constexpr bool kSplitCluster = true;/'
 # name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
 table="
 tma_persistent|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent
@@ -23,6 +24,8 @@ tma_persistent_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $groupm8
 tma_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
 tma_cluster2|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
 tma_cluster2_persistent|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $persistent
+tma_splitcluster|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
+llm_splitcluster|llm|sm90/gemm/bf16-llm|$splitcluster
 llm_persistent|llm|sm90/gemm/bf16-llm|$persistent
 llm_cluster2_persistent|llm|sm90/gemm/bf16-llm|$cluster2; $persistent
 grouped_persistent|grouped|sm90/gemm/bf16-grouped|$persistent

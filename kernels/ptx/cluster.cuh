@@ -44,3 +44,15 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
       "h"(cta_mask)
       : "memory");
 }
+// Two floats at `local`'s offset in the shared memory of CTA `cta` of the cluster (8-byte
+// aligned), read after a cluster barrier that ordered their writes.
+__device__ __forceinline__ void ld_shared_cluster_f32x2(const void* local, uint32_t cta, float& x,
+                                                        float& y) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %2, %3;\n"
+      "ld.shared::cluster.v2.f32 {%0, %1}, [remote];\n}"
+      : "=f"(x), "=f"(y)
+      : "r"(smem_addr(local)), "r"(cta)
+      : "memory");
+}

@@ -71,6 +71,18 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
       "h"(cta_mask)
       : "memory");
 }
+// Two floats at `local`'s offset in the shared memory of CTA `cta` of the cluster (8-byte
+// aligned), read after a cluster barrier that ordered their writes.
+__device__ __forceinline__ void ld_shared_cluster_f32x2(const void* local, uint32_t cta, float& x,
+                                                        float& y) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %2, %3;\n"
+      "ld.shared::cluster.v2.f32 {%0, %1}, [remote];\n}"
+      : "=f"(x), "=f"(y)
+      : "r"(smem_addr(local)), "r"(cta)
+      : "memory");
+}
 // ==== end kernels/ptx/cluster.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
@@ -576,6 +588,92 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
+// Split-K inside a cluster (kSplitCluster, off here; bench/gemm_dev measures it): the `splits`
+// CTAs of a cluster compute the K splits of one output tile (rank = split). Each leaves its fp32
+// partial tile in its own shared memory (the stage buffers, free once its k-blocks are consumed);
+// after a cluster barrier each sums one slice of the tile's rows over every CTA's partial, in
+// split order, through distributed shared memory and writes bf16 C. No partials in global memory
+// and no second kernel.
+constexpr bool kSplitCluster = false;
+constexpr int kMaxClusterSplits = 8;    // the portable cluster size
+constexpr int kRedPitch = kBlockN + 8;  // floats per row of a partial tile (+8: fewer conflicts)
+static_assert(!kSplitCluster || kClusterM == 1, "split clusters are clusters along K only");
+static_assert(kBlockM * kRedPitch * sizeof(float) <=
+                  sizeof(SharedStorage::a) + sizeof(SharedStorage::b),
+              "a partial tile fits in the stage buffers");
+
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_bf16_tma_ws_split_cluster(const __grid_constant__ CUtensorMap map_a,
+                                   const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c,
+                                   int M, int N, int K, int split_kb, int splits) {
+  SharedStorage& smem = shared_storage();
+  const int warpgroup = threadIdx.x / 128;
+  const int rank = static_cast<int>(cluster_ctarank());  // the split
+  const TileCoord tile =
+      tile_of_block(blockIdx.x / splits, (M + kBlockM - 1) / kBlockM, (N + kBlockN - 1) / kBlockN);
+  const int kb_begin = rank * split_kb;
+  const int k_blocks = min((K + kBlockK - 1) / kBlockK - kb_begin, split_kb);
+  float* partial = reinterpret_cast<float*>(&smem.a[0][0]);  // (kBlockM, kRedPitch)
+
+  if (threadIdx.x == 0) init_barriers(smem);
+  __syncthreads();
+
+  uint32_t it = 0;
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0)
+      produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, kb_begin, k_blocks}, it);
+  } else {
+    setmaxnreg_inc<232>();
+    const int consumer = warpgroup - 1;
+    float d[kBlockN / 2];
+    consume(smem, consumer, k_blocks, d, it);
+    // Both consumer warpgroups are done with the stage buffers before either overwrites them.
+    asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
+    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int row = consumer * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i) {
+      const int col = i * 8 + (lane % 4) * 2;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float* dst = partial + (row + half * 8) * kRedPitch + col;
+        dst[0] = d[i * 4 + half * 2];
+        dst[1] = d[i * 4 + half * 2 + 1];
+      }
+    }
+  }
+  __syncwarp();
+  cluster_sync();  // every CTA's partial tile written
+
+  const int per = (kBlockM + splits - 1) / splits;  // rows summed by each CTA
+  const int row0 = rank * per, rows = max(0, min(per, kBlockM - row0));
+  if (warpgroup > 0) {
+    const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
+    for (int i = threadIdx.x - 128; i < rows * (kBlockN / 2); i += 128 * kConsumers) {
+      const int r = row0 + i / (kBlockN / 2), col = 2 * (i % (kBlockN / 2));
+      float x = 0.f, y = 0.f;
+      for (int q = 0; q < splits; ++q) {
+        float px, py;
+        ld_shared_cluster_f32x2(partial + r * kRedPitch + col, static_cast<uint32_t>(q), px, py);
+        x += px;
+        y += py;
+      }
+      const int gr = tile.m0 + r, gc = tile.n0 + col;
+      if (gr >= M || gc >= N) continue;
+      __nv_bfloat16* dst = c + static_cast<int64_t>(gr) * N + gc;
+      if (pair_ok && gc + 1 < N) {
+        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(x, y);
+      } else {
+        dst[0] = __float2bfloat16_rn(x);
+        if (gc + 1 < N) dst[1] = __float2bfloat16_rn(y);
+      }
+    }
+  }
+  __syncwarp();
+  cluster_sync();  // no CTA leaves while a peer still reads its shared memory
+}
+
 // C = sum over the splits of the fp32 partials, in split order, rounded to bf16.
 __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
@@ -599,6 +697,7 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   if (tiles * 2 <= sms)
     splits = static_cast<int>(
         std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
+  if (kSplitCluster) splits = std::min(splits, kMaxClusterSplits);
   const int split_kb = (k_blocks + splits - 1) / splits;
   return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
 }
@@ -612,9 +711,13 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
       cudaFuncSetAttribute(gemm_bf16_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes)) != cudaSuccess ||
+      cudaFuncSetAttribute(gemm_bf16_tma_ws_split_cluster,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(kSharedBytes)) != cudaSuccess)
     return kLaunchFailed;
   *workspace_bytes = 0;
+  if (kSplitCluster) return PTXB_OK;  // the partials stay in shared memory
   if (problem->num_inputs == 2 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 2) {
     const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
                   N = problem->inputs[1].shape[0];
@@ -641,10 +744,30 @@ extern "C" int ptxb_run(const ptxb_args* args) {
 
   const SplitK split = split_k(M, N, K, g_sms);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
-  if (split.splits > 1 && args->workspace_bytes < partial_bytes) return kBadProblem;
+  if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
+    return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
+  if (kSplitCluster && split.splits > 1) {
+    const int tiles =
+        static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
+    cudaLaunchAttribute cluster_dims = {};
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim = {static_cast<unsigned>(split.splits), 1, 1};
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(tiles * split.splits);
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = kSharedBytes;
+    config.stream = stream;
+    config.attrs = &cluster_dims;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, gemm_bf16_tma_ws_split_cluster, map_a, map_b, c,
+                              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+                              split.split_kb, split.splits) == cudaSuccess
+               ? PTXB_OK
+               : kLaunchFailed;
+  }
   const int rows = static_cast<int>(((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM);
   const int units = rows * static_cast<int>((N + kBlockN - 1) / kBlockN) * split.splits;
   const int clusters = kPersistent ? std::min(units, g_sms / kClusterM) : units;
