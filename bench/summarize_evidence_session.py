@@ -16,7 +16,8 @@ def load(path):
 
 
 print("| verdict | outcome | speedups per timed shape | counted calls (mismatched) | "
-      "max non-target FLOP share | evidence s | total worker s |")
+      "max non-target FLOP share | evidence s (worker setup, of it controls / calls) | "
+      "total worker s |")
 print("|---|---|---|---|---|---|---|")
 for path in sorted(folder.glob("*.json")):
     v = load(path)
@@ -30,8 +31,11 @@ for path in sorted(folder.glob("*.json")):
     shares = [s for s in shares if s is not None]
     share = f"{max(shares):.4f}" if shares else "-"
     st = v.get("stage_seconds", {})
+    ph = v.get("evidence", {}).get("worker_phases", {})
+    inside = (f" ({ph.get('setup', 0):.1f} / {ph.get('setup.evidence_controls', 0):.1f} / "
+              f"{ph.get('evidence', 0):.1f})" if ph else "")
     print(f"| {path.stem} | {v['outcome']} | {speedups or '-'} | {counted} | {share} | "
-          f"{st.get('evidence', 0):.1f} | {st.get('worker', 0):.1f} |")
+          f"{st.get('evidence', 0):.1f}{inside} | {st.get('worker', 0):.1f} |")
 
 print()
 print("| library profile | shape | non-target FLOP share | largest kernel source |")

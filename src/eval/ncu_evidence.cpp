@@ -1,5 +1,7 @@
 #include "eval/ncu_evidence.hpp"
 
+#include <chrono>
+
 #include "compile/tools.hpp"
 #include "controls/flop_classes.hpp"
 #include "core/error.hpp"
@@ -70,7 +72,10 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     return out;
   }
   rec["ncu"] = options.ncu.string();
+  const auto version_start = std::chrono::steady_clock::now();
   rec["ncu_version"] = ncu_version(options.ncu, work_dir);
+  rec["ncu_version_seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - version_start).count();
 
   job.run_correctness = false;
   job.run_timing = false;
@@ -143,6 +148,7 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     if (type == "evidence_control" || type == "evidence_call") evidence_messages.push_back(m);
     if (type == "evidence_shape_start") open_shape = m["shape"];
     if (type == "evidence_call") open_shape = nullptr;
+    if (type == "phases") rec["worker_phases"] = m["seconds"];
     if (type == "done") done = true;
   }
   if (!out.cheat.empty() || !out.candidate_fault.empty() || out.timed_out) return out;

@@ -103,10 +103,15 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
             {"available", monitor != nullptr},
             {"reason", monitor ? "" : monitor_problem}});
   std::unique_ptr<ptxb::CallCounters> counters;
-  if (job.run_evidence)
+  double controls_seconds = 0;
+  if (job.run_evidence) {
+    const auto controls_start = ptxb::PhaseClock::Clock::now();
     ptxb::run_evidence_controls(out, stream.get());  // before the environment changes
-  else
+    controls_seconds =
+        std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - controls_start).count();
+  } else {
     counters = open_counters(counter_specs, job, stream.get(), out);
+  }
   // CUDA and any profiler's injection have initialised: from here on the process's environment
   // is the job's, the same under ncu as in the timing process (docs/evidence.md).
   if (!job.environment.empty()) ptxb::replace_environment(job.environment);
@@ -153,9 +158,14 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ctx.phases.add("setup",
                  std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - started).count());
   ctx.phases.add("setup.baseline_prebuild", prebuild_seconds);
+  if (job.run_evidence) ctx.phases.add("setup.evidence_controls", controls_seconds);
 
   if (job.run_evidence) {
-    ptxb::run_evidence(task, *candidate, ctx);
+    {
+      const auto phase = ctx.phases.span("evidence");
+      ptxb::run_evidence(task, *candidate, ctx);
+    }
+    out.send({{"type", "phases"}, {"seconds", ctx.phases.to_json()}});
     out.send({{"type", "done"}});
     return exit_code(WorkerExit::kOk);
   }
