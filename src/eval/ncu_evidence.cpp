@@ -1,6 +1,9 @@
 #include "eval/ncu_evidence.hpp"
 
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "compile/tools.hpp"
 #include "controls/flop_classes.hpp"
@@ -16,7 +19,18 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
+// `ncu --version`'s version line, asked once per ncu binary (its path, size and modification
+// time) in this process: a service judging many candidates does not start ncu twice per job.
 std::string ncu_version(const fs::path& ncu, const fs::path& work_dir) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  std::error_code ec;
+  const std::string key = ncu.string() + "|" + std::to_string(fs::file_size(ncu, ec)) + "|" +
+                          std::to_string(fs::last_write_time(ncu, ec).time_since_epoch().count());
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+  }
   ProcessSpec spec;
   spec.argv = {ncu.string(), "--version"};
   spec.stdout_path = work_dir / "ncu-version.txt";
@@ -24,8 +38,11 @@ std::string ncu_version(const fs::path& ncu, const fs::path& work_dir) {
   const ProcessResult r = run_process(spec);
   const std::string text = read_text_file(spec.stdout_path, 4096);
   const size_t at = text.find("Version");
-  if (!r.ok() || at == std::string::npos) return "unknown";
-  return text.substr(at, text.find('\n', at) - at);
+  if (!r.ok() || at == std::string::npos) return "unknown";  // asked again next time
+  const std::string version = text.substr(at, text.find('\n', at) - at);
+  const std::lock_guard<std::mutex> lock(mutex);
+  known[key] = version;
+  return version;
 }
 
 // ncu's "==ERROR==" lines, joined, or "no error lines".

@@ -268,6 +268,29 @@ TEST(EvidenceStage, ARunThatEndsInsideCandidateCodeIsACrashNamingTheShape) {
   EXPECT_NE(s.candidate_fault.find("Failed to profile"), std::string::npos) << s.candidate_fault;
 }
 
+TEST(EvidenceStage, NcuIsAskedItsVersionOncePerBinary) {
+  TempDir work("ptxb-evidence-version");
+  const TaskSpec& t = task("sm90/gemm/bf16-wgmma-tma");
+  EvidenceOptions options;
+  options.ncu = fake_ncu(work.path(), R"({"M": 4096, "N": 4096, "K": 4096})");
+  // The stand-in counts the times it is asked its version.
+  std::string script = read_text_file(options.ncu, 1 << 20);
+  const std::string plain = "if args == ['--version']: print(";
+  const size_t at = script.find(plain);
+  ASSERT_NE(at, std::string::npos);
+  script.insert(at + std::string("if args == ['--version']: ").size(),
+                "open(sys.argv[0] + '.asked', 'a').write('x'); ");
+  write_file_atomic(options.ncu, script);
+  std::filesystem::permissions(options.ncu, std::filesystem::perms::owner_all);
+  for (int i = 0; i < 3; ++i) {
+    const EvidenceStage s =
+        run_evidence_stage(t, catalog(), WorkerJob{}, "ptxbench-worker", options, work.path());
+    EXPECT_EQ(s.record.value("ncu_version", ""), "Version fake");
+  }
+  const std::filesystem::path asked = options.ncu.string() + ".asked";
+  EXPECT_EQ(read_text_file(asked, 64), "x") << "three evidence runs, one version question";
+}
+
 // ---- data: catalog counters, task ceilings, the worker job ----
 
 TEST(CatalogCounters, Sm90HasFourHardwareCountersSm100None) {
