@@ -371,12 +371,24 @@ __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], flo
 }
 
 // Writes a consumer's (64, kBlockN) fp32 accumulator tile as bf16, masking rows >= M, cols >= N.
+// C[row][col] = v0 and C[row][col + 1] = v1 as bf16 (the second only when col + 1 < N), one bf16x2
+// store when N is even (the pair is then 4-byte aligned). The caller checked row < M, col < N.
+__device__ __forceinline__ void store_bf16_pair(__nv_bfloat16* c, int row, int col, int N, float v0,
+                                                float v1) {
+  __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+  if (N % 2 == 0 && col + 1 < N) {
+    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
+  } else {
+    dst[0] = __float2bfloat16_rn(v0);
+    if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
+  }
+}
+
 __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_bfloat16* c,
                                            int row0, int n0, int M, int N) {
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
   const int row_a = row0 + warp * 16 + lane / 4;
-  const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
 #pragma unroll
   for (int i = 0; i < kBlockN / 8; ++i) {
     const int col = n0 + i * 8 + (lane % 4) * 2;
@@ -384,15 +396,7 @@ __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_b
     for (int half = 0; half < 2; ++half) {
       const int row = row_a + half * 8;
       if (row >= M || col >= N) continue;
-      const float v0 = d[i * 4 + half * 2];
-      const float v1 = d[i * 4 + half * 2 + 1];
-      __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
-      if (pair_ok && col + 1 < N) {
-        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
-      } else {
-        dst[0] = __float2bfloat16_rn(v0);
-        if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
-      }
+      store_bf16_pair(c, row, col, N, d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
     }
   }
 }

@@ -362,12 +362,24 @@ __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], flo
 }
 
 // Writes a consumer's (64, kBlockN) fp32 accumulator tile as bf16, masking rows >= M, cols >= N.
+// C[row][col] = v0 and C[row][col + 1] = v1 as bf16 (the second only when col + 1 < N), one bf16x2
+// store when N is even (the pair is then 4-byte aligned). The caller checked row < M, col < N.
+__device__ __forceinline__ void store_bf16_pair(__nv_bfloat16* c, int row, int col, int N, float v0,
+                                                float v1) {
+  __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+  if (N % 2 == 0 && col + 1 < N) {
+    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
+  } else {
+    dst[0] = __float2bfloat16_rn(v0);
+    if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
+  }
+}
+
 __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_bfloat16* c,
                                            int row0, int n0, int M, int N) {
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
   const int row_a = row0 + warp * 16 + lane / 4;
-  const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
 #pragma unroll
   for (int i = 0; i < kBlockN / 8; ++i) {
     const int col = n0 + i * 8 + (lane % 4) * 2;
@@ -375,15 +387,7 @@ __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_b
     for (int half = 0; half < 2; ++half) {
       const int row = row_a + half * 8;
       if (row >= M || col >= N) continue;
-      const float v0 = d[i * 4 + half * 2];
-      const float v1 = d[i * 4 + half * 2 + 1];
-      __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
-      if (pair_ok && col + 1 < N) {
-        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
-      } else {
-        dst[0] = __float2bfloat16_rn(v0);
-        if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
-      }
+      store_bf16_pair(c, row, col, N, d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
     }
   }
 }
@@ -649,7 +653,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int per = (kBlockM + splits - 1) / splits;  // rows summed by each CTA
   const int row0 = rank * per, rows = max(0, min(per, kBlockM - row0));
   if (warpgroup > 0) {
-    const bool pair_ok = (N % 2) == 0;  // bf16x2 stores need an even row pitch
     for (int i = threadIdx.x - 128; i < rows * (kBlockN / 2); i += 128 * kConsumers) {
       const int r = row0 + i / (kBlockN / 2), col = 2 * (i % (kBlockN / 2));
       float x = 0.f, y = 0.f;
@@ -660,14 +663,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         y += py;
       }
       const int gr = tile.m0 + r, gc = tile.n0 + col;
-      if (gr >= M || gc >= N) continue;
-      __nv_bfloat16* dst = c + static_cast<int64_t>(gr) * N + gc;
-      if (pair_ok && gc + 1 < N) {
-        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(x, y);
-      } else {
-        dst[0] = __float2bfloat16_rn(x);
-        if (gc + 1 < N) dst[1] = __float2bfloat16_rn(y);
-      }
+      if (gr < M && gc < N) store_bf16_pair(c, gr, gc, N, x, y);
     }
   }
   __syncwarp();
@@ -703,6 +699,23 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 }
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
+
+// `kernel` on `blocks` CTAs (a multiple of `cluster`) in clusters of `cluster` CTAs along x.
+template <typename... Params, typename... Args>
+cudaError_t launch_in_clusters(void (*kernel)(Params...), int blocks, int cluster,
+                               cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute cluster_dims = {};
+  cluster_dims.id = cudaLaunchAttributeClusterDimension;
+  cluster_dims.val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSharedBytes;
+  config.stream = stream;
+  config.attrs = &cluster_dims;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
 
 }  // namespace
 
@@ -752,19 +765,9 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (kSplitCluster && split.splits > 1) {
     const int tiles =
         static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
-    cudaLaunchAttribute cluster_dims = {};
-    cluster_dims.id = cudaLaunchAttributeClusterDimension;
-    cluster_dims.val.clusterDim = {static_cast<unsigned>(split.splits), 1, 1};
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(tiles * split.splits);
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = kSharedBytes;
-    config.stream = stream;
-    config.attrs = &cluster_dims;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, gemm_bf16_tma_ws_split_cluster, map_a, map_b, c,
-                              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
-                              split.split_kb, split.splits) == cudaSuccess
+    return launch_in_clusters(gemm_bf16_tma_ws_split_cluster, tiles * split.splits, split.splits,
+                              stream, map_a, map_b, c, static_cast<int>(M), static_cast<int>(N),
+                              static_cast<int>(K), split.split_kb, split.splits) == cudaSuccess
                ? PTXB_OK
                : kLaunchFailed;
   }
@@ -775,21 +778,10 @@ extern "C" int ptxb_run(const ptxb_args* args) {
     gemm_bf16_tma_ws<<<clusters, kThreads, kSharedBytes, stream>>>(
         map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
         split.split_kb, split.splits);
-  } else {
-    cudaLaunchAttribute cluster_dims = {};
-    cluster_dims.id = cudaLaunchAttributeClusterDimension;
-    cluster_dims.val.clusterDim = {kClusterM, 1, 1};
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(clusters * kClusterM);
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = kSharedBytes;
-    config.stream = stream;
-    config.attrs = &cluster_dims;
-    config.numAttrs = 1;
-    if (cudaLaunchKernelEx(&config, gemm_bf16_tma_ws, map_a, map_b, c, partials,
-                           static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
-                           split.split_kb, split.splits) != cudaSuccess)
-      return kLaunchFailed;
+  } else if (launch_in_clusters(gemm_bf16_tma_ws, clusters * kClusterM, kClusterM, stream, map_a,
+                                map_b, c, partials, static_cast<int>(M), static_cast<int>(N),
+                                static_cast<int>(K), split.split_kb, split.splits) != cudaSuccess) {
+    return kLaunchFailed;
   }
   if (split.splits > 1) {
     const int64_t count = M * N;
