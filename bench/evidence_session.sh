@@ -32,6 +32,8 @@ summary="$out/summary.tsv"
 
 eval_one() {  # label ptxbench file task [flags]
   local label="$1" exe="$2" file="$3" task="$4"; shift 4
+  local base="$label" k=2  # a part given twice (to interleave old and new) adds a suffix
+  while [[ -e "$out/$label.json" || -e "$out/$label.txt" ]]; do label="${base}_r$k"; k=$((k + 1)); done
   local start=$SECONDS
   "$exe" eval "$file" --task "$task" --json-out "$out/$label.json" "$@" > "$out/$label.txt" 2>&1
   local outcome

@@ -46,15 +46,19 @@ struct TimingSamples {
   std::vector<std::vector<double>> us;  ///< us[impl][sample], microseconds
   int failed_status = 0;                ///< first non-zero status returned by a call, if any
   bool coarse = false;                  ///< stopped early: a slow candidate (coarse_after)
+  /// Timed calls whose launch gate ended by its limit, not when the host had enqueued the call
+  /// (timing/launch_gate.hpp): their host work may be inside the sample. 0 normally.
+  int gate_expired = 0;
   std::string failed_name;
 };
 
 /// Times every call in rounds (see TimingOptions for how many): in round i each implementation runs
 /// once, the order alternating between rounds, each call preceded by an L2 flush (a write over a
 /// buffer of twice the L2 size) so that no call finds its inputs in L2. Events bracket only the
-/// call itself: enter, flush, start event, call, end event, leave. Every round starts with the
-/// persisting-L2 lines reset (cudaCtxResetPersistingL2Cache, best effort). Throws ApiError on CUDA
-/// failures (a faulting candidate shows up here).
+/// call itself: enter, gate hold, flush, start event, call, end event, gate release, leave (the
+/// gate keeps the GPU waiting until the call is enqueued: host work is never timed). Every round
+/// starts with the persisting-L2 lines reset (cudaCtxResetPersistingL2Cache, best effort). Throws
+/// ApiError on CUDA failures (a faulting candidate shows up here).
 TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const TimingOptions& options,
                                cudaStream_t stream);
 

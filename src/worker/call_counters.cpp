@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
 #include "timing/l2_flush.hpp"
+#include "timing/launch_gate.hpp"
 #include "worker/cupti_library.hpp"
 
 namespace ptxb {
@@ -66,14 +67,21 @@ json CallCounters::check(cudaStream_t stream) {
     return static_cast<size_t>(it - m.begin());
   };
   L2Flusher flusher;
+  LaunchGate gate;
+  // What precedes every timed call inside its range: the launch gate, then the flush.
+  auto before_call = [&] {
+    gate.hold(stream);
+    flusher.flush(stream);
+    gate.release();
+  };
   const std::vector<std::function<void()>> work = {
       [&] { PTXB_CHECK_CUDA(launch_evidence_control(true, stream)); },
       [&] { PTXB_CHECK_CUDA(launch_evidence_control(false, stream)); },
       [&] { PTXB_CHECK_CUDA(launch_flop_control(true, stream)); },
       [&] { PTXB_CHECK_CUDA(launch_flop_control(false, stream)); },
-      [&] { flusher.flush(stream); },
-      [&] { flusher.flush(stream); },
-      [&] { flusher.flush(stream); }};
+      before_call,
+      before_call,
+      before_call};
   json out = {{"metrics", m}, {"ok", false}};
   std::vector<std::vector<double>> v;
   try {
@@ -103,7 +111,7 @@ json CallCounters::check(cudaStream_t stream) {
            1.01 * kFlopControlFmaPipeWarpInstructions, "the live FLOP control");
     expect(3, kFmaPipeMetric, 0, 0, "the dead FLOP control");
     if (problem.empty() && (v[4] != v[5] || v[5] != v[6]))
-      problem = "the L2 flush's counts differ between launches";
+      problem = "the launch gate and L2 flush's counts differ between launches";
   }
   if (!problem.empty()) {
     out["problem"] = problem;

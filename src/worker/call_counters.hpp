@@ -33,9 +33,9 @@ class CallCounters {
   CallCounters& operator=(const CallCounters&) = delete;
 
   /// Runs the controls through ranges (the evidence control's GMMA executions, the FLOP control's
-  /// fp64 and FMA pipe counts, live and dead) and measures the L2 flush three times (equal counts
-  /// required: they are subtracted from timed calls). {"ok": bool, "problem": "...", ...}; once
-  /// not ok, counting stays off.
+  /// fp64 and FMA pipe counts, live and dead) and measures what precedes a timed call (launch gate
+  /// and L2 flush) three times (equal counts required: they are subtracted from timed calls).
+  /// {"ok": bool, "problem": "...", ...}; once not ok, counting stays off.
   nlohmann::json check(cudaStream_t stream);
   bool ok() const { return ok_; }
 
