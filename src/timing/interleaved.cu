@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
@@ -33,6 +34,8 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
   if (out.failed_status != 0) return out;
 
   std::vector<Event> starts(calls.size()), ends(calls.size());
+  std::vector<double> host_us(calls.size(), 0.0);  // each call's host time in the last round
+  out.host_bound.assign(calls.size(), 0);
   double timed_us = 0;
   for (int s = 0;
        want_more_samples(s, timed_us, options.samples, options.min_total_us, options.max_samples);
@@ -48,11 +51,16 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
       if (calls[i].enter) calls[i].enter();
       // NOTE: the gate opens only once the end event is enqueued, so no host work of the call
       // (nor of the flush) can leave the GPU idle inside the events; enter and leave stay
-      // outside it (a counter range's push and pop take milliseconds of host time).
+      // outside it (a counter range's push and pop take milliseconds of host time). The call's
+      // own host time is measured beside it (TimedCall::host_time_counts).
       gate.hold(stream);
       if (options.flush_l2) flusher.flush(stream);
       starts[i].record(stream);
+      const auto host_start = std::chrono::steady_clock::now();
       invoke(i);
+      host_us[i] =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start)
+              .count();
       ends[i].record(stream);
       gate.release();
       if (calls[i].leave) calls[i].leave(options.flush_l2);
@@ -60,7 +68,10 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
     PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
     out.gate_expired = gate.expired();
     for (size_t i = 0; i < calls.size(); ++i) {
-      out.us[i].push_back(1000.0 * ends[i].elapsed_ms_since(starts[i]));
+      const double device_us = 1000.0 * ends[i].elapsed_ms_since(starts[i]);
+      const bool host_bound = calls[i].host_time_counts && host_us[i] > device_us;
+      if (host_bound) ++out.host_bound[i];
+      out.us[i].push_back(host_bound ? host_us[i] : device_us);
       timed_us += out.us[i].back();
     }
     if (out.failed_status != 0) return out;

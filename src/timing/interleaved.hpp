@@ -19,6 +19,10 @@ struct TimedCall {
   /// timing process brackets candidate calls with hardware-counter ranges this way.
   std::function<void()> enter = nullptr;
   std::function<void(bool after_flush)> leave = nullptr;
+  /// The sample is the larger of the call's device time and its host time (entering to leaving
+  /// `call`). Set for candidate code, whose host code could do the work while the launch gate
+  /// holds the stream; a library's host time is API overhead, not its kernels', and stays out.
+  bool host_time_counts = false;
 };
 
 struct TimingOptions {
@@ -47,8 +51,12 @@ struct TimingSamples {
   int failed_status = 0;                ///< first non-zero status returned by a call, if any
   bool coarse = false;                  ///< stopped early: a slow candidate (coarse_after)
   /// Timed calls whose launch gate ended by its limit, not when the host had enqueued the call
-  /// (timing/launch_gate.hpp): their host work may be inside the sample. 0 normally.
+  /// (timing/launch_gate.hpp): the GPU may have waited for the host inside their events. 0
+  /// normally.
   int gate_expired = 0;
+  /// host_bound[impl]: samples of a call with host_time_counts whose host time exceeded its device
+  /// time; such a sample is the host time.
+  std::vector<int> host_bound;
   std::string failed_name;
 };
 
@@ -56,7 +64,9 @@ struct TimingSamples {
 /// once, the order alternating between rounds, each call preceded by an L2 flush (a write over a
 /// buffer of twice the L2 size) so that no call finds its inputs in L2. Events bracket only the
 /// call itself: enter, gate hold, flush, start event, call, end event, gate release, leave (the
-/// gate keeps the GPU waiting until the call is enqueued: host work is never timed). Every round
+/// gate keeps the GPU waiting until the call is enqueued, so a sample is device time whatever the
+/// call's place in the round); for a call with host_time_counts, the larger of that and the call's
+/// host time, so that its host code cannot work unseen behind the gate. Every round
 /// starts with the persisting-L2 lines reset (cudaCtxResetPersistingL2Cache, best effort). Throws
 /// ApiError on CUDA failures (a faulting candidate shows up here).
 TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const TimingOptions& options,

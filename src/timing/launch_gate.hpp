@@ -14,9 +14,9 @@ namespace ptxb {
 
 class LaunchGate {
  public:
-  /// Holds of more than about this many SM cycles (5 ms at 2 GHz) end on their own: the host did
+  /// Holds of more than about this many SM cycles (20 ms at 2 GHz) end on their own: the host did
   /// not release in time (a call that synchronizes, an exception between hold and release).
-  static constexpr uint32_t kHoldLimitCycles = 10'000'000;
+  static constexpr uint32_t kHoldLimitCycles = 40'000'000;
 
   /// Allocates two words of mapped, pinned host memory. Throws ApiError.
   LaunchGate();

@@ -112,6 +112,14 @@ Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stre
   return out;
 }
 
+json host_time_details(const TimingSamples& samples) {
+  json out = json::object();
+  if (samples.gate_expired > 0) out["gate_expired"] = samples.gate_expired;
+  if (!samples.host_bound.empty() && samples.host_bound[0] > 0)
+    out["host_bound"] = samples.host_bound[0];
+  return out;
+}
+
 Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageContext& ctx,
                        const Shape& shape) {
   uint64_t bytes = 0;
@@ -130,6 +138,7 @@ TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_
                     scope.disarm();
                     return status;
                   }};
+  timed.host_time_counts = true;  // its host code could work while the gate holds the stream
   if (ctx.counters != nullptr) {
     timed.enter = [&ctx, shape, calls, phase] {
       const auto counting = ctx.phases.span(phase);

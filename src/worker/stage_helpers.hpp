@@ -61,6 +61,11 @@ TimingSamples time_with_candidate(const std::vector<TimedCall>& calls, const Tim
                                   cudaStream_t stream, StageContext& ctx, const char* phase,
                                   const std::string& what);
 
+/// What a candidate-then-library timing says about host time, for the shape's details: the gate
+/// holds that expired (`gate_expired`) and the candidate's samples that were its host time
+/// (`host_bound`); only the keys that are not 0.
+nlohmann::json host_time_details(const TimingSamples& samples);
+
 /// plan_for for candidate code: under a CandidateScope (watchdog, monitor, violations).
 Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageContext& ctx,
                        const Shape& shape);

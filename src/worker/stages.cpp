@@ -220,7 +220,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     timing.details["warmup"] = options.warmup;
     timing.details["samples"] = samples.us.empty() ? 0 : samples.us[0].size();
     if (samples.coarse) timing.details["coarse"] = true;
-    if (samples.gate_expired > 0) timing.details["gate_expired"] = samples.gate_expired;
+    timing.details.update(host_time_details(samples));
     if (samples.failed_status != 0) {
       timing.error = samples.failed_name + " returned " + std::to_string(samples.failed_status);
       timing.details["failed_call"] = samples.failed_name;  // "candidate" or "baseline"

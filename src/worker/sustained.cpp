@@ -160,7 +160,7 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
   out.details["clocks_before"] = clocks_before;
   out.details["clocks_after"] = clock_snapshot(job.device);
   scope.close();
-  if (samples.gate_expired > 0) out.details["gate_expired"] = samples.gate_expired;
+  out.details.update(host_time_details(samples));
   if (samples.failed_status != 0) {
     out.error = samples.failed_name + " returned " + std::to_string(samples.failed_status);
     out.details["failed_call"] = samples.failed_name;  // "candidate" or "baseline"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the adversarial submissions through `ptxbench eval` and checks each verdict against the
-# `// ptxbench-expect: task=T outcome=O [target=I] [timing=yes]` line at the top of its file. With
-# target=, the verdict's targets[] must also hold a row for instruction I with met == false. Files
+# `// ptxbench-expect: task=T outcome=O [target=I] [timing=yes] [max_speedup=X]` line at the top
+# of its file. With target=, the verdict's targets[] must also hold a row for instruction I with
+# met == false; with max_speedup=, every timed shape's median speedup must be below X. Files
 # are judged with --no-timing unless they say timing=yes (their cheat shows only in timed rounds).
 # A control submission (an expert solution, expected `passed`) runs once first and once last, so
 # that a broken harness or machine shows up as a failed control instead of a row of "expected"
@@ -65,16 +66,18 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = re.match(r"\s*//\s*ptxbench-expect:\s*(.*)$", line)
     if m:
         fields = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
-        print("\x1f".join(fields.get(k, "") for k in ("task", "outcome", "target", "timing")))
+        keys = ("task", "outcome", "target", "timing", "max_speedup")
+        print("\x1f".join(fields.get(k, "") for k in keys))
         break
 EOF
 }
 
-# Prints "got US ok US reason" for a verdict JSON against an expected outcome and target.
+# Prints "got US ok US reason" for a verdict JSON against an expected outcome, target and
+# speedup bound.
 judge_verdict() {
-  python3 - "$1" "$2" "$3" <<'EOF'
+  python3 - "$1" "$2" "$3" "${4:-}" <<'EOF'
 import json, sys
-path, want_outcome, want_target = sys.argv[1:4]
+path, want_outcome, want_target, max_speedup = sys.argv[1:5]
 try:
     with open(path, encoding="utf-8") as f:
         v = json.load(f)
@@ -95,17 +98,22 @@ if want_target:
         met = rows[0].get("met")
         got += f"[{want_target}:met={json.dumps(met)}]"
         ok = ok and met is False
+if max_speedup:
+    speedups = [t["speedup"]["median"] for t in v.get("timing", []) if "speedup" in t]
+    top = max(speedups) if speedups else None
+    got += f"[speedup<{max_speedup}:max={'none' if top is None else f'{top:.3f}'}]"
+    ok = ok and top is not None and top < float(max_speedup)
 print(f"{got}\x1f{'yes' if ok else 'no'}\x1f{reason}")
 EOF
 }
 
-# run_case NAME FILE TASK OUTCOME TARGET [TIMING]
+# run_case NAME FILE TASK OUTCOME TARGET [TIMING] [MAX_SPEEDUP]
 run_case() {
-  local name="$1" file="$2" task="$3" outcome="$4" target="$5" timing="${6:-}"
+  local name="$1" file="$2" task="$3" outcome="$4" target="$5" timing="${6:-}" max="${7:-}"
   local timing_flag=(--no-timing)
   [[ "$timing" == "yes" ]] && timing_flag=()
   local json="$OUT_DIR/$name.json" log="$OUT_DIR/$name.log"
-  local expected="$outcome${target:+[$target:met=false]}"
+  local expected="$outcome${target:+[$target:met=false]}${max:+[speedup<$max]}"
   local got ok reason rc
   rm -f "$json"
   if [[ ! -f "$file" ]]; then
@@ -121,7 +129,7 @@ run_case() {
     if [[ $rc -ne 0 ]]; then
       got="eval-exit-$rc"; ok="no"; reason="ptxbench eval exited $rc (see $log)"
     else
-      IFS="$US" read -r got ok reason < <(judge_verdict "$json" "$outcome" "$target")
+      IFS="$US" read -r got ok reason < <(judge_verdict "$json" "$outcome" "$target" "$max")
     fi
   fi
   TOTAL=$((TOTAL + 1))
@@ -133,9 +141,9 @@ run_case() {
 run_case control-start "$CONTROL" "$CONTROL_TASK" passed ""
 for f in "${FILES[@]}"; do
   name="$(basename "$f" .cu)"
-  task="" outcome="" target="" timing=""
-  IFS="$US" read -r task outcome target timing < <(read_expectation "$f" 2>/dev/null || true)
-  run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}" "${timing:-}"
+  task="" outcome="" target="" timing="" max=""
+  IFS="$US" read -r task outcome target timing max < <(read_expectation "$f" 2>/dev/null || true)
+  run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}" "${timing:-}" "${max:-}"
 done
 run_case control-end "$CONTROL" "$CONTROL_TASK" passed ""
 

@@ -1,6 +1,7 @@
 // The launch gate of the timed calls (timing/launch_gate.hpp): it holds the stream until the host
-// releases it or its limit passes, host work inside a timed call stays out of the sample, and it
-// adds the same hardware counts to a counter range however long it holds.
+// releases it or its limit passes, host time shorter than a call's device work stays out of its
+// sample, a candidate's longer host time is its sample, and it adds the same hardware counts to a
+// counter range however long it holds.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "timing/interleaved.hpp"
 #include "timing/l2_flush.hpp"
 #include "timing/launch_gate.hpp"
+#include "timing/stats.hpp"
 #include "worker/call_counters.hpp"
 
 namespace ptxb {
@@ -44,25 +46,62 @@ TEST(LaunchGate, AHoldNobodyReleasesEndsByItself) {
   EXPECT_EQ(gate.expired(), 1);
 }
 
-// Without the gate the 2 ms the host sleeps between the start event and the memset were in the
-// sample (the GPU idles inside the events): the flaw that slowed cuDNN's backward when it ran
-// first.
-TEST(LaunchGate, HostWorkInsideATimedCallIsNotTimed) {
+// Host time spent by a call before it launches anything: 100 µs of spinning, longer than the L2
+// flush that covered it before the gate. Without the gate the GPU idled inside the events for the
+// difference (~70 µs) whenever the stream had drained; with it the sample is the device time of a
+// ~170 µs memset whichever place the call has, as for the same memset without the spin.
+TEST(LaunchGate, HostTimeShorterThanTheWorkIsNotTimed) {
+  Stream s;
+  DeviceBuffer big(size_t{512} << 20);
+  auto spin = [](std::chrono::microseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  TimingOptions options;
+  options.warmup = 2;
+  options.samples = 10;
+  TimedCall spun_call{
+      "spin-then-memset", [&](cudaStream_t stream) {
+        spin(std::chrono::microseconds(100));
+        return static_cast<int>(cudaMemsetAsync(big.data(), 1, big.bytes(), stream));
+      }};
+  spun_call.host_time_counts = true;  // as a candidate's: its 100 µs stay below the device time
+  const TimedCall plain_call{
+      "memset", [&](cudaStream_t stream) {
+        return static_cast<int>(cudaMemsetAsync(big.data(), 2, big.bytes(), stream));
+      }};
+  const TimingSamples out = time_interleaved({spun_call, plain_call}, options, s.get());
+  ASSERT_EQ(out.failed_status, 0);
+  const double spun = median_ci(out.us[0]).median, plain = median_ci(out.us[1]).median;
+  EXPECT_GT(plain, 120.0) << "the memset must outlast the spin for this test to mean anything";
+  EXPECT_LT(spun, 1.1 * plain) << "host time before the first launch was timed";
+  EXPECT_EQ(out.gate_expired, 0);
+}
+
+// Host time longer than the device work is the sample of a call marked host_time_counts (the
+// candidate's): its host code cannot work unseen while the gate holds the stream. Unmarked (the
+// library's), the same call's sample is its device time.
+TEST(LaunchGate, HostTimeLongerThanTheWorkIsTheCandidatesSample) {
   Stream s;
   DeviceBuffer buf(1 << 16);
+  auto host_heavy = [&](cudaStream_t stream) {
+    std::this_thread::sleep_for(milliseconds(2));
+    return static_cast<int>(cudaMemsetAsync(buf.data(), 0, buf.bytes(), stream));
+  };
+  TimedCall candidate{"candidate", host_heavy}, library{"library", host_heavy};
+  candidate.host_time_counts = true;
   TimingOptions options;
   options.warmup = 1;
   options.samples = 4;
-  const TimingSamples out = time_interleaved(
-      {{"host-heavy",
-        [&](cudaStream_t stream) {
-          std::this_thread::sleep_for(milliseconds(2));
-          return static_cast<int>(cudaMemsetAsync(buf.data(), 0, buf.bytes(), stream));
-        }}},
-      options, s.get());
+  const TimingSamples out = time_interleaved({candidate, library}, options, s.get());
   ASSERT_EQ(out.failed_status, 0);
-  ASSERT_EQ(out.us.size(), 1u);
-  for (const double us : out.us[0]) EXPECT_LT(us, 500.0);
+  ASSERT_EQ(out.us.size(), 2u);
+  for (const double us : out.us[0]) EXPECT_GE(us, 2000.0);
+  for (const double us : out.us[1]) EXPECT_LT(us, 500.0);
+  ASSERT_EQ(out.host_bound.size(), 2u);
+  EXPECT_EQ(out.host_bound[0], 4);
+  EXPECT_EQ(out.host_bound[1], 0);
   EXPECT_EQ(out.gate_expired, 0);
 }
 
