@@ -3,7 +3,9 @@
 # fast the library runs? ptxbench-baseline-self on TASK, N fresh processes with --prebuild and N
 # without, alternating; prints the library's median microseconds per timed shape and run.
 # Written for the cuDNN backward anomaly of bench/results/2026-12-02-h200-session-968781b
-# (hidden shape B=2 H=8 S=1000 D=128: 64 µs in most runs, 79 and 97 µs in two).
+# (hidden shape B=2 H=8 S=1000 D=128: 64 µs in most runs, 79 and 97 µs in two), which turned out
+# to be the timing's dependence on the call's place in the round, not the prebuild
+# (bench/summarize_round_order.py, docs/timing.md); kept to compare the two ways of planning.
 # Usage (GPU machine, repository root): bench/baseline_prebuild_probe.sh BIN_DIR OUT [N] [TASK]
 set -uo pipefail
 bin="$1" out="$2" n="${3:-5}" task="${4:-sm90/attention/bwd-bf16}"
