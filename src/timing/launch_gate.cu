@@ -38,8 +38,9 @@ LaunchGate::LaunchGate() {
 
 LaunchGate::~LaunchGate() {
   if (words_ == nullptr) return;
-  release();                   // a hold still enqueued must not wait for its limit
-  (void)cudaFreeHost(words_);  // NOTE: waits for the device, so no hold reads freed memory
+  release();                      // a hold still enqueued must not wait for its limit
+  (void)cudaDeviceSynchronize();  // no hold may read the words once they are freed
+  (void)cudaFreeHost(words_);
 }
 
 void LaunchGate::hold(cudaStream_t stream) {

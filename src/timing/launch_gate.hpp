@@ -1,9 +1,10 @@
 // A gate that keeps a stream's queue closed while the host enqueues one timed call
-// (docs/timing.md, "Host enqueue"). Without it the GPU starts each call as soon as its first
-// launch arrives, and whatever host work the call does between launches (a library's execute
-// path, a candidate's tensor-map encoding) is timed whenever it outlasts the L2 flush that precedes
-// the call: measured on the H200, cuDNN's backward at B=2 H=8 S=1000 D=128 took 64 µs when it ran
-// second in a round and 76-106 µs when it ran first, after the stream had drained.
+// (docs/timing.md, "Device time, wherever the call sits in the round"). Without it the GPU starts
+// each call as soon as its first launch arrives, and whatever host work the call does between
+// launches (a library's execute path, a candidate's tensor-map encoding) is timed whenever it
+// outlasts the L2 flush that precedes the call: measured on the H200, cuDNN's backward at B=2 H=8
+// S=1000 D=128 took 64 µs when it ran second in a round and 76-106 µs when it ran first, after the
+// stream had drained.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -25,9 +26,10 @@ class LaunchGate {
   LaunchGate& operator=(const LaunchGate&) = delete;
 
   /// Enqueues on `stream` a one-thread kernel that waits until release() (or the limit), so that
-  /// work enqueued after it starts only once the host has enqueued all of it. The kernel executes
-  /// no tensor, FMA-pipe or fp64 instruction: it adds nothing to the hardware counters compared
-  /// call by call (worker/call_counters.hpp checks this with the flush). Throws ApiError.
+  /// work enqueued after it starts only once the host has enqueued all of it. The kernel adds the
+  /// same counts to the hardware counters compared call by call however long it waits (no tensor,
+  /// FMA-pipe or fp64 instruction in its loop); CallCounters::check measures them with the flush
+  /// that follows it, and they are subtracted together. Throws ApiError.
   void hold(cudaStream_t stream);
   /// Opens the gate last held. Host memory write only: never blocks, never fails.
   void release();
