@@ -17,9 +17,9 @@ def load(path):
 
 
 def medians(samples):
-    first = samples[0::2]   # even rounds: this side's place is the same in every even round
-    second = samples[1::2]
-    return statistics.median(first), statistics.median(second)
+    """(median over even rounds, median over odd rounds): a side has one place in all even rounds
+    (the candidate first, the library second) and the other place in all odd ones."""
+    return statistics.median(samples[0::2]), statistics.median(samples[1::2])
 
 
 print("| verdict | shape | cand even / odd us | ratio | lib even / odd us | ratio | gate expired |")
