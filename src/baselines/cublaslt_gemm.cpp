@@ -266,6 +266,7 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   report_["library_version"] = cublasLtGetVersion();
   report_["algorithms_offered"] = returned;
   report_["selection"] = {{"samples", kPlanSamples}, {"margin", kPlanMargin}};
+  if (samples.gate_expired > 0) report_["selection"]["gate_expired"] = samples.gate_expired;
   report_["algorithms"] = nlohmann::json::array();
   for (int i = 0; i < returned; ++i) {
     report_["algorithms"].push_back({{"index", i},

@@ -89,6 +89,7 @@ Trial time_plan(fe::graph::Graph& graph, nlohmann::json& entry, cudnnHandle_t ha
     }
     if (rep >= kWarmups) us.push_back(1000.0 * stop.elapsed_ms_since(start));
   }
+  if (gate.expired() > 0) entry["gate_expired"] = gate.expired();
   std::sort(us.begin(), us.end());
   t.ran = true;
   t.median_us = us[us.size() / 2];

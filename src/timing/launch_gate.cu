@@ -15,7 +15,11 @@ __global__ void hold_kernel(const volatile uint32_t* released, uint32_t generati
                             uint32_t* expired) {
   long long deadline = clock64() + LaunchGate::kHoldLimitCycles;
   asm volatile("" : "+l"(deadline));  // NOTE: the add happens on every launch, before the loop
-  while (*released != generation) {
+  // NOTE: released >= generation: the host may enqueue and release later holds before this one
+  // has run (a round of many short calls), and a later release opens it too. A plain compare (no
+  // subtraction, which compiles to VIADD in the loop); generations never wrap (2^32 holds of one
+  // gate would take hours).
+  while (*released < generation) {
     if (clock64() > deadline) {
       atomicAdd_system(expired, 1u);
       return;

@@ -31,7 +31,8 @@ class LaunchGate {
   /// FMA-pipe or fp64 instruction in its loop); CallCounters::check measures them with the flush
   /// that follows it, and they are subtracted together. Throws ApiError.
   void hold(cudaStream_t stream);
-  /// Opens the gate last held. Host memory write only: never blocks, never fails.
+  /// Opens the gate last held and every earlier hold still waiting (their calls are enqueued
+  /// too). Host memory write only: never blocks, never fails.
   void release();
   /// Holds so far that ended by the limit instead of a release. Read after the stream synchronized.
   int expired() const;

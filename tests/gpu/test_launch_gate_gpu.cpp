@@ -46,6 +46,25 @@ TEST(LaunchGate, AHoldNobodyReleasesEndsByItself) {
   EXPECT_EQ(gate.expired(), 1);
 }
 
+// A round of many short calls: the host holds, enqueues and releases each call long before the
+// GPU reaches its hold, so a hold runs after later releases. It must open at once, not wait for its
+// limit (it did, up to 59c0e20: the cuBLASLt algorithm trials, 8 calls a round, took 15 ms a call).
+TEST(LaunchGate, AHoldReachedAfterLaterReleasesOpensAtOnce) {
+  Stream s;
+  DeviceBuffer buf(size_t{64} << 20);
+  LaunchGate gate;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 64; ++i) {
+    gate.hold(s.get());
+    PTXB_CHECK_CUDA(cudaMemsetAsync(buf.data(), i, buf.bytes(), s.get()));
+    gate.release();
+  }
+  s.synchronize();
+  EXPECT_EQ(gate.expired(), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(100))
+      << "64 memsets of 64 MiB take about 2 ms; holds waited for their limit";
+}
+
 // Host time spent by a call before it launches anything: 100 µs of spinning, longer than the L2
 // flush that covered it before the gate. Without the gate the GPU idled inside the events for the
 // difference (~70 µs) whenever the stream had drained; with it the sample is the device time of a
