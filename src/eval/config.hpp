@@ -27,7 +27,10 @@ struct EvalConfig {
   int timing_max_samples = 1000;  ///< PTXBENCH_TIMING_MAX_SAMPLES: rounds at most
   /// PTXBENCH_SUSTAINED_CALLS: calls per back-to-back batch of the sustained regime (0: off)
   int sustained_calls = 20;
-  int sustained_rounds = 10;      ///< PTXBENCH_SUSTAINED_ROUNDS: timed batch rounds
+  int sustained_rounds = 10;  ///< PTXBENCH_SUSTAINED_ROUNDS: timed batch rounds at most
+  /// PTXBENCH_SUSTAINED_MIN_MS: fewer rounds (kSustainedMinRounds at least) once the timed batches
+  /// of both sides add up to this (docs/timing.md)
+  int sustained_min_ms = 500;
   bool run_timing = true;         ///< --no-timing
   bool self_baseline = false;     ///< --self-baseline: time the candidate against itself
   bool keep_temp = false;         ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders

@@ -36,6 +36,7 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
   job.timing_max_samples = config.timing_max_samples;
   job.sustained_calls = config.sustained_calls;
   job.sustained_rounds = config.sustained_rounds;
+  job.sustained_min_ms = config.sustained_min_ms;
   job.device = config.device;
   job.message_key = random_hex(32);
   job.sandbox = worker_sandbox(config, work_dir, /*under_profiler=*/false);

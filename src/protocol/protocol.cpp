@@ -26,6 +26,7 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"timing_max_samples", job.timing_max_samples},
           {"sustained_calls", job.sustained_calls},
           {"sustained_rounds", job.sustained_rounds},
+          {"sustained_min_ms", job.sustained_min_ms},
           {"device", job.device},
           {"baseline", job.baseline},
           {"environment", job.environment}};
@@ -60,6 +61,7 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.timing_max_samples = field("timing_max_samples").get<int>();
   job.sustained_calls = field("sustained_calls").get<int>();
   job.sustained_rounds = field("sustained_rounds").get<int>();
+  job.sustained_min_ms = field("sustained_min_ms").get<int>();
   job.device = field("device").get<int>();
   job.baseline = field("baseline").get<std::string>();
   job.environment = field("environment").get<std::vector<std::string>>();

@@ -56,10 +56,12 @@ struct WorkerJob {
   int timing_samples = 50;      ///< rounds at least
   int timing_min_ms = 0;        ///< more rounds until the timed calls add up to this
   int timing_max_samples = 50;  ///< rounds at most
-  /// The sustained regime (docs/timing.md): calls per back-to-back batch (0: not measured) and
-  /// timed batch rounds.
+  /// The sustained regime (docs/timing.md): calls per back-to-back batch (0: not measured), timed
+  /// batch rounds at most, and the timed time (both sides) after which fewer rounds will do
+  /// (0: always sustained_rounds).
   int sustained_calls = 0;
   int sustained_rounds = 10;
+  int sustained_min_ms = 0;
   int device = 0;
   /// "library": the task's baseline (cuBLASLt); "self": the candidate timed against itself, the
   /// timing self-check (speedup must come out 1.00).

@@ -47,6 +47,11 @@ bool coarse_enough(const std::vector<double>& candidate_us, const std::vector<do
   return median_ci(paired_ratios(library_us, candidate_us)).median < min_speedup;
 }
 
+RoundLimits sustained_round_limits(int max_rounds, int min_total_ms) {
+  if (min_total_ms <= 0) return {max_rounds, max_rounds, 0.0};
+  return {std::min(kSustainedMinRounds, max_rounds), max_rounds, 1000.0 * min_total_ms};
+}
+
 bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
                        double min_total_us, int max_samples) {
   if (rounds_done < min_samples) return true;

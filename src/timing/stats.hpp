@@ -35,6 +35,19 @@ int choose_algorithm(const std::vector<double>& median_us, double margin);
 bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
                        double min_total_us, int max_samples);
 
+/// The sustained regime's rounds (docs/timing.md), for want_more_samples: `max_rounds` rounds, or
+/// fewer once the timed batches of both sides add up to `min_total_ms`, but never fewer than
+/// kSustainedMinRounds. A sample there averages a whole batch (20 calls), so a few rounds give a
+/// stable median where a batch is long (attention backward: 0.25 s a side at B=1 S=16384), and
+/// short batches keep every round. min_total_ms 0: always `max_rounds`.
+struct RoundLimits {
+  int min_samples = 0;
+  int max_samples = 0;
+  double min_total_us = 0;
+};
+constexpr int kSustainedMinRounds = 3;
+RoundLimits sustained_round_limits(int max_rounds, int min_total_ms);
+
 /// A slow candidate's timing stops early ("coarse", docs/timing.md): true once at least
 /// `after_rounds` paired samples exist and the median of library / candidate is below
 /// `min_speedup`. More rounds would refine a speedup that is far from mattering, at the cost of

@@ -130,8 +130,10 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
 
   TimingOptions options;
   options.warmup = 1;
-  options.samples = job.sustained_rounds;
-  options.max_samples = job.sustained_rounds;
+  const RoundLimits limits = sustained_round_limits(job.sustained_rounds, job.sustained_min_ms);
+  options.samples = limits.min_samples;
+  options.max_samples = limits.max_samples;
+  options.min_total_us = limits.min_total_us;
   options.before_sample = [&](int round) {
     const auto inputs = ctx.phases.span("timing.sustained.inputs");
     for (int r = 0; r < calls; ++r) {

@@ -17,6 +17,8 @@ TEST(Protocol, JobRoundTrip) {
   job.timing_samples = 7;
   job.timing_min_ms = 30;
   job.timing_max_samples = 90;
+  job.sustained_rounds = 6;
+  job.sustained_min_ms = 250;
   job.baseline = "self";
   const WorkerJob back = worker_job_from_json(to_json(job));
   EXPECT_EQ(back.task, job.task);
@@ -26,6 +28,8 @@ TEST(Protocol, JobRoundTrip) {
   EXPECT_EQ(back.timing_samples, 7);
   EXPECT_EQ(back.timing_min_ms, 30);
   EXPECT_EQ(back.timing_max_samples, 90);
+  EXPECT_EQ(back.sustained_rounds, 6);
+  EXPECT_EQ(back.sustained_min_ms, 250);
   EXPECT_EQ(back.baseline, "self");
 }
 

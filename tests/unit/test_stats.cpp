@@ -75,6 +75,28 @@ TEST(Stats, ShortCallsGetMoreSamplesUpToTheCap) {
   EXPECT_FALSE(want_more_samples(50, 0, 50, 0, 1000));
 }
 
+// Rounds the sustained regime takes for a batch pair of `round_us` (both sides), through the same
+// loop condition time_interleaved uses.
+int sustained_rounds_for(double round_us, int max_rounds, int min_total_ms) {
+  const RoundLimits l = sustained_round_limits(max_rounds, min_total_ms);
+  int rounds = 0;
+  while (want_more_samples(rounds, rounds * round_us, l.min_samples, l.min_total_us, l.max_samples))
+    ++rounds;
+  return rounds;
+}
+
+TEST(Stats, LongSustainedBatchesTakeFewerRounds) {
+  // Batch pairs measured on the H200 (attention backward, 20 calls a side): 505 ms at B=1
+  // S=16384 stops at the minimum, 127 ms at B=4 S=4096 after 4 rounds, 3 ms keeps all 10.
+  EXPECT_EQ(sustained_rounds_for(505e3, 10, 500), kSustainedMinRounds);
+  EXPECT_EQ(sustained_rounds_for(127e3, 10, 500), 4);
+  EXPECT_EQ(sustained_rounds_for(3e3, 10, 500), 10);
+  // No time target: every round, as before the target existed.
+  EXPECT_EQ(sustained_rounds_for(505e3, 10, 0), 10);
+  // A cap below the minimum is the cap.
+  EXPECT_EQ(sustained_rounds_for(505e3, 2, 500), 2);
+}
+
 }  // namespace
 }  // namespace ptxb
 
