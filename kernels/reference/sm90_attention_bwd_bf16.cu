@@ -1,22 +1,27 @@
-// Expert solution for sm90/attention/bwd-bf16 (and -causal): the attention backward pass
-// dQ, dK, dV from Q, K, V, O, dO and the forward's LSE (docs/attention.md), bf16 inputs, fp32
-// accumulation, all matmuls on wgmma.
+// Expert solution for sm90/attention/bwd-bf16 and sm90/attention/bwd-bf16-gqa (the file of the
+// latter is a link to this one): the attention backward pass dQ, dK, dV from Q, K, V, O, dO and
+// the forward's LSE (docs/attention.md), causal or not, with HKV key/value heads shared by groups
+// of G = H / HKV query heads (G = 1: plain multi-head), bf16 inputs, fp32 accumulation, all
+// matmuls on wgmma.
 //
 // Design (written for PTXBench from the public description of FlashAttention-style backward
 // passes on Hopper; no atomics, no shared-memory transposes):
 // - k0 `delta_kernel`: one warp per query row writes, into the workspace, Delta_i = dO_i . O_i
 //   and LSE_i * log2(e), per (batch, head) padded to kSeqPad rows (Delta 0, LSE +inf past S) so
 //   that k1 and k2 read them without bounds checks and padded queries get P = 0.
-// - k1 `dkdv_kernel`: one CTA per (128 keys, head, batch). K and V (128 x D) are loaded once;
-//   64-query tiles of Q and dO (plus their LSE/Delta) stream through a kStages ring. Each of the
+// - k1 `dkdv_kernel`: one CTA per (128 keys, kv head, batch). K and V (128 x D) are loaded once;
+//   64-query tiles of Q and dO (plus their LSE/Delta) of each of the G query heads of the group,
+//   one head after the other, stream through a kStages ring, so that dK and dV sum the group's
+//   contributions in registers (no atomics, no second pass). Each of the
 //   two consumer warpgroups owns 64 keys and computes per query tile
 //     S^T = K Q^T, dP^T = V dO^T (wgmma m64n64k16, A and B K-major from shared memory),
 //     P^T = exp2(S^T scale log2e - LSE log2e), dS^T = P^T o (dP^T - Delta) (registers),
 //     dV += P^T dO, dK += dS^T Q (wgmma m64nDk16, A = P^T / dS^T in registers as bf16, B = the
 //     same row-major dO / Q tile read MN-major through wgmma's transpose-B),
 //   then writes dK * scale and dV.
-// - k2 `dq_kernel`: one CTA per (128 queries, head, batch). Q and dO are loaded once; 128-key
-//   tiles of K and V stream through the ring; each consumer warpgroup owns 64 queries:
+// - k2 `dq_kernel`: one CTA per (128 queries, query head, batch). Q and dO are loaded once;
+//   128-key tiles of K and V of the head's kv head stream through the ring; each consumer warpgroup
+//   owns 64 queries:
 //     S = Q K^T, dP = dO V^T (m64n128k16), P, dS as above, dQ += dS K (A = dS in registers,
 //     B = the K tile MN-major); writes dQ * scale.
 // - k1 and k2 are warp-specialized: warpgroup 0 is the producer (one thread issues TMA:
@@ -28,16 +33,16 @@
 //   stage, coupling the two warpgroups whose point is to interleave on the tensor cores.
 // - Shared memory at D = 128: k1 K, V + 3 stages of Q, dO (64 x D) ~ 162 KB; k2 Q, dO + 2 stages
 //   of K, V (128 x D) ~ 193 KB (3 stages at D = 64). One CTA per SM.
-// NOTE: TMA maps are 3-D {D, S, B*H} with box {64, rows, 1}: rows past S of a (batch, head) are
-// zero-filled instead of being read from the next head. Keys >= S are masked in k2; in k1 they
-// only produce dK/dV rows that are never stored (rows of a product are independent).
-// Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last key tile
-// its queries see; tiles on the diagonal are masked per element, fully masked warpgroup tiles
-// are skipped (the warpgroup still releases the stage).
-// FLOPs: S and dP are computed twice (k1 and k2), 7 matmuls where the task counts 5.
+// NOTE: TMA maps are 3-D {D, S, B*H} ({D, S, B*HKV} for K and V) with box {64, rows, 1}: rows past
+// S of a (batch, head) are zero-filled instead of being read from the next head. Keys >= S are
+// masked in k2; in k1 they only produce dK/dV rows that are never stored (rows of a product are
+// independent). Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last
+// key tile its queries see; tiles on the diagonal are masked per element, fully masked warpgroup
+// tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
+// (k1 and k2), 7 matmuls where the task counts 5.
 //
-// Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,H,S,D] (HKV == H),
-// O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
+// Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
+// H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
 // bf16 (fp32 also accepted); all contiguous row-major; D in {64, 128}; 1 <= S <= 32768;
 // scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
@@ -260,6 +265,7 @@ struct Maps {
 
 struct Params {
   int seq, seq_pad, heads, causal, out_f32;
+  int kv_heads, group;      // HKV; G = H / HKV query heads per kv head
   float scale, scale_log2;  // softmax scale; scale * log2(e)
   float* lse2;              // [B*H, seq_pad], workspace (k0 writes, k1 and k2 read)
   float* delta;             // [B*H, seq_pad], workspace
@@ -452,11 +458,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ uint8_t smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
 
-  const int n0 = blockIdx.x * kCtaRows;  // first key of the CTA
-  const int bh = blockIdx.z * p.heads + blockIdx.y;
-  // NOTE: causal: query tiles before n0 see none of these keys.
+  const int n0 = blockIdx.x * kCtaRows;                           // first key of the CTA
+  const int bh_kv = blockIdx.z * p.kv_heads + blockIdx.y;         // its (batch, kv head) slice
+  const int bh_q0 = blockIdx.z * p.heads + blockIdx.y * p.group;  // the group's first query head
+  // NOTE: causal: query tiles before n0 see none of these keys. Step t of the ring is query tile
+  // first + t % per_head of query head bh_q0 + t / per_head (counted incrementally below).
   const int first = p.causal ? n0 / kQStep : 0;
-  const int iters = (p.seq + kQStep - 1) / kQStep - first;
+  const int per_head = (p.seq + kQStep - 1) / kQStep - first;  // >= 1: n0 < seq
+  const int iters = per_head * p.group;
   const int warpgroup = threadIdx.x / kWgThreads;
 
   init_barriers(&sm.kv_full, sm.full, sm.empty);
@@ -468,13 +477,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       prefetch_map(&maps.dout);
       mbar_arrive_expect_tx(&sm.kv_full, 2 * kCtaRows * kD * 2);
       for (int cb = 0; cb < kD / kSwz; ++cb) {
-        tma_load_3d(sm.k + cb * kCtaRows * kSwz, &maps.k, &sm.kv_full, cb * kSwz, n0, bh);
-        tma_load_3d(sm.v + cb * kCtaRows * kSwz, &maps.v, &sm.kv_full, cb * kSwz, n0, bh);
+        tma_load_3d(sm.k + cb * kCtaRows * kSwz, &maps.k, &sm.kv_full, cb * kSwz, n0, bh_kv);
+        tma_load_3d(sm.v + cb * kCtaRows * kSwz, &maps.v, &sm.kv_full, cb * kSwz, n0, bh_kv);
       }
-      const int64_t stats = static_cast<int64_t>(bh) * p.seq_pad;
+      int bh = bh_q0, tile = first;
       for (int t = 0; t < iters; ++t) {
         const int s = t % kStages;
-        const int m0 = (first + t) * kQStep;
+        const int m0 = tile * kQStep;
+        const int64_t stats = static_cast<int64_t>(bh) * p.seq_pad;
         // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
         // first pass over the ring (parity 1) does not wait.
         mbar_wait(&sm.empty[s], ((t / kStages) & 1) ^ 1);
@@ -485,6 +495,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         bulk_load(sm.lse2[s], p.lse2 + stats + m0, kQStep * 4, &sm.full[s]);
         bulk_load(sm.delta[s], p.delta + stats + m0, kQStep * 4, &sm.full[s]);
+        if (++tile == first + per_head) tile = first, ++bh;
       }
     }
     return;
@@ -502,9 +513,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int i = 0; i < kD / 2; ++i) dv[i] = dk[i] = 0.f;
 
   mbar_wait(&sm.kv_full, 0);
+  int tile = first;
   for (int t = 0; t < iters; ++t) {
     const int st = t % kStages;
-    const int m0 = (first + t) * kQStep;
+    const int m0 = tile * kQStep;
+    if (++tile == first + per_head) tile = first;
     mbar_wait(&sm.full[st], (t / kStages) & 1);
     if (!(p.causal && key0 > m0 + kQStep - 1)) {
       const bf16* q = sm.q[st];
@@ -558,7 +571,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
   }
 
-  const int64_t slice = static_cast<int64_t>(bh) * p.seq * kD;
+  const int64_t slice = static_cast<int64_t>(bh_kv) * p.seq * kD;
   const int64_t elem = p.out_f32 ? 4 : 2;
   store_rows(dk, p.scale, static_cast<uint8_t*>(p.out0) + slice * elem, key0, p.seq, p.out_f32);
   store_rows(dv, 1.f, static_cast<uint8_t*>(p.out1) + slice * elem, key0, p.seq, p.out_f32);
@@ -575,8 +588,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // NOTE: causal: the last query tiles see the most keys; they are launched first.
   const int m_tile = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int m0 = m_tile * kCtaRows;  // first query of the CTA
-  const int bh = blockIdx.z * p.heads + blockIdx.y;
+  const int m0 = m_tile * kCtaRows;                                  // first query of the CTA
+  const int bh = blockIdx.z * p.heads + blockIdx.y;                  // its query head
+  const int bh_kv = blockIdx.z * p.kv_heads + blockIdx.y / p.group;  // and its kv head
   const int key_tiles = (p.seq + kKStep - 1) / kKStep;
   const int iters = p.causal ? min(key_tiles, (m0 + kCtaRows - 1) / kKStep + 1) : key_tiles;
   const int warpgroup = threadIdx.x / kWgThreads;
@@ -599,9 +613,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbar_arrive_expect_tx(&sm.full[s], 2 * kKStep * kD * 2);
         for (int cb = 0; cb < kD / kSwz; ++cb) {
           tma_load_3d(sm.k[s] + cb * kKStep * kSwz, &maps.k, &sm.full[s], cb * kSwz, t * kKStep,
-                      bh);
+                      bh_kv);
           tma_load_3d(sm.v[s] + cb * kKStep * kSwz, &maps.v, &sm.full[s], cb * kSwz, t * kKStep,
-                      bh);
+                      bh_kv);
         }
       }
     }
@@ -714,7 +728,7 @@ bool encode_3d(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, in
 enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3, kNoWorkspace = 4 };
 
 struct Dims {
-  int batch = 0, heads = 0, seq = 0, dim = 0, seq_pad = 0;
+  int batch = 0, heads = 0, kv_heads = 0, seq = 0, dim = 0, seq_pad = 0;
   bool causal = false, out_f32 = false;
   float scale = 0.f;
   uint64_t workspace_bytes() const { return 8ull * batch * heads * seq_pad; }
@@ -739,15 +753,21 @@ int read_dims(const ptxb_problem& p, Dims* d) {
   if (shape[0] < 1 || shape[1] < 1 || shape[2] < 1 || shape[2] > kMaxSeq ||
       (shape[3] != 64 && shape[3] != 128) || shape[0] > 65535 || shape[1] > 65535)
     return kBadProblem;
-  for (int i = 0; i < 5; ++i)  // Q, K, V, O, dO; K and V with HKV == H
-    if (!is_tensor(p.inputs[i], PTXB_BF16, 4, shape)) return kBadProblem;
+  const int64_t kv_heads = p.inputs[1].rank == 4 ? p.inputs[1].shape[1] : 0;
+  if (kv_heads < 1 || shape[1] % kv_heads != 0) return kBadProblem;
+  const int64_t kv_shape[4] = {shape[0], kv_heads, shape[2], shape[3]};
+  // Q, O, dO with Q's shape; K, V (and dK, dV) with HKV heads
+  for (int i = 0; i < 5; ++i)
+    if (!is_tensor(p.inputs[i], PTXB_BF16, 4, i == 1 || i == 2 ? kv_shape : shape))
+      return kBadProblem;
   if (!is_tensor(p.inputs[5], PTXB_F32, 3, shape)) return kBadProblem;
   const int out_dtype = p.outputs[0].dtype;
   if (out_dtype != PTXB_BF16 && out_dtype != PTXB_F32) return kBadProblem;
   for (int i = 0; i < 3; ++i)
-    if (!is_tensor(p.outputs[i], out_dtype, 4, shape)) return kBadProblem;
+    if (!is_tensor(p.outputs[i], out_dtype, 4, i == 0 ? shape : kv_shape)) return kBadProblem;
   d->batch = static_cast<int>(shape[0]);
   d->heads = static_cast<int>(shape[1]);
+  d->kv_heads = static_cast<int>(kv_heads);
   d->seq = static_cast<int>(shape[2]);
   d->dim = static_cast<int>(shape[3]);
   d->seq_pad = (d->seq + kSeqPad - 1) / kSeqPad * kSeqPad;
@@ -774,8 +794,10 @@ int prepare(const ptxb_args& args, Launch* l) {
   const Dims& d = l->d;
   if (args.workspace == nullptr || args.workspace_bytes < d.workspace_bytes()) return kNoWorkspace;
   const int64_t heads = static_cast<int64_t>(d.batch) * d.heads;
+  const int64_t kv_heads = static_cast<int64_t>(d.batch) * d.kv_heads;
   auto encode = [&](CUtensorMap* map, int input, uint32_t rows) {
-    return encode_3d(map, args.inputs[input], heads, d.seq, d.dim, rows);
+    return encode_3d(map, args.inputs[input], input == 1 || input == 2 ? kv_heads : heads, d.seq,
+                     d.dim, rows);
   };
   const bool ok = encode(&l->dkdv_maps.q, 0, kQStep) && encode(&l->dkdv_maps.dout, 4, kQStep) &&
                   encode(&l->dkdv_maps.k, 1, kCtaRows) && encode(&l->dkdv_maps.v, 2, kCtaRows) &&
@@ -789,6 +811,7 @@ int prepare(const ptxb_args& args, Launch* l) {
   Params& p = l->params;
   p = Params{};
   p.seq = d.seq, p.seq_pad = d.seq_pad, p.heads = d.heads, p.causal = d.causal;
+  p.kv_heads = d.kv_heads, p.group = d.heads / d.kv_heads;
   p.out_f32 = d.out_f32, p.scale = d.scale, p.scale_log2 = d.scale * kLog2e;
   p.lse2 = static_cast<float*>(args.workspace), p.delta = p.lse2 + heads * d.seq_pad;
   l->dq = args.outputs[0];
@@ -809,9 +832,10 @@ int launch_delta(const Launch& l) {
   return launch_status();
 }
 
-dim3 grid_of(const Dims& d) {
+// k1 runs one CTA per kv head (it loops over the group's query heads), k2 one per query head.
+dim3 grid_of(const Dims& d, int heads) {
   return dim3(static_cast<unsigned>((d.seq + kCtaRows - 1) / kCtaRows),
-              static_cast<unsigned>(d.heads), static_cast<unsigned>(d.batch));
+              static_cast<unsigned>(heads), static_cast<unsigned>(d.batch));
 }
 
 int launch_dkdv(const Launch& l) {
@@ -820,10 +844,11 @@ int launch_dkdv(const Launch& l) {
   p.out1 = l.dv;
   if (l.d.dim == 128)
     dkdv_kernel<128>
-        <<<grid_of(l.d), kThreads, smem_bytes<DkvSmem<128>>(), l.stream>>>(l.dkdv_maps, p);
+        <<<grid_of(l.d, l.d.kv_heads), kThreads, smem_bytes<DkvSmem<128>>(), l.stream>>>(
+            l.dkdv_maps, p);
   else
-    dkdv_kernel<64>
-        <<<grid_of(l.d), kThreads, smem_bytes<DkvSmem<64>>(), l.stream>>>(l.dkdv_maps, p);
+    dkdv_kernel<64><<<grid_of(l.d, l.d.kv_heads), kThreads, smem_bytes<DkvSmem<64>>(), l.stream>>>(
+        l.dkdv_maps, p);
   return launch_status();
 }
 
@@ -831,9 +856,11 @@ int launch_dq(const Launch& l) {
   Params p = l.params;
   p.out0 = l.dq;
   if (l.d.dim == 128)
-    dq_kernel<128><<<grid_of(l.d), kThreads, smem_bytes<DqSmem<128>>(), l.stream>>>(l.dq_maps, p);
+    dq_kernel<128>
+        <<<grid_of(l.d, l.d.heads), kThreads, smem_bytes<DqSmem<128>>(), l.stream>>>(l.dq_maps, p);
   else
-    dq_kernel<64><<<grid_of(l.d), kThreads, smem_bytes<DqSmem<64>>(), l.stream>>>(l.dq_maps, p);
+    dq_kernel<64>
+        <<<grid_of(l.d, l.d.heads), kThreads, smem_bytes<DqSmem<64>>(), l.stream>>>(l.dq_maps, p);
   return launch_status();
 }
 

@@ -84,6 +84,12 @@ TEST(GpuAttentionReference, MatchesFp64Causal_GroupedQuery) {
   check_shape({2, 4, 2, 77, 64, true, 1.0 / std::sqrt(64.0)});
 }
 
+// Groups of 4 and 8 query heads per kv head (sm90/attention/bwd-bf16-gqa), ragged lengths.
+TEST(GpuAttentionReference, MatchesFp64LargerGroups) {
+  check_shape({1, 8, 1, 100, 128, false, 1.0 / std::sqrt(128.0)});
+  check_shape({2, 8, 2, 65, 64, true, 1.0 / std::sqrt(64.0)});
+}
+
 TEST(GpuAttentionReference, MatchesFp64NonCausalHeadDim128) {
   check_shape({1, 2, 2, 130, 128, false, 1.0 / std::sqrt(128.0)});
 }
