@@ -38,7 +38,7 @@ bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
 /// The sustained regime's rounds (docs/timing.md), for want_more_samples: `max_rounds` rounds, or
 /// fewer once the timed batches of both sides add up to `min_total_ms`, but never fewer than
 /// kSustainedMinRounds. A sample there averages a whole batch (20 calls), so a few rounds give a
-/// stable median where a batch is long (attention backward: 0.25 s a side at B=1 S=16384), and
+/// stable median where a batch is long (attention backward: 0.23 s a side at B=1 S=16384), and
 /// short batches keep every round. min_total_ms 0: always `max_rounds`.
 struct RoundLimits {
   int min_samples = 0;

@@ -86,15 +86,15 @@ int sustained_rounds_for(double round_us, int max_rounds, int min_total_ms) {
 }
 
 TEST(Stats, LongSustainedBatchesTakeFewerRounds) {
-  // Batch pairs measured on the H200 (attention backward, 20 calls a side): 505 ms at B=1
-  // S=16384 stops at the minimum, 127 ms at B=4 S=4096 after 4 rounds, 3 ms keeps all 10.
-  EXPECT_EQ(sustained_rounds_for(505e3, 10, 500), kSustainedMinRounds);
-  EXPECT_EQ(sustained_rounds_for(127e3, 10, 500), 4);
-  EXPECT_EQ(sustained_rounds_for(3e3, 10, 500), 10);
+  // Batch pairs measured on the H200 (attention backward, 20 calls a side): 464 ms at B=1
+  // S=16384 stops at the minimum, 120 ms at B=4 S=4096 after 5 rounds, 3 ms keeps all 10.
+  EXPECT_EQ(sustained_rounds_for(463.5e3, 10, 500), kSustainedMinRounds);
+  EXPECT_EQ(sustained_rounds_for(119.5e3, 10, 500), 5);
+  EXPECT_EQ(sustained_rounds_for(2.7e3, 10, 500), 10);
   // No time target: every round, as before the target existed.
-  EXPECT_EQ(sustained_rounds_for(505e3, 10, 0), 10);
+  EXPECT_EQ(sustained_rounds_for(463.5e3, 10, 0), 10);
   // A cap below the minimum is the cap.
-  EXPECT_EQ(sustained_rounds_for(505e3, 2, 500), 2);
+  EXPECT_EQ(sustained_rounds_for(463.5e3, 2, 500), 2);
 }
 
 }  // namespace
