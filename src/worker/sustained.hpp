@@ -17,10 +17,10 @@ namespace ptxb {
 
 /// Measures shape `shape_index` of `task` with job.sustained_calls calls per batch and at most
 /// job.sustained_rounds timed rounds, fewer for long batches (sustained_round_limits), after one
-/// warm-up batch per side. `library` is false for
-/// the self-timing check (no library to check outputs with: inputs and guards only). Returns a
-/// SustainedTiming with `error` set when the device lacks the memory for the input sets or a
-/// batch returned non-zero; throws CandidateFault for a CUDA fault during candidate code.
+/// warm-up batch per side. `library` is false for the self-timing check (no library to check
+/// outputs with: inputs and guards only). Returns a SustainedTiming with `error` set when the
+/// device lacks the memory for the input sets or a batch returned non-zero; throws CandidateFault
+/// for a CUDA fault during candidate code.
 /// `candidate` and `baseline` are planned for this shape already (the cold regime's plans, whose
 /// workspaces `cand_plan` and `base_plan` are): a plan sees sizes only, so the regime reuses them
 /// instead of planning (and the library autotuning) again.
