@@ -4,6 +4,7 @@
 # evaluation fills the cache), each evaluation's wall time and stage/phase seconds kept; the
 # table (bench/summarize_judging_speed.py) gives the median per file and the worker's phases.
 # Usage (GPU machine): bench/judging_speed.sh BIN_DIR OUT_DIR [N=3] [NAMES=tma,wgmma,gelu,fwd,bwd]
+#   (gqa: the backward expert on sm90/attention/bwd-bf16-gqa; no slowed variant)
 set -uo pipefail
 bin="$(cd "$1" && pwd)"; out="$2"; n="${3:-3}"; names="${4:-tma,wgmma,gelu,fwd,bwd}"
 mkdir -p "$out"; out="$(cd "$out" && pwd)"
@@ -19,10 +20,11 @@ declare -A file=([tma]=kernels/reference/sm90_gemm_bf16_wgmma_tma.cu
   [wgmma]=kernels/reference/sm90_gemm_bf16_wgmma.cu
   [gelu]=kernels/reference/sm90_gemm_bias_gelu_bf16_wgmma_tma.cu
   [fwd]=kernels/reference/sm90_attention_fwd_bf16.cu
-  [bwd]=kernels/reference/sm90_attention_bwd_bf16.cu)
+  [bwd]=kernels/reference/sm90_attention_bwd_bf16.cu
+  [gqa]=kernels/reference/sm90_attention_bwd_bf16_gqa.cu)
 declare -A task=([tma]=sm90/gemm/bf16-wgmma-tma [wgmma]=sm90/gemm/bf16-wgmma
   [gelu]=sm90/gemm_bias_gelu/bf16-wgmma-tma [fwd]=sm90/attention/fwd-bf16
-  [bwd]=sm90/attention/bwd-bf16)
+  [bwd]=sm90/attention/bwd-bf16 [gqa]=sm90/attention/bwd-bf16-gqa)
 bench/make_slowed.sh "$out/slowed" > /dev/null
 runs=()
 for name in ${names//,/ }; do
