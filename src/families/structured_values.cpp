@@ -69,6 +69,48 @@ std::vector<int64_t> draw_offsets(int64_t groups, int64_t total, uint64_t seed) 
   return offsets;
 }
 
+std::vector<int64_t> draw_sequence_offsets(int64_t batch, int64_t total, int64_t max_len,
+                                           uint64_t seed) {
+  PTXB_ASSERT(
+      batch >= 1 && max_len >= 1 && batch - 1 + max_len <= total && total <= batch * max_len,
+      "draw_sequence_offsets: batch - 1 + max_len <= total <= batch * max_len");
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<int64_t> length(static_cast<size_t>(batch), 1);
+  const auto longest = static_cast<size_t>(rng() % static_cast<uint64_t>(batch));
+  length[longest] = max_len;
+  // Heavy-tailed weights for the others; an eighth keep their single token.
+  std::vector<double> weight(length.size(), 0.0);
+  for (size_t b = 0; b < weight.size(); ++b)
+    if (b != longest && unit(rng) >= 0.125) weight[b] = 1.0 / std::pow(1.0 - unit(rng), 0.8);
+  int64_t left = total - (batch - 1) - max_len;  // tokens beyond one per sequence and the longest
+  // Proportional shares capped at max_len; what a cap cuts goes round again, to every sequence
+  // that can still grow once the weighted ones are full (total <= batch * max_len: it fits).
+  while (left > 0) {
+    double sum = 0;
+    for (size_t b = 0; b < weight.size(); ++b)
+      if (length[b] < max_len) sum += weight[b];
+    int64_t given = 0;
+    for (size_t b = 0; b < weight.size() && sum > 0; ++b) {
+      if (length[b] >= max_len) continue;
+      const auto share = std::min<int64_t>(
+          max_len - length[b],
+          static_cast<int64_t>(std::floor(static_cast<double>(left) * weight[b] / sum)));
+      length[b] += share;
+      given += share;
+    }
+    // Shares rounded to nothing, or no weighted sequence can grow: one token at a time, to the
+    // weighted sequences first.
+    for (const bool weighted_only : {true, false})
+      for (size_t b = 0; b < length.size() && given == 0; ++b)
+        if (length[b] < max_len && (weight[b] > 0 || !weighted_only)) ++length[b], ++given;
+    left -= given;
+  }
+  std::vector<int64_t> offsets(length.size() + 1, 0);
+  for (size_t b = 0; b < length.size(); ++b) offsets[b + 1] = offsets[b] + length[b];
+  return offsets;
+}
+
 std::vector<int64_t> draw_permutation(int64_t n, uint64_t seed) {
   PTXB_ASSERT(n >= 0, "draw_permutation: n >= 0");
   std::vector<int64_t> out(static_cast<size_t>(n));

@@ -34,6 +34,14 @@ const std::vector<std::string>& float_value_kinds();
 /// `total` allows), the rest proportional to the draw; exactly `total` in all.
 std::vector<int64_t> draw_offsets(int64_t groups, int64_t total, uint64_t seed);
 
+/// B+1 cumulative sequence offsets from 0 to `total` for a ragged batch of B = `batch`
+/// sequences (variable-length attention, THD layout): every length in [1, max_len], one of them
+/// exactly max_len (the batch's maximum is the shape's), about one in eight a single token (a
+/// decode step inside a prefill batch), the rest heavy-tailed; exactly `total` in all. Needs
+/// batch >= 1, max_len >= 1 and batch - 1 + max_len <= total <= batch * max_len.
+std::vector<int64_t> draw_sequence_offsets(int64_t batch, int64_t total, int64_t max_len,
+                                           uint64_t seed);
+
 /// A random permutation of [0, n).
 std::vector<int64_t> draw_permutation(int64_t n, uint64_t seed);
 

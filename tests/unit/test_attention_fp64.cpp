@@ -4,23 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "core/error.hpp"
 #include "families/family.hpp"
+#include "random_values.hpp"
 #include "reference/attention_fp64.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {
 namespace {
-
-std::vector<double> random_values(int64_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> dist(0.0, 1.0);
-  std::vector<double> out(static_cast<size_t>(n));
-  for (double& x : out) x = dist(gen);
-  return out;
-}
 
 TEST(AttentionFp64, UniformScoresAverageTheVisibleValues) {
   for (const bool causal : {false, true}) {
