@@ -18,7 +18,10 @@
 //     P^T = exp2(S^T scale log2e - LSE log2e), dS^T = P^T o (dP^T - Delta) (registers),
 //     dV += P^T dO, dK += dS^T Q (wgmma m64nDk16, A = P^T / dS^T in registers as bf16, B = the
 //     same row-major dO / Q tile read MN-major through wgmma's transpose-B),
-//   then writes dK * scale and dV.
+//   then writes dK * scale and dV. When one CTA per (128 keys, kv head) would leave SMs idle
+//   (few kv heads or short sequences), the group's query heads are split over `splits` CTAs
+//   (splits divides G): each writes its partial dK * scale, dV in fp32 to the workspace and
+//   k1b `sum_splits_kernel` adds them up in a fixed order (deterministic, no atomics).
 // - k2 `dq_kernel`: one CTA per (128 queries, query head, batch). Q and dO are loaded once;
 //   128-key tiles of K and V of the head's kv head stream through the ring; each consumer warpgroup
 //   owns 64 queries:
@@ -44,7 +47,8 @@
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
 // bf16 (fp32 also accepted); all contiguous row-major; D in {64, 128}; 1 <= S <= 32768;
-// scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes.
+// scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes,
+// plus 8 * splits * B*HKV*S*D bytes of fp32 partials when k1 is split (splits > 1).
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
@@ -266,6 +270,9 @@ struct Maps {
 struct Params {
   int seq, seq_pad, heads, causal, out_f32;
   int kv_heads, group;      // HKV; G = H / HKV query heads per kv head
+  int splits;               // k1: CTAs per (128 keys, kv head), each G / splits query heads
+  int64_t part_elems;       // k1, splits > 1: B*HKV*S*D, the elements of one partial
+  float* part;              // k1, splits > 1: [2 (dK, dV)][splits][part_elems] fp32, workspace
   float scale, scale_log2;  // softmax scale; scale * log2(e)
   float* lse2;              // [B*H, seq_pad], workspace (k0 writes, k1 and k2 read)
   float* delta;             // [B*H, seq_pad], workspace
@@ -450,7 +457,10 @@ __global__ void __launch_bounds__(256)
 }
 
 // ---- k1: dK, dV ----
-template <int kD>
+// kSplit: p.splits > 1 CTAs per (128 keys, kv head), partials to p.part. A template parameter so
+// that the unsplit kernel (every large shape) compiles exactly as without splitting: the split
+// arithmetic in it cost 2-3% of the backward on the H200 (2026-12-02, A/B in one machine start).
+template <int kD, bool kSplit>
 __global__ void __launch_bounds__(kThreads, 1)
     dkdv_kernel(const __grid_constant__ Maps maps, const Params p) {
   using Smem = DkvSmem<kD>;
@@ -458,14 +468,18 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ uint8_t smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
 
-  const int n0 = blockIdx.x * kCtaRows;                           // first key of the CTA
-  const int bh_kv = blockIdx.z * p.kv_heads + blockIdx.y;         // its (batch, kv head) slice
-  const int bh_q0 = blockIdx.z * p.heads + blockIdx.y * p.group;  // the group's first query head
+  const int n0 = blockIdx.x * kCtaRows;  // first key of the CTA
+  const int kv = kSplit ? blockIdx.y / p.splits : blockIdx.y;
+  const int split = kSplit ? blockIdx.y % p.splits : 0;
+  const int heads_per_cta = kSplit ? p.group / p.splits : p.group;
+  const int bh_kv = blockIdx.z * p.kv_heads + kv;  // its (batch, kv head) slice
+  // the first of its query heads: the split's share of the kv head's group
+  const int bh_q0 = blockIdx.z * p.heads + kv * p.group + split * heads_per_cta;
   // NOTE: causal: query tiles before n0 see none of these keys. Step t of the ring is query tile
   // first + t % per_head of query head bh_q0 + t / per_head (counted incrementally below).
   const int first = p.causal ? n0 / kQStep : 0;
   const int per_head = (p.seq + kQStep - 1) / kQStep - first;  // >= 1: n0 < seq
-  const int iters = per_head * p.group;
+  const int iters = per_head * heads_per_cta;
   const int warpgroup = threadIdx.x / kWgThreads;
 
   init_barriers(&sm.kv_full, sm.full, sm.empty);
@@ -572,9 +586,41 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 
   const int64_t slice = static_cast<int64_t>(bh_kv) * p.seq * kD;
-  const int64_t elem = p.out_f32 ? 4 : 2;
-  store_rows(dk, p.scale, static_cast<uint8_t*>(p.out0) + slice * elem, key0, p.seq, p.out_f32);
-  store_rows(dv, 1.f, static_cast<uint8_t*>(p.out1) + slice * elem, key0, p.seq, p.out_f32);
+  if constexpr (kSplit) {
+    float* dk_part = p.part + split * p.part_elems + slice;
+    store_rows(dk, p.scale, dk_part, key0, p.seq, true);
+    store_rows(dv, 1.f, dk_part + p.splits * p.part_elems, key0, p.seq, true);
+  } else {
+    const int64_t elem = p.out_f32 ? 4 : 2;
+    store_rows(dk, p.scale, static_cast<uint8_t*>(p.out0) + slice * elem, key0, p.seq, p.out_f32);
+    store_rows(dv, 1.f, static_cast<uint8_t*>(p.out1) + slice * elem, key0, p.seq, p.out_f32);
+  }
+}
+
+// ---- k1b: dK, dV = the sum of k1's split partials (splits > 1 only) ----
+// Thread i handles 4 consecutive elements of dK (i < quads) or dV; part_elems % 4 == 0 (D is).
+__global__ void __launch_bounds__(256)
+    sum_splits_kernel(const float* part, int splits, int64_t part_elems, void* dk, void* dv,
+                      int out_f32) {
+  const int64_t quads = part_elems / 4;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= 2 * quads) return;
+  const int which = i < quads ? 0 : 1;  // 0: dK, 1: dV
+  const int64_t q = i - which * quads;
+  const auto* src = reinterpret_cast<const float4*>(part + which * splits * part_elems) + q;
+  float4 sum = src[0];
+  for (int s = 1; s < splits; ++s) {
+    const float4 v = src[s * quads];
+    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+  }
+  void* out = which == 0 ? dk : dv;
+  if (out_f32) {
+    reinterpret_cast<float4*>(out)[q] = sum;
+  } else {
+    auto* o2 = reinterpret_cast<__nv_bfloat162*>(out) + 2 * q;
+    o2[0] = __floats2bfloat162_rn(sum.x, sum.y);
+    o2[1] = __floats2bfloat162_rn(sum.z, sum.w);
+  }
 }
 
 // ---- k2: dQ ----
@@ -729,9 +775,14 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3, kNoWor
 
 struct Dims {
   int batch = 0, heads = 0, kv_heads = 0, seq = 0, dim = 0, seq_pad = 0;
+  int splits = 1;  // k1's CTAs per (128 keys, kv head): choose_splits
   bool causal = false, out_f32 = false;
   float scale = 0.f;
-  uint64_t workspace_bytes() const { return 8ull * batch * heads * seq_pad; }
+  int64_t part_elems() const { return static_cast<int64_t>(batch) * kv_heads * seq * dim; }
+  // LSE * log2(e) and Delta, then k1's fp32 partials of dK and dV when it is split
+  uint64_t workspace_bytes() const {
+    return 8ull * batch * heads * seq_pad + (splits > 1 ? 8ull * splits * part_elems() : 0);
+  }
 };
 
 bool is_tensor(const ptxb_tensor_desc& t, int dtype, int rank, const int64_t* shape) {
@@ -777,6 +828,26 @@ int read_dims(const ptxb_problem& p, Dims* d) {
   return d->workspace_bytes() <= PTXB_MAX_WORKSPACE_BYTES ? PTXB_OK : kBadProblem;
 }
 
+// k1 has one CTA per (128 keys, kv head, batch), each looping over the G query heads of its
+// group. When that leaves SMs idle, the group is split: the smallest divisor of G that gives at
+// least one CTA per SM (or G), within the workspace limit. A function of the problem and the
+// SM count only, so ptxb_plan and ptxb_run agree.
+void choose_splits(Dims* d) {
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) sms = 0;
+  const int group = d->heads / d->kv_heads;
+  const int64_t ctas =
+      static_cast<int64_t>((d->seq + kCtaRows - 1) / kCtaRows) * d->batch * d->kv_heads;
+  d->splits = 1;
+  for (int s = 2; s <= group && ctas * d->splits < sms; ++s) {
+    if (group % s != 0) continue;
+    Dims trial = *d;
+    trial.splits = s;
+    if (trial.workspace_bytes() > PTXB_MAX_WORKSPACE_BYTES) break;
+    d->splits = s;
+  }
+}
+
 // Everything the three launches need; built once per ptxb_run.
 struct Launch {
   Dims d;
@@ -791,6 +862,7 @@ struct Launch {
 
 int prepare(const ptxb_args& args, Launch* l) {
   if (const int status = read_dims(*args.problem, &l->d); status != PTXB_OK) return status;
+  choose_splits(&l->d);
   const Dims& d = l->d;
   if (args.workspace == nullptr || args.workspace_bytes < d.workspace_bytes()) return kNoWorkspace;
   const int64_t heads = static_cast<int64_t>(d.batch) * d.heads;
@@ -814,6 +886,8 @@ int prepare(const ptxb_args& args, Launch* l) {
   p.kv_heads = d.kv_heads, p.group = d.heads / d.kv_heads;
   p.out_f32 = d.out_f32, p.scale = d.scale, p.scale_log2 = d.scale * kLog2e;
   p.lse2 = static_cast<float*>(args.workspace), p.delta = p.lse2 + heads * d.seq_pad;
+  p.splits = d.splits, p.part_elems = d.part_elems();
+  p.part = d.splits > 1 ? p.delta + heads * d.seq_pad : nullptr;
   l->dq = args.outputs[0];
   l->dk = args.outputs[1];
   l->dv = args.outputs[2];
@@ -832,7 +906,8 @@ int launch_delta(const Launch& l) {
   return launch_status();
 }
 
-// k1 runs one CTA per kv head (it loops over the group's query heads), k2 one per query head.
+// k1 runs `splits` CTAs per kv head (each loops over its share of the group's query heads), k2
+// one per query head.
 dim3 grid_of(const Dims& d, int heads) {
   return dim3(static_cast<unsigned>((d.seq + kCtaRows - 1) / kCtaRows),
               static_cast<unsigned>(heads), static_cast<unsigned>(d.batch));
@@ -842,13 +917,16 @@ int launch_dkdv(const Launch& l) {
   Params p = l.params;
   p.out0 = l.dk;
   p.out1 = l.dv;
-  if (l.d.dim == 128)
-    dkdv_kernel<128>
-        <<<grid_of(l.d, l.d.kv_heads), kThreads, smem_bytes<DkvSmem<128>>(), l.stream>>>(
-            l.dkdv_maps, p);
-  else
-    dkdv_kernel<64><<<grid_of(l.d, l.d.kv_heads), kThreads, smem_bytes<DkvSmem<64>>(), l.stream>>>(
-        l.dkdv_maps, p);
+  const dim3 grid = grid_of(l.d, l.d.kv_heads * l.d.splits);
+  const bool split = l.d.splits > 1;
+  const size_t smem = l.d.dim == 128 ? smem_bytes<DkvSmem<128>>() : smem_bytes<DkvSmem<64>>();
+  auto kernel = l.d.dim == 128 ? (split ? dkdv_kernel<128, true> : dkdv_kernel<128, false>)
+                               : (split ? dkdv_kernel<64, true> : dkdv_kernel<64, false>);
+  kernel<<<grid, kThreads, smem, l.stream>>>(l.dkdv_maps, p);
+  if (!split) return launch_status();
+  const int64_t threads = 2 * l.d.part_elems() / 4;
+  sum_splits_kernel<<<static_cast<unsigned>((threads + 255) / 256), 256, 0, l.stream>>>(
+      p.part, l.d.splits, l.d.part_elems(), l.dk, l.dv, l.d.out_f32);
   return launch_status();
 }
 
@@ -869,10 +947,13 @@ int launch_dq(const Launch& l) {
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   Dims d;
   if (const int status = read_dims(*problem, &d); status != PTXB_OK) return status;
+  choose_splits(&d);
   *workspace_bytes = d.workspace_bytes();
   const std::pair<const void*, size_t> kernels[] = {
-      {reinterpret_cast<const void*>(dkdv_kernel<128>), smem_bytes<DkvSmem<128>>()},
-      {reinterpret_cast<const void*>(dkdv_kernel<64>), smem_bytes<DkvSmem<64>>()},
+      {reinterpret_cast<const void*>(dkdv_kernel<128, false>), smem_bytes<DkvSmem<128>>()},
+      {reinterpret_cast<const void*>(dkdv_kernel<64, false>), smem_bytes<DkvSmem<64>>()},
+      {reinterpret_cast<const void*>(dkdv_kernel<128, true>), smem_bytes<DkvSmem<128>>()},
+      {reinterpret_cast<const void*>(dkdv_kernel<64, true>), smem_bytes<DkvSmem<64>>()},
       {reinterpret_cast<const void*>(dq_kernel<128>), smem_bytes<DqSmem<128>>()},
       {reinterpret_cast<const void*>(dq_kernel<64>), smem_bytes<DqSmem<64>>()}};
   for (const auto& [kernel, bytes] : kernels)
