@@ -10,9 +10,11 @@
 #include "baselines/cudnn_library.hpp"
 #include "baselines/cudnn_sdpa_build.hpp"
 #include "baselines/cudnn_sdpa_problem.hpp"
+#include "baselines/cudnn_sdpa_ragged.hpp"
 #include "core/dtype.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
+#include "cuda/host_mirror.hpp"
 #include "timing/launch_gate.hpp"
 #include "verify/gpu_verify.hpp"
 
@@ -26,9 +28,12 @@ namespace {
 constexpr int kWarmups = 3, kTimedRuns = 10;
 
 // Scratch tensors of one problem in ABI order, bf16 ones drawn from N(0, 1), the backward's LSE
-// zero (any finite value does for timing: the kernels do the same work whatever the values).
+// zero (any finite value does for timing: the kernels do the same work whatever the values); the
+// variable-length forward's ragged tensors from evenly split lengths (cu_seqlens itself is not a
+// graph tensor).
 struct Scratch {
   std::vector<DeviceBuffer> buffers;
+  cudnn_sdpa::RaggedTensors ragged;
   std::unordered_map<int64_t, void*> pointers;  // uid -> device pointer, for the variant pack
 };
 
@@ -37,13 +42,18 @@ Scratch make_scratch(const Dims& dims, SdpaDirection direction, cudaStream_t str
   const std::vector<size_t> bytes = cudnn_sdpa::tensor_bytes(dims, direction);
   const std::vector<int64_t>& uids = cudnn_sdpa::abi_uids(direction);
   for (size_t i = 0; i < bytes.size(); ++i) {
+    if (uids[i] == cudnn_sdpa::kCuSeqlens) continue;
     s.buffers.emplace_back(bytes[i]);
     s.pointers[uids[i]] = s.buffers.back().data();
-    if (i == cudnn_sdpa::lse_index(direction))
+    if (static_cast<int>(i) == cudnn_sdpa::lse_index(direction))
       PTXB_CHECK_CUDA(cudaMemsetAsync(s.buffers.back().data(), 0, bytes[i], stream));
     else
       fill_random(s.buffers.back().data(), DType::kBF16, static_cast<int64_t>(bytes[i] / 2),
                   ValueKind::kNormal, 1.0, 0x5d9a, i, stream);
+  }
+  if (dims.varlen) {
+    s.ragged = cudnn_sdpa::make_ragged(cudnn_sdpa::even_cu_seqlens(dims), dims);
+    s.ragged.bind(s.pointers);
   }
   return s;
 }
@@ -112,6 +122,10 @@ struct CudnnSdpa::State {
   DeviceBuffer workspace;
   // uid -> device pointer; plan() fixes the keys, run() only overwrites the values (no allocation).
   std::unordered_map<int64_t, void*> pointers;
+  // Variable-length forward: the planned problem and its ragged tensors (tune(), or run() when
+  // the lengths changed); empty until then.
+  Dims dims;
+  cudnn_sdpa::RaggedTensors ragged;
 };
 
 CudnnSdpa::CudnnSdpa(SdpaDirection direction, const std::string& library)
@@ -229,6 +243,8 @@ int CudnnSdpa::plan_dims(const Dims& dims) {
                                                  " built plans executed (see plans[].error)");
 
   s.workspace = DeviceBuffer(static_cast<size_t>(best_trial.workspace_bytes));
+  s.dims = dims;
+  s.ragged = cudnn_sdpa::RaggedTensors();
   s.graph = std::move(built.graph);
   s.handle = std::move(built.handle);
   s.plan_index = best;
@@ -243,6 +259,22 @@ int CudnnSdpa::plan_dims(const Dims& dims) {
   return PTXB_OK;
 }
 
+int CudnnSdpa::tune(const ptxb_args& args) {
+  State& s = *state_;
+  if (direction_ != SdpaDirection::kVarlenForward) return PTXB_OK;
+  if (!s.graph || args.problem == nullptr || args.problem->num_inputs != 4)
+    return static_cast<int>(CudnnSdpaStatus::kNotPlanned);
+  const std::vector<int64_t>* cu_seqlens = mirrored_host_integers(args.inputs[3]);
+  if (cu_seqlens == nullptr)
+    return fail(CudnnSdpaStatus::kExecuteFailed, "cu_seqlens: no host copy");
+  try {
+    s.ragged = cudnn_sdpa::make_ragged(*cu_seqlens, s.dims);
+  } catch (const InputError& e) {
+    return fail(CudnnSdpaStatus::kExecuteFailed, e.what());
+  }
+  return PTXB_OK;
+}
+
 int CudnnSdpa::run(const ptxb_args& args) {
   State& s = *state_;
   const std::vector<int64_t>& uids = cudnn_sdpa::abi_uids(direction_);
@@ -252,9 +284,21 @@ int CudnnSdpa::run(const ptxb_args& args) {
   try {
     const size_t num_inputs = static_cast<size_t>(args.problem->num_inputs);
     // NOTE: the variant pack takes void*; cuDNN only reads the input tensors.
-    for (size_t i = 0; i < uids.size(); ++i)
+    for (size_t i = 0; i < uids.size(); ++i) {
+      if (uids[i] == cudnn_sdpa::kCuSeqlens) continue;
       s.pointers.at(uids[i]) =
           i < num_inputs ? const_cast<void*>(args.inputs[i]) : args.outputs[i - num_inputs];
+    }
+    if (direction_ == SdpaDirection::kVarlenForward) {
+      // NOTE: lengths that changed since tune() are uploaded here, synchronously (the grouped
+      // GEMM baseline does the same); a task's lengths are a function of its shape, so timed
+      // calls find them uploaded.
+      const std::vector<int64_t>* cu_seqlens = mirrored_host_integers(args.inputs[3]);
+      if (cu_seqlens == nullptr) return static_cast<int>(CudnnSdpaStatus::kExecuteFailed);
+      if (*cu_seqlens != s.ragged.cu_seqlens)
+        s.ragged = cudnn_sdpa::make_ragged(*cu_seqlens, s.dims);
+      s.ragged.bind(s.pointers);
+    }
     if (fe::detail::set_stream(s.handle->get(), static_cast<cudaStream_t>(args.stream)) !=
         CUDNN_STATUS_SUCCESS)
       return static_cast<int>(CudnnSdpaStatus::kExecuteFailed);

@@ -20,7 +20,9 @@ struct Dims;
 
 /// Which pass a CudnnSdpa computes. Forward: inputs Q, K, V, outputs O, LSE. Backward: inputs
 /// Q, K, V, O, dO, LSE, outputs dQ, dK, dV. Scalars of both: scale, causal (non-zero: causal).
-enum class SdpaDirection { kForward, kBackward };
+/// Variable-length forward (a ragged batch, THD layout): inputs Q [T,H,D], K, V [T,HKV,D],
+/// cu_seqlens [B+1] int32, output O [T,H,D]; scalars scale, causal, max_seqlen.
+enum class SdpaDirection { kForward, kBackward, kVarlenForward };
 
 /// What plan() and run() return besides PTXB_OK; plan_report()["error"] gives the details.
 enum class CudnnSdpaStatus : int {
@@ -60,6 +62,11 @@ class CudnnSdpa final : public Implementation {
   /// Enqueues the chosen plan on args.stream with args' pointers: no allocation, no
   /// synchronization. Never throws; returns PTXB_OK, kNotPlanned or kExecuteFailed.
   int run(const ptxb_args& args) override;
+
+  /// Variable-length forward: uploads the sequence lengths and ragged offsets cuDNN needs, from
+  /// the host copy of args' cu_seqlens (cuda/host_mirror.hpp), outside timing; run() uploads
+  /// them again only when the lengths change. A no-op for the other directions.
+  int tune(const ptxb_args& args) override;
 
   /// What the last plan() saw: library versions and files, the problem, every offered plan with
   /// its name, build result, workspace and median time, the chosen one; "error" on failure.

@@ -13,14 +13,70 @@ namespace ptxb::cudnn_sdpa {
 namespace fe = cudnn_frontend;
 namespace {
 
-// A bf16 graph (fp32 intermediates and compute) with every tensor bound to its ABI uid: forward =
-// sdpa with generate_stats (Stats = LSE), backward = sdpa_backward from the given O, dO and Stats.
-// Causal masking through the diagonal band; grouped-query attention through the K/V head count.
-std::shared_ptr<fe::graph::Graph> make_graph(const Dims& d, SdpaDirection direction) {
+std::shared_ptr<fe::graph::Graph> new_bf16_graph() {
   auto graph = std::make_shared<fe::graph::Graph>();
   graph->set_io_data_type(fe::DataType_t::BFLOAT16)
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
       .set_compute_data_type(fe::DataType_t::FLOAT);
+  return graph;
+}
+
+// NOTE: causal = keys right of the diagonal masked; S_q == S_kv (per sequence too), so top-left
+// and bottom-right alignment coincide, and top-left works on every cuDNN 9.
+template <class Attributes>
+void set_causal(Attributes& attrs, bool causal) {
+  if (causal)
+    attrs.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
+        .set_diagonal_band_right_bound(0);
+}
+
+// The variable-length forward (THD): Q, K, V, O as [B, heads, S, D] views of the packed tensors
+// (strides S*heads*D, D, heads*D, 1: token-major within a sequence), each sequence placed by its
+// ragged offset (elements) and cut to its length by the padding mask; no Stats (inference).
+std::shared_ptr<fe::graph::Graph> make_varlen_graph(const Dims& d) {
+  auto graph = new_bf16_graph();
+  auto index = [&](const char* name, int64_t uid, int64_t count) {
+    return graph->tensor(fe::graph::Tensor_attributes()
+                             .set_name(name)
+                             .set_uid(uid)
+                             .set_dim({count, 1, 1, 1})
+                             .set_stride({1, 1, 1, 1})
+                             .set_data_type(fe::DataType_t::INT32));
+  };
+  auto packed = [&](const std::shared_ptr<fe::graph::Tensor_attributes>& t, const char* name,
+                    int64_t uid, int64_t heads, int64_t ragged_uid, const char* ragged_name) {
+    t->set_name(name)
+        .set_uid(uid)
+        .set_dim({d.batch, heads, d.seq, d.head_dim})
+        .set_stride({d.seq * heads * d.head_dim, d.head_dim, heads * d.head_dim, 1})
+        .set_ragged_offset(index(ragged_name, ragged_uid, d.batch + 1));
+    return t;
+  };
+  auto q =
+      packed(graph->tensor(fe::graph::Tensor_attributes()), "Q", kQ, d.heads, kRaggedQ, "ragged_q");
+  auto k = packed(graph->tensor(fe::graph::Tensor_attributes()), "K", kK, d.kv_heads, kRaggedK,
+                  "ragged_k");
+  auto v = packed(graph->tensor(fe::graph::Tensor_attributes()), "V", kV, d.kv_heads, kRaggedV,
+                  "ragged_v");
+  auto attrs = fe::graph::SDPA_attributes()
+                   .set_name("sdpa_varlen_forward")
+                   .set_generate_stats(false)
+                   .set_attn_scale(d.scale)
+                   .set_padding_mask(true)
+                   .set_seq_len_q(index("seq_len_q", kSeqLenQ, d.batch))
+                   .set_seq_len_kv(index("seq_len_kv", kSeqLenKV, d.batch));
+  set_causal(attrs, d.causal);
+  auto [o, stats] = graph->sdpa(q, k, v, attrs);
+  packed(o, "O", kO, d.heads, kRaggedO, "ragged_o")->set_output(true);
+  return graph;
+}
+
+// A bf16 graph (fp32 intermediates and compute) with every tensor bound to its ABI uid: forward =
+// sdpa with generate_stats (Stats = LSE), backward = sdpa_backward from the given O, dO and Stats.
+// Causal masking through the diagonal band; grouped-query attention through the K/V head count.
+std::shared_ptr<fe::graph::Graph> make_graph(const Dims& d, SdpaDirection direction) {
+  if (direction == SdpaDirection::kVarlenForward) return make_varlen_graph(d);
+  auto graph = new_bf16_graph();
   const std::vector<int64_t> q_dims = {d.batch, d.heads, d.seq, d.head_dim};
   const std::vector<int64_t> kv_dims = {d.batch, d.kv_heads, d.seq, d.head_dim};
   // cuDNN's Stats is [B,H,S,1] fp32: with the trailing 1 it is our LSE [B,H,S] byte for byte.
@@ -40,11 +96,7 @@ std::shared_ptr<fe::graph::Graph> make_graph(const Dims& d, SdpaDirection direct
                      .set_name("sdpa_forward")
                      .set_generate_stats(true)
                      .set_attn_scale(d.scale);
-    // NOTE: causal = keys right of the diagonal masked; S_q == S_kv, so top-left and bottom-right
-    // alignment coincide, and top-left works on every cuDNN 9.
-    if (d.causal)
-      attrs.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
-          .set_diagonal_band_right_bound(0);
+    set_causal(attrs, d.causal);
     auto [o, stats] = graph->sdpa(q, k, v, attrs);
     bind(o, "O", kO, q_dims)->set_output(true);
     // NOTE: Stats is the natural-log log-sum-exp of the scaled (and masked) scores per query row,
@@ -61,9 +113,7 @@ std::shared_ptr<fe::graph::Graph> make_graph(const Dims& d, SdpaDirection direct
   // Non-deterministic (dQ accumulated with atomics), cuDNN's default and its fastest.
   auto attrs =
       fe::graph::SDPA_backward_attributes().set_name("sdpa_backward").set_attn_scale(d.scale);
-  if (d.causal)
-    attrs.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
-        .set_diagonal_band_right_bound(0);
+  set_causal(attrs, d.causal);
   auto [dq, dk, dv] = graph->sdpa_backward(q, k, v, o, d_o, stats, attrs);
   bind(dq, "dQ", kDQ, q_dims)->set_output(true);
   bind(dk, "dK", kDK, kv_dims)->set_output(true);

@@ -1,5 +1,6 @@
 #include "baselines/cudnn_sdpa_problem.hpp"
 
+#include <cstdint>
 #include <sstream>
 
 #include "core/dtype.hpp"
@@ -16,7 +17,7 @@ std::string to_string(const std::vector<int64_t>& v) {
 }
 
 std::string dtype_name(int32_t code) {
-  if (code < static_cast<int32_t>(DType::kBF16) || code > static_cast<int32_t>(DType::kF64))
+  if (code < static_cast<int32_t>(DType::kBF16) || code > static_cast<int32_t>(DType::kI64))
     return "code " + std::to_string(code);
   return std::string(ptxb::to_string(static_cast<DType>(code)));
 }
@@ -30,6 +31,15 @@ struct Expected {
 };
 
 std::vector<Expected> expected_tensors(const Dims& d, SdpaDirection direction) {
+  if (direction == SdpaDirection::kVarlenForward) {
+    const std::vector<int64_t> q = {d.tokens, d.heads, d.head_dim};
+    const std::vector<int64_t> kv = {d.tokens, d.kv_heads, d.head_dim};
+    return {{"input", "Q", PTXB_BF16, q},
+            {"input", "K", PTXB_BF16, kv},
+            {"input", "V", PTXB_BF16, kv},
+            {"input", "cu_seqlens", PTXB_I32, {d.batch + 1}},
+            {"output", "O", PTXB_BF16, q}};
+  }
   const std::vector<int64_t> q = {d.batch, d.heads, d.seq, d.head_dim};
   const std::vector<int64_t> kv = {d.batch, d.kv_heads, d.seq, d.head_dim};
   const std::vector<int64_t> lse = {d.batch, d.heads, d.seq};
@@ -73,15 +83,73 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims) {
 }
 
 nlohmann::json Dims::to_json() const {
-  return {{"batch", batch},       {"heads", heads},   {"kv_heads", kv_heads}, {"seq", seq},
-          {"head_dim", head_dim}, {"causal", causal}, {"scale", scale}};
+  nlohmann::json j = {{"batch", batch}, {"heads", heads},       {"kv_heads", kv_heads},
+                      {"seq", seq},     {"head_dim", head_dim}, {"causal", causal},
+                      {"scale", scale}};
+  if (varlen) j["tokens"] = tokens, j["varlen"] = true;
+  return j;
 }
 
+namespace {
+
+// Positive sizes, H % HKV, then every tensor as expected_tensors says.
+std::variant<Dims, std::string> check_dims(const ptxb_problem& p, const Dims& d,
+                                           SdpaDirection direction) {
+  if (d.batch < 1 || d.heads < 1 || d.kv_heads < 1 || d.seq < 1 || d.head_dim < 1)
+    return "B " + std::to_string(d.batch) + ", H " + std::to_string(d.heads) + ", S " +
+           std::to_string(d.seq) + ", D " + std::to_string(d.head_dim) + " and K heads " +
+           std::to_string(d.kv_heads) + " must be positive";
+  if (d.heads % d.kv_heads != 0)
+    return "query heads (" + std::to_string(d.heads) + ") are not a multiple of key/value heads (" +
+           std::to_string(d.kv_heads) + ")";
+  const std::vector<Expected> want = expected_tensors(d, direction);
+  for (int i = 0; i < p.num_inputs + p.num_outputs; ++i) {
+    const ptxb_tensor_desc& t = i < p.num_inputs ? p.inputs[i] : p.outputs[i - p.num_inputs];
+    if (std::string why = check_tensor(t, want[static_cast<size_t>(i)]); !why.empty()) return why;
+  }
+  return d;
+}
+
+// The variable-length forward: Q [T,H,D], K, V [T,HKV,D], cu_seqlens [B+1] | O [T,H,D];
+// scalars scale, causal, max_seqlen (S, an integer >= 1).
+std::variant<Dims, std::string> parse_varlen(const ptxb_problem& p) {
+  if (p.num_inputs != 4 || p.num_outputs != 1 || p.num_scalars != 3)
+    return "variable-length attention forward takes 4 inputs, 1 output and 3 scalars (scale, "
+           "causal, max_seqlen); the problem has " +
+           std::to_string(p.num_inputs) + ", " + std::to_string(p.num_outputs) + " and " +
+           std::to_string(p.num_scalars);
+  const ptxb_tensor_desc &q = p.inputs[0], &k = p.inputs[1], &cu = p.inputs[3];
+  if (q.rank != 3 || k.rank != 3 || cu.rank != 1)
+    return std::string("Q and K must have rank 3 ([T,H,D]) and cu_seqlens rank 1 ([B+1])");
+  Dims d;
+  d.varlen = true;
+  d.tokens = q.shape[0];
+  d.heads = q.shape[1];
+  d.head_dim = q.shape[2];
+  d.kv_heads = k.shape[1];
+  d.batch = cu.shape[0] - 1;
+  d.scale = static_cast<float>(p.scalars[0]);
+  d.causal = p.scalars[1] != 0.0;
+  const double max_seqlen = p.scalars[2];
+  if (!(max_seqlen >= 1 && max_seqlen <= static_cast<double>(d.tokens)) ||
+      max_seqlen != static_cast<double>(static_cast<int64_t>(max_seqlen)))
+    return "max_seqlen " + std::to_string(max_seqlen) + " is not an integer in [1, T]";
+  d.seq = static_cast<int64_t>(max_seqlen);
+  // cuDNN's ragged offsets are int32 element counts here (baselines/cudnn_sdpa_ragged.hpp).
+  if (d.tokens * d.heads * d.head_dim > INT32_MAX)
+    return "T * H * D = " + std::to_string(d.tokens * d.heads * d.head_dim) +
+           " elements do not fit the int32 ragged offsets";
+  return check_dims(p, d, SdpaDirection::kVarlenForward);
+}
+
+}  // namespace
+
 std::variant<Dims, std::string> parse_problem(const ptxb_problem& p, SdpaDirection direction) {
-  const bool fwd = direction == SdpaDirection::kForward;
-  const int want_in = fwd ? 3 : 6, want_out = fwd ? 2 : 3;
   if (p.abi_version != PTXB_ABI_VERSION)
     return "problem has ABI version " + std::to_string(p.abi_version);
+  if (direction == SdpaDirection::kVarlenForward) return parse_varlen(p);
+  const bool fwd = direction == SdpaDirection::kForward;
+  const int want_in = fwd ? 3 : 6, want_out = fwd ? 2 : 3;
   if (p.num_inputs != want_in || p.num_outputs != want_out || p.num_scalars != 2)
     return std::string("attention ") + (fwd ? "forward" : "backward") + " takes " +
            std::to_string(want_in) + " inputs, " + std::to_string(want_out) +
@@ -98,32 +166,26 @@ std::variant<Dims, std::string> parse_problem(const ptxb_problem& p, SdpaDirecti
   d.kv_heads = k.shape[1];
   d.scale = static_cast<float>(p.scalars[0]);
   d.causal = p.scalars[1] != 0.0;
-  if (d.batch < 1 || d.heads < 1 || d.kv_heads < 1 || d.seq < 1 || d.head_dim < 1)
-    return "Q " + to_string({d.batch, d.heads, d.seq, d.head_dim}) + " and K heads " +
-           std::to_string(d.kv_heads) + " must be positive";
-  if (d.heads % d.kv_heads != 0)
-    return "query heads (" + std::to_string(d.heads) + ") are not a multiple of key/value heads (" +
-           std::to_string(d.kv_heads) + ")";
-  const std::vector<Expected> want = expected_tensors(d, direction);
-  for (int i = 0; i < want_in + want_out; ++i) {
-    const ptxb_tensor_desc& t = i < want_in ? p.inputs[i] : p.outputs[i - want_in];
-    if (std::string why = check_tensor(t, want[static_cast<size_t>(i)]); !why.empty()) return why;
-  }
-  return d;
+  return check_dims(p, d, direction);
 }
 
 const std::vector<int64_t>& abi_uids(SdpaDirection direction) {
   static const std::vector<int64_t> fwd = {kQ, kK, kV, kO, kStats};
   static const std::vector<int64_t> bwd = {kQ, kK, kV, kO, kDO, kStats, kDQ, kDK, kDV};
+  static const std::vector<int64_t> varlen = {kQ, kK, kV, kCuSeqlens, kO};
+  if (direction == SdpaDirection::kVarlenForward) return varlen;
   return direction == SdpaDirection::kForward ? fwd : bwd;
 }
 
-size_t lse_index(SdpaDirection direction) { return direction == SdpaDirection::kForward ? 4 : 5; }
+int lse_index(SdpaDirection direction) {
+  if (direction == SdpaDirection::kVarlenForward) return -1;
+  return direction == SdpaDirection::kForward ? 4 : 5;
+}
 
 std::vector<size_t> tensor_bytes(const Dims& d, SdpaDirection direction) {
   std::vector<size_t> bytes;
   for (const Expected& e : expected_tensors(d, direction)) {
-    size_t n = e.dtype == PTXB_F32 ? 4 : 2;
+    size_t n = e.dtype == PTXB_F32 || e.dtype == PTXB_I32 ? 4 : 2;
     for (int64_t extent : e.shape) n *= static_cast<size_t>(extent);
     bytes.push_back(n);
   }

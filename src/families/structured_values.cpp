@@ -10,7 +10,7 @@
 namespace ptxb {
 
 const std::vector<std::string>& integer_value_kinds() {
-  static const std::vector<std::string> kKinds = {"offsets", "permutation"};
+  static const std::vector<std::string> kKinds = {"offsets", "sequence_offsets", "permutation"};
   return kKinds;
 }
 
@@ -69,11 +69,21 @@ std::vector<int64_t> draw_offsets(int64_t groups, int64_t total, uint64_t seed) 
   return offsets;
 }
 
+bool sequence_offsets_fit(int64_t batch, int64_t total, int64_t max_len) {
+  return batch >= 1 && max_len >= 1 && batch - 1 + max_len <= total && total <= batch * max_len;
+}
+
+std::vector<int64_t> shape_sequence_offsets(int64_t batch, int64_t total, int64_t max_len) {
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  for (const int64_t size : {batch, total, max_len})
+    seed = (seed ^ static_cast<uint64_t>(size)) * 0x100000001b3ull;
+  return draw_sequence_offsets(batch, total, max_len, seed);
+}
+
 std::vector<int64_t> draw_sequence_offsets(int64_t batch, int64_t total, int64_t max_len,
                                            uint64_t seed) {
-  PTXB_ASSERT(
-      batch >= 1 && max_len >= 1 && batch - 1 + max_len <= total && total <= batch * max_len,
-      "draw_sequence_offsets: batch - 1 + max_len <= total <= batch * max_len");
+  PTXB_ASSERT(sequence_offsets_fit(batch, total, max_len),
+              "draw_sequence_offsets: batch - 1 + max_len <= total <= batch * max_len");
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<int64_t> length(static_cast<size_t>(batch), 1);

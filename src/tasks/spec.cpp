@@ -113,21 +113,30 @@ void read_structured_values(const TableReader& reader, const TaskSpec& task, Ten
   if (!integer && tensor.dtype != DType::kF32)
     reader.fail("values", "only integer and f32 inputs take values (others use distributions)");
   const TableReader values = reader.table("values");
-  values.only_keys({"kind", "total"});
+  values.only_keys({"kind", "total", "max"});
   StructuredValues v;
   v.kind = values.string("kind");
   const std::vector<std::string>& kinds = integer ? integer_value_kinds() : float_value_kinds();
   if (!contains(kinds, v.kind))
     values.fail("kind", "'" + v.kind + "' is not one of " + join(kinds) + " (for " +
                             std::string(to_string(tensor.dtype)) + " inputs)");
-  if (v.kind == "offsets") {
-    if (tensor.dims.size() != 1) values.fail("kind", "offsets are a rank-1 tensor [groups + 1]");
-    v.total = values.string("total");
-    if (!contains(task.dims, v.total))
-      values.fail("total", "'" + v.total + "' is not declared in dims (" + join(task.dims) + ")");
+  auto declared_dim = [&](const char* key) {
+    std::string dim = values.string(key);
+    if (!contains(task.dims, dim))
+      values.fail(key, "'" + dim + "' is not declared in dims (" + join(task.dims) + ")");
+    return dim;
+  };
+  if (v.kind == "offsets" || v.kind == "sequence_offsets") {
+    if (tensor.dims.size() != 1)
+      values.fail("kind", v.kind + " are a rank-1 tensor [groups + 1] or [sequences + 1]");
+    v.total = declared_dim("total");
   } else if (values.has("total")) {
-    values.fail("total", "only offsets have a total");
+    values.fail("total", "only offsets and sequence_offsets have a total");
   }
+  if (v.kind == "sequence_offsets")
+    v.max = declared_dim("max");
+  else if (values.has("max"))
+    values.fail("max", "only sequence_offsets have a max");
   tensor.values = v;
 }
 
@@ -203,9 +212,20 @@ void read_tensors(const TableReader& root, TaskSpec& task) {
                                join(names) + ", not " + std::string(to_string(it->dtype)));
     }
   }
+  // A dim is used by a tensor's extent (as itself, DIM/BLOCK or DIM+N) or by the rule of a
+  // structured input's values (the longest sequence of "sequence_offsets").
+  auto uses = [](const TensorSpec& tensor, const std::string& dim) {
+    for (const std::string& extent : tensor.dims) {
+      const auto blocked = blocked_extent(extent);
+      const auto plus = plus_extent(extent);
+      if (extent == dim || (blocked && blocked->dim == dim) || (plus && plus->dim == dim))
+        return true;
+    }
+    return tensor.values && (tensor.values->total == dim || tensor.values->max == dim);
+  };
   for (const std::string& dim : task.dims) {
     bool used = false;
-    for (const TensorSpec& tensor : task.tensors) used = used || contains(tensor.dims, dim);
+    for (const TensorSpec& tensor : task.tensors) used = used || uses(tensor, dim);
     if (!used) root.fail("dims", "'" + dim + "' is not used by any tensor shape");
   }
 }
@@ -365,6 +385,24 @@ void read_prompt(const TableReader& root, TaskSpec& task) {
     root.fail("prompt", path.string() + " is empty");
 }
 
+// Every shape must admit the ragged batches its "sequence_offsets" inputs describe.
+void check_sequence_offsets(const TableReader& root, const TaskSpec& task) {
+  for (const auto& tensor : task.tensors) {
+    if (!tensor.values || tensor.values->kind != "sequence_offsets") continue;
+    for (const ShapeCase& c : task.shapes) {
+      const int64_t sequences = extent(tensor.dims[0], c.shape) - 1;
+      const int64_t total = c.shape.at(tensor.values->total);
+      const int64_t max_len = c.shape.at(tensor.values->max);
+      if (!sequence_offsets_fit(sequences, total, max_len))
+        root.fail("shapes", "shape (" + c.shape.to_string() + "): " + std::to_string(sequences) +
+                                " sequences of 1 to " + std::to_string(max_len) +
+                                " tokens, one of " + std::to_string(max_len) + ", cannot hold " +
+                                tensor.values->total + " = " + std::to_string(total) + " tokens (" +
+                                tensor.name + ")");
+    }
+  }
+}
+
 }  // namespace
 
 TaskSpec load_task(const std::filesystem::path& task_toml, const Catalog& catalog) {
@@ -379,6 +417,7 @@ TaskSpec load_task(const std::filesystem::path& task_toml, const Catalog& catalo
   read_dims(root, task);
   read_tensors(root, task);
   read_shapes(root, task);
+  check_sequence_offsets(root, task);
   read_regimes(root, task);
   read_targets(root, catalog, task);
   read_correctness(root, task);

@@ -24,8 +24,11 @@ nlohmann::json tensors_json(const TaskSpec& task) {
                         {"dtype", to_string(tensor.dtype)},
                         {"shape", tensor.dims},
                         {"layout", tensor.layout}};
-    if (tensor.values)
+    if (tensor.values) {
       t["values"] = {{"kind", tensor.values->kind}, {"total", tensor.values->total}};
+      // NOTE: only where present, so the definition hash of tasks without it is unchanged.
+      if (!tensor.values->max.empty()) t["values"]["max"] = tensor.values->max;
+    }
     out.push_back(std::move(t));
   }
   return out;

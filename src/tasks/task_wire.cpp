@@ -85,7 +85,8 @@ TaskSpec task_from_json(const json& detail) {
         std::nullopt};
     if (t.contains("values"))
       tensor.values = StructuredValues{get<std::string>(t["values"], "kind"),
-                                       get<std::string>(t["values"], "total")};
+                                       get<std::string>(t["values"], "total"),
+                                       t["values"].value("max", std::string())};
     task.tensors.push_back(std::move(tensor));
   }
   for (const json& s : shapes)

@@ -144,6 +144,9 @@ std::vector<int64_t> structured_values(const TensorSpec& spec, const Shape& shap
                                        uint64_t seed) {
   if (spec.values->kind == "offsets")
     return draw_offsets(count - 1, shape.at(spec.values->total), seed);
+  if (spec.values->kind == "sequence_offsets")  // the shape's lengths, whatever the seed
+    return shape_sequence_offsets(count - 1, shape.at(spec.values->total),
+                                  shape.at(spec.values->max));
   PTXB_ASSERT(spec.values->kind == "permutation", "unknown integer kind " + spec.values->kind);
   return draw_permutation(count, seed);
 }

@@ -47,6 +47,24 @@ TEST(SequenceOffsets, CoverTheTokensWithLengthsFromOneToTheMaximum) {
   EXPECT_NE(draw_sequence_offsets(8, 1000, 500, 1), draw_sequence_offsets(8, 1000, 500, 2));
 }
 
+// A task's lengths are a function of its shape (the "sequence_offsets" kind): the same B, T, S
+// give the same batch, another T another one; the family's FLOPs sum over those lengths.
+TEST(SequenceOffsets, AShapeHasOneBatch) {
+  EXPECT_EQ(shape_sequence_offsets(16, 32768, 16384), shape_sequence_offsets(16, 32768, 16384));
+  EXPECT_NE(shape_sequence_offsets(16, 32768, 16384), shape_sequence_offsets(16, 32769, 16384));
+  EXPECT_TRUE(sequence_offsets_fit(3, 300, 200));
+  EXPECT_FALSE(sequence_offsets_fit(3, 601, 200));
+  EXPECT_FALSE(sequence_offsets_fit(3, 201, 200));
+  const std::vector<int64_t> o = shape_sequence_offsets(5, 700, 256);
+  VarlenAttentionShape s{8, 2, 128, true, 1.0, o};
+  double flops = 0;
+  for (size_t b = 0; b + 1 < o.size(); ++b) {
+    const double len = static_cast<double>(o[b + 1] - o[b]);
+    flops += 4.0 * 8 * len * len * 128 / 2;
+  }
+  EXPECT_DOUBLE_EQ(attention_varlen_flops(s), flops);
+}
+
 TEST(SequenceOffsets, ImpossibleTotalsAreRefused) {
   EXPECT_THROW(draw_sequence_offsets(4, 4 * 10 + 1, 10, 1), InternalError);  // over B * max
   EXPECT_THROW(draw_sequence_offsets(4, 3 + 10 - 1, 10, 1), InternalError);  // no room for max

@@ -131,8 +131,13 @@ TEST(IntegerInputs, TheLoaderKnowsTheirRules) {
   EXPECT_NE(
       load_with_tensor("[[tensors]]\nname = \"p\"\nrole = \"in\"\ndtype = \"int64\"\n"
                        "shape = [\"M\"]\nvalues = { kind = \"permutation\", total = \"K\" }\n")
-          .find("only offsets have a total"),
+          .find("only offsets and sequence_offsets have a total"),
       std::string::npos);
+  EXPECT_NE(load_with_tensor(
+                "[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                "shape = [\"M\"]\nvalues = { kind = \"offsets\", total = \"K\", max = \"K\" }\n")
+                .find("only sequence_offsets have a max"),
+            std::string::npos);
   EXPECT_NE(
       load_with_tensor("[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
                        "shape = [\"M\", \"K\"]\nvalues = { kind = \"offsets\", total = \"K\" }\n")
@@ -140,7 +145,7 @@ TEST(IntegerInputs, TheLoaderKnowsTheirRules) {
       std::string::npos);
   EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
                              "shape = [\"M\"]\nvalues = { kind = \"lengths\" }\n")
-                .find("'lengths' is not one of offsets, permutation"),
+                .find("'lengths' is not one of offsets, sequence_offsets, permutation"),
             std::string::npos);
 }
 
@@ -173,10 +178,11 @@ TEST(StructuredFloats, TheLoaderTakesScalesOnF32InputsOnly) {
                              "shape = [\"M\"]\nvalues = { kind = \"permutation\" }\n")
                 .find("'permutation' is not one of scales (for f32 inputs)"),
             std::string::npos);
-  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"int32\"\n"
-                             "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n")
-                .find("'scales' is not one of offsets, permutation (for int32 inputs)"),
-            std::string::npos);
+  EXPECT_NE(
+      load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                       "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n")
+          .find("'scales' is not one of offsets, sequence_offsets, permutation (for int32 inputs)"),
+      std::string::npos);
   EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"bf16\"\n"
                              "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n")
                 .find("only integer and f32 inputs take values"),

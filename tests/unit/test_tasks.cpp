@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "families/family.hpp"
+#include "families/structured_values.hpp"
 #include "sys/files.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"
@@ -231,7 +232,9 @@ const std::vector<BrokenCase> kBrokenCases = {
     BrokenCase{"missing-prompt", "prompt:", "prompt.md"},
     BrokenCase{"unknown-scalar", "scalars[0]:", "'alpha' is not a scalar of family gemm"},
     BrokenCase{"unknown-output-tolerance",
-               "correctness.distributions[0].outputs.A:", "'A' is not an output tensor"}};
+               "correctness.distributions[0].outputs.A:", "'A' is not an output tensor"},
+    BrokenCase{"sequence-offsets-fit", "shapes:", "cannot hold T = 200 tokens (cu_seqlens)"},
+    BrokenCase{"sequence-offsets-max", "tensors[3].values.max:", "required field is missing"}};
 
 class BrokenTask : public testing::TestWithParam<BrokenCase> {};
 
@@ -260,7 +263,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, BrokenTask, testing::ValuesIn(kBrokenCases),
 TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
   ASSERT_EQ(known_families(),
             (std::vector<std::string>{"gemm", "attention_fwd", "attention_bwd", "gemm_bias_gelu",
-                                      "gemm_fp8", "gemm_fp8_blockwise", "gemm_grouped"}));
+                                      "gemm_fp8", "gemm_fp8_blockwise", "gemm_grouped",
+                                      "attention_fwd_varlen"}));
   for (const std::string& name : known_families()) {
     const Family& f = family_of(name);
     EXPECT_EQ(f.name(), name);
@@ -272,6 +276,35 @@ TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
   EXPECT_DOUBLE_EQ(family_of("gemm").flops(mnk(2, 3, 4)), 48);
   EXPECT_LT(family_of("gemm").report_rank(), family_of("attention_bwd").report_rank());
   EXPECT_THROW(family_of("gemm").scalar_value("scale", mnk(1, 1, 1)), InternalError);
+}
+
+// The variable-length task: cu_seqlens [B+1] drawn per shape, max_seqlen = S, and FLOPs summed
+// over the lengths its shape implies (not 4 H S^2 D per sequence).
+TEST(Families, VarlenTaskCountsTheFlopsOfItsLengths) {
+  const TaskSpec task = find_task(kTasksRoot, catalog(), "sm90/attention/fwd-varlen");
+  EXPECT_EQ(task.family, "attention_fwd_varlen");
+  ASSERT_EQ(task.inputs().size(), 4u);
+  const TensorSpec& cu = *task.inputs()[3];
+  ASSERT_TRUE(cu.values.has_value());
+  EXPECT_EQ(cu.values->kind, "sequence_offsets");
+  EXPECT_EQ(cu.values->max, "S");
+  const Family& f = family_of(task.family);
+  for (const ShapeCase& s : task.shapes) {
+    const std::vector<int64_t> o =
+        shape_sequence_offsets(s.shape.at("B"), s.shape.at("T"), s.shape.at("S"));
+    double flops = 0;
+    for (size_t b = 0; b + 1 < o.size(); ++b) {
+      const double len = static_cast<double>(o[b + 1] - o[b]);
+      flops += 4.0 * static_cast<double>(s.shape.at("H") * s.shape.at("D")) * len * len;
+    }
+    if (s.shape.find("causal").value_or(0) != 0) flops /= 2;
+    EXPECT_DOUBLE_EQ(s.flops, flops) << s.shape.to_string();
+    EXPECT_EQ(f.scalar_value("max_seqlen", s.shape), static_cast<double>(s.shape.at("S")));
+    EXPECT_LT(s.flops,
+              4.0 * static_cast<double>(s.shape.at("B") * s.shape.at("H") * s.shape.at("D") *
+                                        s.shape.at("S") * s.shape.at("S")))
+        << "ragged: less work than B padded sequences";
+  }
 }
 
 // The walkthrough's family (docs/adding-a-task-family.md): its task loads, with the bias as a

@@ -1,0 +1,934 @@
+// Expert solution for variable-length (ragged batch, "THD" layout) attention forward:
+// O = softmax(scale * Q K^T) V within each sequence of a packed batch, bf16 inputs and output,
+// optional causal mask, grouped-query heads. No LSE output.
+//
+// Contract: inputs Q [T,H,D], K and V [T,HKV,D] bf16 and cu_seqlens [B+1] int32 (device memory:
+// cu_seqlens[0] = 0, cu_seqlens[B] = T, non-decreasing; sequence b owns tokens
+// [cu_seqlens[b], cu_seqlens[b+1]) and its length is 1..max_seqlen); output O [T,H,D] bf16;
+// scalars [scale, causal (0 or 1), max_seqlen (an integer >= 1)]. H % HKV == 0 (query head h
+// reads kv head h / (H / HKV)); D is 64 or 128; all tensors row-major and contiguous. Causal masks
+// key j of a sequence for its query i when j > i, positions counted from the sequence's start.
+// No workspace. Returns a non-zero status for any other problem.
+//
+// Design: the dense expert kernels/reference/sm90_attention_fwd_bf16.cu (FA3-style, arXiv
+// 2407.08608), changed only where the ragged layout requires it:
+// - one CTA per 128-query tile slot of a head, 384 threads = 3 warpgroups. The lengths live on
+//   the device only, so the grid has a slot for every tile any lengths could need, and each CTA
+//   finds its sequence in cu_seqlens and exits at once when its slot holds no tile. Per head,
+//   sequence b owns the slots from b + floor(cu_seqlens[b] / 128) on: floor(T / 128) + B slots
+//   per head, at most one empty per sequence (Grid::kPacked; the slots of a sequence are
+//   adjacent, and the query heads of a kv group are adjacent, so K and V stay in L2). Slot i of a
+//   sequence takes its tile n - 1 - i: the last (causally heaviest) tile first;
+//   NOTE: a grid of ceil(max_seqlen / 128) slots per (sequence, head) (Grid::kPerSequence, kept
+//   for comparison) is mostly empty CTAs when the lengths vary, and each one holds an SM (one CTA
+//   per SM by shared memory) for a launch and a load;
+// - warpgroup 0 is the producer (setmaxnreg down to 24): one thread loads the Q tile once and
+//   streams 128-key K and V tiles through a kStages ring with 3-D TMA on the view {D, heads, T}
+//   (innermost first) and box {64, 1, 128}: 128 consecutive tokens of one head, the same
+//   128-row x 128-byte swizzled tile as the dense expert's box, at coordinates (column block,
+//   head, first token of the sequence + row). K and V have separate full/empty mbarriers;
+// - warpgroups 1 and 2 are consumers (setmaxnreg up to 240), 64 query rows each: S = Q K^T with
+//   wgmma m64n128k16 (both operands K-major in shared memory), online softmax in registers (exp2
+//   with scale*log2(e) folded in), P as the bf16 register A operand of O += P V (wgmma m64nDk16,
+//   V MN-major), Q K_j^T and P_{j-1} V_{j-1} issued back to back, softmax overlapped with P V and
+//   the two consumers taking turns at the tensor cores (Schedule);
+// - masking relative to the sequence: key tiles past the sequence's length (causal: above the
+//   diagonal) are never loaded; keys >= length in the last tile are masked to -inf (rows past T
+//   are zero-filled by TMA, rows before T belong to the next sequence); causal masks the diagonal
+//   tile; the output is stored row by row, only rows < length, at O[first token + row][h].
+// NOTE: a tile's box may reach into the next sequence (it is read, masked, never stored), so the
+// O store must stay a bounds-checked register store: a TMA store of the tile would overwrite the
+// next sequence's rows.
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
+// of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+// The dev harness (bench/attention_dev) sets this to 1: every mbarrier wait then gives up after
+// about a second and counts the timeout in g_watchdog_timeouts instead of hanging.
+#ifndef PTXB_ATTN_WATCHDOG
+#define PTXB_ATTN_WATCHDOG 0
+#endif
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter).
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/setmaxnreg.cuh (generated: scripts/amalgamate.py) ====
+// Warpgroup register reallocation (setmaxnreg): producers give registers up, consumers take them.
+// Every thread of the warpgroup executes it; kRegs is the new per-thread count.
+
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg register count");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+// ==== end kernels/ptx/setmaxnreg.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
+
+namespace {
+
+constexpr int kBlockM = 128;  // query rows per CTA
+constexpr int kBlockN = 128;  // keys per K/V tile
+constexpr int kChunk = 64;    // head-dim columns per TMA box: 64 bf16 = one 128-byte swizzled row
+constexpr int kConsumers = 2;
+constexpr int kWgRows = kBlockM / kConsumers;  // 64 query rows per consumer warpgroup
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16 KiB
+static_assert(kBlockM == kBlockN, "causal tile counting and the Q chunk stride assume this");
+static_assert(kWgRows == 64, "one wgmma m64 row block per consumer");
+
+enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
+constexpr Schedule kDefaultSchedule = Schedule::kOverlapPingPong;
+// D = 128: true issues P V as two m64n64k16 per 16 keys (one per 64-column box of V) instead of
+// one m64n128k16 that reaches the second box through the descriptor's leading byte offset.
+constexpr bool kSplitPvDefault = false;
+
+// How the CTAs map to (sequence, head, query tile); both leave a few CTAs without a tile (they
+// exit at once) because the lengths are known on the device only.
+// kPacked: in every head, sequence b owns the slots [f(b), f(b) + n_b), f(b) = b +
+//   floor(cu_seqlens[b] / kBlockM), n_b = its query tiles. f(b+1) - f(b) >= n_b, so the ranges
+//   never overlap and leave at most one empty slot per sequence; a head needs f(B) =
+//   floor(T / kBlockM) + B slots, known on the host. A CTA finds its sequence by testing
+//   f(b) <= slot < f(b+1) for kThreads sequences at once (one pass when B <= kThreads).
+// kPerSequence: ceil(max_seqlen / kBlockM) slots per (sequence, head), the simplest mapping, but
+//   mostly empty CTAs when the lengths vary (16 sequences, T = 32768, the longest 16384: 2048
+//   slots per head for 266 tiles, where kPacked has 272).
+enum class Grid { kPerSequence, kPacked };
+constexpr Grid kDefaultGrid = Grid::kPacked;
+
+template <int kHeadDim>
+struct Config {
+  static_assert(kHeadDim == 64 || kHeadDim == 128, "head dim 64 or 128");
+  static constexpr int kChunks = kHeadDim / kChunk;
+  static constexpr int kStages = kHeadDim == 128 ? 2 : 4;
+};
+
+// Every tile is stored as kChunks boxes of (rows, 64) in the TMA 128-byte swizzle; each box is
+// 16 KiB, so every box starts on a 1024-byte swizzle-atom boundary.
+template <int kHeadDim>
+struct SharedStorage {
+  static constexpr int kChunks = Config<kHeadDim>::kChunks;
+  static constexpr int kStages = Config<kHeadDim>::kStages;
+  __nv_bfloat16 q[kChunks][kBlockM * kChunk];           // (kBlockM, kHeadDim)
+  __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
+  __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
+  uint64_t q_full;
+  uint64_t k_full[kStages], v_full[kStages];    // TMA transaction bytes
+  uint64_t k_empty[kStages], v_empty[kStages];  // lane 0 of every consumer warp
+  int found_first, found_len, found_slot0;      // the sequence find_packed_sequence found
+};
+// NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
+template <int kHeadDim>
+constexpr size_t kSharedBytes = sizeof(SharedStorage<kHeadDim>) + 1024;
+
+struct Params {
+  const int* cu_seqlens;  // [B + 1] token offsets of the sequences (device memory)
+  __nv_bfloat16* o;       // [T, H, D]
+  int batch, heads, kv_heads;
+  Grid grid;
+  int slots;         // query-tile slots per head (kPacked) or per (sequence, head) (kPerSequence)
+  float scale_log2;  // scale * log2(e)
+};
+
+#if PTXB_ATTN_WATCHDOG
+__device__ unsigned int g_watchdog_timeouts = 0;
+#endif
+
+// mbar_wait, or with PTXB_ATTN_WATCHDOG a wait that gives up after about 2^31 cycles and counts
+// the timeout in g_watchdog_timeouts.
+__device__ __forceinline__ void mbar_wait_checked(uint64_t* bar, uint32_t parity) {
+#if PTXB_ATTN_WATCHDOG
+  const uint32_t addr = smem_addr(bar);
+  if (mbar_try_wait(addr, parity)) return;
+  const long long start = clock64();
+  while (!mbar_try_wait(addr, parity)) {
+    // NOTE: after the first timeout every wait gives up at once, so a broken kernel ends quickly.
+    if (*static_cast<volatile unsigned int*>(&g_watchdog_timeouts) != 0 ||
+        clock64() - start > (1ll << 31)) {
+      atomicAdd(&g_watchdog_timeouts, 1u);
+      return;
+    }
+  }
+#else
+  mbar_wait(bar, parity);
+#endif
+}
+
+// ---- named barriers for the consumer ping-pong (id 0 is __syncthreads) ----
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
+}
+
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// ---- wgmma operands and instructions ----
+// K-major operand (Q, K) in the 128-byte swizzle: leading byte offset unused (16), stride byte
+// offset 1024 (8 rows of 128 bytes). Stepping k by 16 elements inside a swizzled row adds 32 bytes
+// to the start; the next 64 columns are the next box (+16 KiB).
+__device__ __forceinline__ uint64_t desc_k_major(const void* p) {
+  return wgmma_desc_sw128(p, 16, 1024);
+}
+// MN-major operand (V as the (keys, D) B matrix of P V, N = D contiguous) in the 128-byte
+// swizzle. PTX ISA canonical layout for MN-major SW128, in elements with T = 8 bf16:
+// ((T,8,m),(8,k)) : ((1,T,LBO),(8T,SBO)): a swizzle atom is 64 N-contiguous values (one 128-byte
+// row) x 8 consecutive k (keys) at a 128-byte pitch, exactly 8 rows of our TMA box. Hence
+// LBO = distance between 64-wide N blocks = the next box (kChunkBytes = 16 KiB), and
+// SBO = distance between 8-key groups = 1024 bytes. The k-th 16-key slice starts 16 rows
+// (2048 bytes) further, an atom boundary, so the base-offset field stays 0.
+__device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
+  return wgmma_desc_sw128(p, kChunkBytes, 1024);
+}
+
+#define PTXB_ACC8(d, i)                                                                       \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define PTXB_ACC32(d) PTXB_ACC8(d, 0), PTXB_ACC8(d, 8), PTXB_ACC8(d, 16), PTXB_ACC8(d, 24)
+#define PTXB_ACC64(d) \
+  PTXB_ACC32(d), PTXB_ACC8(d, 32), PTXB_ACC8(d, 40), PTXB_ACC8(d, 48), PTXB_ACC8(d, 56)
+#define PTXB_REGS32                                                                            \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_REGS64                                                                              \
+  PTXB_REGS32                                                                                    \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+
+// D(64x128) (+)= A(64x16, smem K-major) * B(16x128, smem K-major); overwrites D when scale_d == 0.
+__device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t desc_a,
+                                                    uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
+      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : PTXB_ACC64(d)
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+// D(64x128) += A(64x16, registers) * B(16x128, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n128k16_tb(float (&d)[64], const uint32_t* a,
+                                                       uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
+               "}, {%64, %65, %66, %67}, %68, 1, 1, 1, 1;\n"
+               : PTXB_ACC64(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+// D(64x64) += A(64x16, registers) * B(16x64, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n64k16_tb(float (&d)[32], const uint32_t* a,
+                                                      uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_REGS32
+               "}, {%32, %33, %34, %35}, %36, 1, 1, 1, 1;\n"
+               : PTXB_ACC32(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+#undef PTXB_ACC8
+#undef PTXB_ACC32
+#undef PTXB_ACC64
+#undef PTXB_REGS32
+#undef PTXB_REGS64
+
+// ---- fragments ----
+// Element (i, h, e) of an m64nN fp32 accumulator is acc[4*i + 2*h + e]: row frag_row(h) of the
+// warpgroup's 64 rows, column frag_col(i, e). The bf16 A operand of m64nNk16 has the same
+// (row, column) map for its 16 columns, so the accumulator of S (keys 16k..16k+15 = entries
+// 8k..8k+7) becomes the k-th A fragment by packing consecutive pairs (pack_p).
+__device__ __forceinline__ int frag_row(int h) {
+  return (threadIdx.x % 128) / 32 * 16 + (threadIdx.x % 32) / 4 + 8 * h;
+}
+__device__ __forceinline__ int frag_col(int i, int e) { return 8 * i + 2 * (threadIdx.x % 4) + e; }
+
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);  // lo in the low half
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+// (64, kBlockN) fp32 fragment -> kBlockN/16 bf16 A fragments of 4 registers each.
+__device__ __forceinline__ void pack_p(const float (&s)[kBlockN / 2], uint32_t (&pa)[kBlockN / 4]) {
+#pragma unroll
+  for (int k = 0; k < kBlockN / 4; ++k) pa[k] = pack_bf16x2(s[2 * k], s[2 * k + 1]);
+}
+
+// S(64, kBlockN) = Q(64 rows of this warpgroup, kHeadDim) K(kBlockN, kHeadDim)^T. Issue only.
+template <int kHeadDim>
+__device__ __forceinline__ void issue_qk(float (&s)[kBlockN / 2], const __nv_bfloat16* q_rows,
+                                         const __nv_bfloat16* k_tile) {
+  const uint64_t qd = desc_k_major(q_rows), kd = desc_k_major(k_tile);
+#pragma unroll
+  for (int kk = 0; kk < kHeadDim / 16; ++kk) {
+    const uint32_t off = (kk / 4) * kChunkBytes + (kk % 4) * 32;  // box, then 16 columns
+    wgmma_ss_m64n128k16(s, qd + (off >> 4), kd + (off >> 4), kk > 0 ? 1 : 0);
+  }
+}
+// O(64, kHeadDim) += P(64, kBlockN) V(kBlockN, kHeadDim), P as bf16 A fragments. Issue only.
+template <int kHeadDim, bool kSplit = kSplitPvDefault>
+__device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
+                                         const uint32_t (&pa)[kBlockN / 4],
+                                         const __nv_bfloat16* v_tile) {
+  const uint64_t vd = desc_mn_major(v_tile);
+#pragma unroll
+  for (int kk = 0; kk < kBlockN / 16; ++kk) {
+    const uint64_t desc = vd + ((kk * 16 * kChunk * 2) >> 4);  // 16 keys = 16 swizzled rows
+    if constexpr (kHeadDim == 64) {
+      wgmma_rs_m64n64k16_tb(o, &pa[4 * kk], desc);
+    } else if constexpr (kSplit) {
+      // NOTE: columns 64..127 of an m64n128 fragment are entries 32..63 (i >= 8).
+      wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[0]), &pa[4 * kk], desc);
+      wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[32]), &pa[4 * kk],
+                            desc + (kChunkBytes >> 4));
+    } else {
+      wgmma_rs_m64n128k16_tb(o, &pa[4 * kk], desc);
+    }
+  }
+}
+
+// ---- softmax ----
+// Sets to -inf the scores of keys >= len (rows of the next sequence, or zero-filled rows past T)
+// and, when causal, of keys after the query. Keys and rows count from the sequence's start.
+__device__ __forceinline__ void mask_tile(float (&s)[kBlockN / 2], int key0, int row0, int len,
+                                          bool causal) {
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int key = key0 + frag_col(i, e);
+        if (key >= len || (causal && key > row0 + frag_row(h))) s[4 * i + 2 * h + e] = -INFINITY;
+      }
+}
+
+// One online-softmax step on a raw score tile. m (running row max of raw scores) and l (this
+// thread's share of the running row sum, relative to m) are updated; s becomes
+// P = exp2(scale_log2 * (s - m)); corr is the factor that rescales the earlier O and l.
+__device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)[2], float (&l)[2],
+                                             float (&corr)[2], float scale_log2) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = m[h];
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+      mx = fmaxf(mx, fmaxf(s[4 * i + 2 * h], s[4 * i + 2 * h + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 threads of a row (quad)
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    // NOTE: a row with no visible key so far keeps m = -inf; subtracting 0 keeps P = 0, not NaN.
+    const float neg_max = mx == -INFINITY ? 0.f : -mx * scale_log2;
+    corr[h] = exp2_approx(fmaf(m[h], scale_log2, neg_max));  // 0 on the first tile (m = -inf)
+    m[h] = mx;
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& x = s[4 * i + 2 * h + e];
+        x = exp2_approx(fmaf(x, scale_log2, neg_max));
+        sum += x;
+      }
+    l[h] = fmaf(l[h], corr[h], sum);
+  }
+}
+
+template <int kN>
+__device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2]) {
+#pragma unroll
+  for (int i = 0; i < kN / 4; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      o[4 * i + 2 * h] *= corr[h];
+      o[4 * i + 2 * h + 1] *= corr[h];
+    }
+}
+
+// ---- roles ----
+struct TileJob {
+  int first_token;  // cu_seqlens[b]: the sequence's first row in the [T, heads, D] tensors
+  int len;          // the sequence's length
+  int m_tile;       // query tile of the sequence
+  int head;         // query head h
+  int kv_head;      // h / (heads / kv_heads)
+  int n_tiles;      // key tiles to visit
+};
+
+// A sequence and the index of a CTA's slot among the sequence's slots.
+struct SequenceSlot {
+  int first_token, len, slot;
+};
+
+// Grid::kPacked: the sequence that owns `slot` of a head (f(b) <= slot < f(b+1)), every thread
+// testing one sequence, kThreads at a time; false when none does (offsets outside the contract).
+// All threads of the CTA take part and get the same answer.
+template <int kHeadDim>
+__device__ __forceinline__ bool find_packed_sequence(SharedStorage<kHeadDim>& sm, const Params& p,
+                                                     int slot, SequenceSlot& out) {
+  bool found = false;
+  for (int base = 0; base < p.batch && !found; base += kThreads) {
+    const int b = base + static_cast<int>(threadIdx.x);
+    bool mine = false;
+    if (b < p.batch) {
+      const int t0 = __ldg(p.cu_seqlens + b), t1 = __ldg(p.cu_seqlens + b + 1);
+      const int f0 = b + t0 / kBlockM, f1 = b + 1 + t1 / kBlockM;
+      mine = f0 <= slot && slot < f1;
+      if (mine) {
+        sm.found_first = t0;
+        sm.found_len = t1 - t0;
+        sm.found_slot0 = f0;
+      }
+    }
+    found = __syncthreads_or(mine) != 0;  // also publishes the found_* fields
+  }
+  if (!found) return false;
+  out = SequenceSlot{sm.found_first, sm.found_len, slot - sm.found_slot0};
+  return true;
+}
+
+// The tile of this CTA. kPacked: blockIdx.x = (kv head * slots + slot) * group + r, query head
+// kv head * group + r (the query heads of a group, which read the same K and V, are adjacent);
+// kPerSequence: blockIdx.x = (b * heads + h) * slots + slot. Slot i of a sequence is its tile
+// n - 1 - i of n. False when the slot holds no tile (the CTA has no work); every thread computes
+// the same answer.
+template <int kHeadDim, bool kCausal>
+__device__ __forceinline__ bool find_job(SharedStorage<kHeadDim>& sm, const Params& p,
+                                         TileJob& job) {
+  const int x = static_cast<int>(blockIdx.x), group = p.heads / p.kv_heads;
+  SequenceSlot seq;
+  if (p.grid == Grid::kPacked) {
+    const int rest = x / group;
+    job.kv_head = rest / p.slots;
+    job.head = job.kv_head * group + x % group;
+    if (!find_packed_sequence(sm, p, rest % p.slots, seq)) return false;
+  } else {
+    const int seq_head = x / p.slots, b = seq_head / p.heads;
+    job.head = seq_head % p.heads;
+    job.kv_head = job.head / group;
+    seq.first_token = __ldg(p.cu_seqlens + b);
+    seq.len = __ldg(p.cu_seqlens + b + 1) - seq.first_token;
+    seq.slot = x % p.slots;
+  }
+  const int m_tiles = (seq.len + kBlockM - 1) / kBlockM;  // <= 0 for an empty (bad) sequence
+  if (seq.slot >= m_tiles) return false;
+  job.first_token = seq.first_token;
+  job.len = seq.len;
+  job.m_tile = m_tiles - 1 - seq.slot;
+  // kBlockM == kBlockN: the sequence has m_tiles key tiles; causal stops at the diagonal tile.
+  job.n_tiles = kCausal ? job.m_tile + 1 : m_tiles;
+  return true;
+}
+
+// O = acc / rowsum as bf16, row by row, for the rows of this warpgroup inside the sequence.
+template <int kHeadDim>
+__device__ __forceinline__ void store_output(const float (&o)[kHeadDim / 2], const float (&l)[2],
+                                             const Params& p, const TileJob& job, int row0) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float sum = l[h];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const int row = row0 + frag_row(h);
+    if (row >= job.len) continue;  // a row of the next sequence, or past T
+    const float inv = 1.f / sum;
+    const int64_t token = static_cast<int64_t>(job.first_token) + row;
+    __nv_bfloat16* dst = p.o + (token * p.heads + job.head) * kHeadDim;
+#pragma unroll
+    for (int i = 0; i < kHeadDim / 8; ++i)
+      *reinterpret_cast<__nv_bfloat162*>(dst + frag_col(i, 0)) =
+          __floats2bfloat162_rn(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
+  }
+}
+
+template <int kHeadDim>
+__device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
+                        const CUtensorMap* k_map, const CUtensorMap* v_map, const TileJob& job) {
+  constexpr int kChunks = Config<kHeadDim>::kChunks, kStages = Config<kHeadDim>::kStages;
+  constexpr uint32_t kTileBytes = kChunks * kChunkBytes;
+  prefetch_map(q_map);
+  prefetch_map(k_map);
+  prefetch_map(v_map);
+  mbar_arrive_expect_tx(&sm.q_full, kTileBytes);
+  for (int c = 0; c < kChunks; ++c)
+    tma_load_3d(sm.q[c], q_map, &sm.q_full, c * kChunk, job.head,
+                job.first_token + job.m_tile * kBlockM);
+  for (int j = 0; j < job.n_tiles; ++j) {
+    const int s = j % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    const uint32_t parity = ((j / kStages) & 1) ^ 1;
+    mbar_wait_checked(&sm.k_empty[s], parity);
+    mbar_arrive_expect_tx(&sm.k_full[s], kTileBytes);
+    for (int c = 0; c < kChunks; ++c)
+      tma_load_3d(sm.k[s][c], k_map, &sm.k_full[s], c * kChunk, job.kv_head,
+                  job.first_token + j * kBlockN);
+    mbar_wait_checked(&sm.v_empty[s], parity);
+    mbar_arrive_expect_tx(&sm.v_full[s], kTileBytes);
+    for (int c = 0; c < kChunks; ++c)
+      tma_load_3d(sm.v[s][c], v_map, &sm.v_full[s], c * kChunk, job.kv_head,
+                  job.first_token + j * kBlockN);
+  }
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+__device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const TileJob& job,
+                        int consumer) {
+  constexpr int kStages = Config<kHeadDim>::kStages;
+  constexpr bool kOverlap = kSched == Schedule::kOverlap || kSched == Schedule::kOverlapPingPong;
+  constexpr bool kPingPong = kSched == Schedule::kPingPong || kSched == Schedule::kOverlapPingPong;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  const int row0 = job.m_tile * kBlockM + consumer * kWgRows;  // first query row of this WG
+  const __nv_bfloat16* q_rows = sm.q[0] + consumer * kWgRows * kChunk;
+  auto needs_mask = [&](int j) {
+    return (kCausal && j == job.m_tile) || (j + 1) * kBlockN > job.len;
+  };
+
+  float o[kHeadDim / 2];        // (64, kHeadDim) accumulator
+  float s[kBlockN / 2];         // (64, kBlockN) scores, then P
+  uint32_t pa[2][kBlockN / 4];  // P as bf16 A fragments, double-buffered (see step)
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
+#pragma unroll
+  for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
+
+  // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product.
+  mbar_wait_checked(&sm.q_full, 0);
+  mbar_wait_checked(&sm.k_full[0], 0);
+  fence_regs(s);
+  wgmma_fence();
+  issue_qk<kHeadDim>(s, q_rows, sm.k[0][0]);
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_regs(s);
+  if (lane0) mbar_arrive(&sm.k_empty[0]);
+  if (needs_mask(0)) mask_tile(s, 0, row0, job.len, kCausal);
+  softmax_step(s, m, l, corr, p.scale_log2);
+  pack_p(s, pa[0]);
+
+  // Ping-pong: consumer c waits on barrier 1 + c before issuing and then opens the other one;
+  // consumer 1 opens barrier 1 first. Each side arrives exactly as often as the other syncs.
+  const int my_bar = 1 + consumer, other_bar = 2 - consumer;
+  if (kPingPong && consumer == 1 && job.n_tiles > 1) named_barrier_arrive(other_bar);
+
+  // Step j >= 1: retire P_{j-2} V_{j-2} and rescale O by the factor of softmax j-1; issue
+  // S_j = Q K_j^T and O += P_{j-1} V_{j-1}; then mask and softmax S_j into P_j.
+  // NOTE: ptxas hoists a wgmma wait to the top of its basic block, so the wait that retires the
+  // P V product sits after the next barrier wait (a branch) rather than after the softmax; and
+  // P_j goes to the other buffer than the P_{j-1} that the running wgmma reads.
+  auto step = [&](int j, uint32_t(&p_prev)[kBlockN / 4], uint32_t(&p_next)[kBlockN / 4]) {
+    const int sj = j % kStages, sp = (j - 1) % kStages;
+    mbar_wait_checked(&sm.k_full[sj], (j / kStages) & 1);
+    wgmma_wait<0>();
+    fence_regs(o);
+    if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(j - 2) % kStages]);
+    rescale(o, corr);
+    mbar_wait_checked(&sm.v_full[sp], ((j - 1) / kStages) & 1);
+    if constexpr (kPingPong) named_barrier_sync(my_bar);
+    fence_regs(s);
+    fence_regs(o);
+    fence_regs(p_prev);
+    wgmma_fence();
+    issue_qk<kHeadDim>(s, q_rows, sm.k[sj][0]);
+    wgmma_commit();
+    issue_pv<kHeadDim>(o, p_prev, sm.v[sp][0]);
+    wgmma_commit();
+    if (kPingPong && !(consumer == 1 && j == job.n_tiles - 1)) named_barrier_arrive(other_bar);
+    if constexpr (kOverlap) {
+      wgmma_wait<1>();  // S_j is done; P V runs on under the softmax below
+    } else {
+      wgmma_wait<0>();
+    }
+    fence_regs(s);
+    if (lane0) mbar_arrive(&sm.k_empty[sj]);
+    if (needs_mask(j)) mask_tile(s, j * kBlockN, row0, job.len, kCausal);
+    softmax_step(s, m, l, corr, p.scale_log2);
+    pack_p(s, p_next);
+  };
+#pragma unroll 1
+  for (int j = 1; j < job.n_tiles; j += 2) {
+    step(j, pa[0], pa[1]);
+    if (j + 1 < job.n_tiles) step(j + 1, pa[1], pa[0]);
+  }
+
+  // The last P V product, with P_{n-1} in buffer (n - 1) % 2.
+  const int last = job.n_tiles - 1;
+  mbar_wait_checked(&sm.v_full[last % kStages], (last / kStages) & 1);
+  wgmma_wait<0>();
+  fence_regs(o);
+  // NOTE: releases V_{n-2} only to keep the arrival counts of the ring uniform.
+  if (last >= 1 && lane0) mbar_arrive(&sm.v_empty[(last - 1) % kStages]);
+  rescale(o, corr);
+  auto finish = [&](uint32_t(&p_last)[kBlockN / 4]) {
+    fence_regs(o);
+    fence_regs(p_last);
+    wgmma_fence();
+    issue_pv<kHeadDim>(o, p_last, sm.v[last % kStages][0]);
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_regs(o);
+  };
+  if (last % 2 == 0) {
+    finish(pa[0]);
+  } else {
+    finish(pa[1]);
+  }
+  store_output<kHeadDim>(o, l, p, job, row0);
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+__global__ void __launch_bounds__(kThreads, 1)
+    attention_fwd(const __grid_constant__ CUtensorMap q_map,
+                  const __grid_constant__ CUtensorMap k_map,
+                  const __grid_constant__ CUtensorMap v_map, const Params p) {
+  using Smem = SharedStorage<kHeadDim>;
+  extern __shared__ uint8_t smem_raw[];
+  Smem& sm =
+      *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+
+  // NOTE: the whole CTA leaves before any mbarrier or TMA use when its slot holds no tile.
+  TileJob job;
+  if (!find_job<kHeadDim, kCausal>(sm, p, job)) return;
+
+  if (threadIdx.x == 0) {
+    mbar_init(&sm.q_full, 1);
+    for (int s = 0; s < Smem::kStages; ++s) {
+      mbar_init(&sm.k_full[s], 1);
+      mbar_init(&sm.v_full[s], 1);
+      mbar_init(&sm.k_empty[s], kConsumers * 4);
+      mbar_init(&sm.v_empty[s], kConsumers * 4);
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    setmaxnreg_dec<24>();
+    if (threadIdx.x == 0) produce<kHeadDim>(sm, &q_map, &k_map, &v_map, job);
+    return;
+  }
+  setmaxnreg_inc<240>();
+  consume<kHeadDim, kCausal, kSched>(sm, p, job, warpgroup - 1);
+}
+
+// ---- host side ----
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+// ==== end kernels/ptx/tensor_map.cuh ====
+
+// A contiguous [tokens, heads, head_dim] bf16 tensor read in boxes of 128 consecutive tokens x 64
+// columns of one head, with the 128-byte swizzle: the 3-D view {head_dim, heads, tokens}
+// (innermost first) and box {64, 1, 128}. A box lands in shared memory as the same (128 rows,
+// 128 bytes) swizzled tile as the dense expert's {64, 128, 1} box; rows past the last token are
+// zero-filled.
+bool encode_thd(CUtensorMap* map, const void* ptr, int64_t tokens, int64_t heads,
+                int64_t head_dim) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(heads),
+                              static_cast<cuuint64_t>(tokens)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(head_dim) * 2,
+                                 static_cast<cuuint64_t>(heads * head_dim) * 2};
+  const cuuint32_t box[3] = {kChunk, 1, kBlockM};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(ptr), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+struct Problem {
+  int64_t batch, tokens, heads, kv_heads, head_dim;
+  int64_t m_slots;  // ceil(max_seqlen / kBlockM): query tiles of the longest sequence
+  bool causal;
+  float scale;
+};
+
+// Query-tile slots per head (kPacked) or per (sequence, head) (kPerSequence).
+int64_t grid_slots(const Problem& pb, Grid grid) {
+  return grid == Grid::kPacked ? pb.tokens / kBlockM + pb.batch : pb.m_slots;
+}
+int64_t grid_ctas(const Problem& pb, Grid grid) {
+  return grid_slots(pb, grid) * pb.heads * (grid == Grid::kPacked ? 1 : pb.batch);
+}
+
+bool is_contiguous(const ptxb_tensor_desc& t, int32_t dtype, int32_t rank) {
+  if (t.dtype != dtype || t.rank != rank) return false;
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (t.shape[d] < 1 || t.strides[d] != stride) return false;
+    stride *= t.shape[d];
+  }
+  return true;
+}
+
+// Query-tile slots per (sequence, head) for the scalar max_seqlen, or 0 when it is not an integer
+// >= 1. NOTE: no sequence is longer than T, so a looser bound is clamped to T.
+int64_t query_slots(double max_seqlen, int64_t tokens) {
+  if (!(max_seqlen >= 1.0 && max_seqlen <= 2147483647.0) || max_seqlen != std::floor(max_seqlen))
+    return 0;
+  return (std::min(static_cast<int64_t>(max_seqlen), tokens) + kBlockM - 1) / kBlockM;
+}
+
+// Validates the descriptors and scalars (no data pointers needed) and returns the sizes, or
+// nothing. The offsets themselves are on the device and trusted (the contract).
+std::optional<Problem> parse_problem(const ptxb_problem& pr) {
+  if (pr.num_inputs != 4 || pr.num_outputs != 1 || pr.num_scalars != 3) return std::nullopt;
+  const ptxb_tensor_desc &q = pr.inputs[0], &k = pr.inputs[1], &v = pr.inputs[2];
+  const ptxb_tensor_desc &cu = pr.inputs[3], &o = pr.outputs[0];
+  if (!is_contiguous(q, PTXB_BF16, 3) || !is_contiguous(k, PTXB_BF16, 3) ||
+      !is_contiguous(v, PTXB_BF16, 3) || !is_contiguous(cu, PTXB_I32, 1) ||
+      !is_contiguous(o, PTXB_BF16, 3))
+    return std::nullopt;
+  Problem p{cu.shape[0] - 1, q.shape[0], q.shape[1], k.shape[1], q.shape[2], 0, false, 0.f};
+  for (int d = 0; d < 3; ++d)
+    if (o.shape[d] != q.shape[d] || v.shape[d] != k.shape[d]) return std::nullopt;
+  if (p.batch < 1 || k.shape[0] != p.tokens || k.shape[2] != p.head_dim) return std::nullopt;
+  if ((p.head_dim != 64 && p.head_dim != 128) || p.heads % p.kv_heads != 0) return std::nullopt;
+  // NOTE: the online softmax takes the row max of the raw scores, so the scale must be positive.
+  const double scale = pr.scalars[0], causal = pr.scalars[1];
+  if (!(scale > 0.0 && std::isfinite(scale)) || (causal != 0.0 && causal != 1.0))
+    return std::nullopt;
+  p.m_slots = query_slots(pr.scalars[2], p.tokens);
+  // NOTE: token rows are int in the kernel (TMA coordinates are 32-bit), a box may start up to
+  // kBlockM - 1 rows past the last token, and the grid is one-dimensional.
+  if (p.m_slots == 0 || p.tokens > INT32_MAX - 2 * kBlockM || p.batch > INT32_MAX - kBlockM ||
+      grid_ctas(p, kDefaultGrid) > INT32_MAX)
+    return std::nullopt;
+  p.causal = causal != 0.0;
+  p.scale = static_cast<float>(scale);
+  return p;
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+int set_kernel_smem() {
+  return cudaFuncSetAttribute(attention_fwd<kHeadDim, kCausal, kSched>,
+                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(kSharedBytes<kHeadDim>)) == cudaSuccess
+             ? PTXB_OK
+             : kLaunchFailed;
+}
+template <Schedule kSched>
+int set_smem_attributes() {
+  const int st[4] = {set_kernel_smem<64, false, kSched>(), set_kernel_smem<64, true, kSched>(),
+                     set_kernel_smem<128, false, kSched>(), set_kernel_smem<128, true, kSched>()};
+  for (int s : st)
+    if (s != PTXB_OK) return s;
+  return PTXB_OK;
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorMap& vm,
+                   const Params& p, int64_t ctas, cudaStream_t stream) {
+  attention_fwd<kHeadDim, kCausal, kSched>
+      <<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
+}
+
+// Encodes the tensor maps and launches one kernel; the smem attribute must have been set.
+template <Schedule kSched>
+int launch_forward(const Problem& pb, const void* q, const void* k, const void* v,
+                   const void* cu_seqlens, void* o, cudaStream_t stream, Grid grid = kDefaultGrid) {
+  const int64_t ctas = grid_ctas(pb, grid);
+  if (ctas > INT32_MAX) return kBadProblem;
+  CUtensorMap qm, km, vm;
+  if (!encode_thd(&qm, q, pb.tokens, pb.heads, pb.head_dim) ||
+      !encode_thd(&km, k, pb.tokens, pb.kv_heads, pb.head_dim) ||
+      !encode_thd(&vm, v, pb.tokens, pb.kv_heads, pb.head_dim))
+    return kNoTensorMap;
+  Params p;
+  p.cu_seqlens = static_cast<const int*>(cu_seqlens);
+  p.o = static_cast<__nv_bfloat16*>(o);
+  p.batch = static_cast<int>(pb.batch);
+  p.heads = static_cast<int>(pb.heads);
+  p.kv_heads = static_cast<int>(pb.kv_heads);
+  p.grid = grid;
+  p.slots = static_cast<int>(grid_slots(pb, grid));
+  p.scale_log2 = pb.scale * 1.4426950408889634f;
+  if (pb.head_dim == 64 && pb.causal) {
+    launch_kernel<64, true, kSched>(qm, km, vm, p, ctas, stream);
+  } else if (pb.head_dim == 64) {
+    launch_kernel<64, false, kSched>(qm, km, vm, p, ctas, stream);
+  } else if (pb.causal) {
+    launch_kernel<128, true, kSched>(qm, km, vm, p, ctas, stream);
+  } else {
+    launch_kernel<128, false, kSched>(qm, km, vm, p, ctas, stream);
+  }
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  *workspace_bytes = 0;
+  if (!parse_problem(*problem)) return kBadProblem;
+  return set_smem_attributes<kDefaultSchedule>();
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const std::optional<Problem> pb = parse_problem(*args->problem);
+  if (!pb) return kBadProblem;
+  return launch_forward<kDefaultSchedule>(*pb, args->inputs[0], args->inputs[1], args->inputs[2],
+                                          args->inputs[3], args->outputs[0],
+                                          static_cast<cudaStream_t>(args->stream));
+}
