@@ -259,20 +259,28 @@ int CudnnSdpa::plan_dims(const Dims& dims) {
   return PTXB_OK;
 }
 
+// The ragged tensors of args' cu_seqlens (its host copy), uploaded when they differ from the
+// ones held: "" or why not. Throws ApiError when an upload fails.
+std::string CudnnSdpa::refresh_ragged(const ptxb_args& args) {
+  State& s = *state_;
+  const std::vector<int64_t>* cu_seqlens = mirrored_host_integers(args.inputs[3]);
+  if (cu_seqlens == nullptr) return "cu_seqlens: no host copy";
+  if (*cu_seqlens == s.ragged.cu_seqlens) return "";
+  try {
+    s.ragged = cudnn_sdpa::make_ragged(*cu_seqlens, s.dims);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 int CudnnSdpa::tune(const ptxb_args& args) {
   State& s = *state_;
   if (direction_ != SdpaDirection::kVarlenForward) return PTXB_OK;
   if (!s.graph || args.problem == nullptr || args.problem->num_inputs != 4)
     return static_cast<int>(CudnnSdpaStatus::kNotPlanned);
-  const std::vector<int64_t>* cu_seqlens = mirrored_host_integers(args.inputs[3]);
-  if (cu_seqlens == nullptr)
-    return fail(CudnnSdpaStatus::kExecuteFailed, "cu_seqlens: no host copy");
-  try {
-    s.ragged = cudnn_sdpa::make_ragged(*cu_seqlens, s.dims);
-  } catch (const InputError& e) {
-    return fail(CudnnSdpaStatus::kExecuteFailed, e.what());
-  }
-  return PTXB_OK;
+  const std::string why = refresh_ragged(args);
+  return why.empty() ? PTXB_OK : fail(CudnnSdpaStatus::kExecuteFailed, why);
 }
 
 int CudnnSdpa::run(const ptxb_args& args) {
@@ -293,10 +301,7 @@ int CudnnSdpa::run(const ptxb_args& args) {
       // NOTE: lengths that changed since tune() are uploaded here, synchronously (the grouped
       // GEMM baseline does the same); a task's lengths are a function of its shape, so timed
       // calls find them uploaded.
-      const std::vector<int64_t>* cu_seqlens = mirrored_host_integers(args.inputs[3]);
-      if (cu_seqlens == nullptr) return static_cast<int>(CudnnSdpaStatus::kExecuteFailed);
-      if (*cu_seqlens != s.ragged.cu_seqlens)
-        s.ragged = cudnn_sdpa::make_ragged(*cu_seqlens, s.dims);
+      if (!refresh_ragged(args).empty()) return static_cast<int>(CudnnSdpaStatus::kExecuteFailed);
       s.ragged.bind(s.pointers);
     }
     if (fe::detail::set_stream(s.handle->get(), static_cast<cudaStream_t>(args.stream)) !=

@@ -75,6 +75,7 @@ class CudnnSdpa final : public Implementation {
  private:
   struct State;
   int plan_dims(const cudnn_sdpa::Dims& dims);
+  std::string refresh_ragged(const ptxb_args& args);
   int fail(CudnnSdpaStatus status, const std::string& why);
 
   SdpaDirection direction_;

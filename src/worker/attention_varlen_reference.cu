@@ -12,26 +12,21 @@
 namespace ptxb {
 namespace {
 
-// dst[h][t][c] = src[tok0 + t][h][c] for t < len (elements of T, any trivially copyable type).
+// Between one sequence of a packed [T, heads, D] tensor (rows tok0 .. tok0 + len) and the
+// [heads, len, D] layout: to_packed false gathers hsd[h][t][c] = thd[tok0 + t][h][c], true
+// scatters back.
 template <class T>
-__global__ void thd_to_hsd_kernel(const T* src, T* dst, int64_t tok0, int64_t len, int64_t heads,
-                                  int64_t dim) {
+__global__ void relayout_kernel(const T* src, T* dst, int64_t tok0, int64_t len, int64_t heads,
+                                int64_t dim, bool to_packed) {
   const int64_t count = heads * len * dim;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t c = i % dim, t = (i / dim) % len, h = i / (dim * len);
-    dst[i] = src[((tok0 + t) * heads + h) * dim + c];
-  }
-}
-
-// dst[tok0 + t][h][c] = src[h][t][c] for t < len.
-__global__ void hsd_to_thd_kernel(const float* src, float* dst, int64_t tok0, int64_t len,
-                                  int64_t heads, int64_t dim) {
-  const int64_t count = heads * len * dim;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t c = i % dim, t = (i / dim) % len, h = i / (dim * len);
-    dst[((tok0 + t) * heads + h) * dim + c] = src[i];
+    const int64_t packed = ((tok0 + t) * heads + h) * dim + c;
+    if (to_packed)
+      dst[packed] = src[i];
+    else
+      dst[i] = src[packed];
   }
 }
 
@@ -43,15 +38,15 @@ unsigned blocks_for(int64_t count) {
 
 void gather_sequence_bf16(const void* thd, void* hsd, int64_t tok0, int64_t len, int64_t heads,
                           int64_t dim, cudaStream_t stream) {
-  thd_to_hsd_kernel<<<blocks_for(heads * len * dim), 256, 0, stream>>>(
-      static_cast<const uint16_t*>(thd), static_cast<uint16_t*>(hsd), tok0, len, heads, dim);
+  relayout_kernel<<<blocks_for(heads * len * dim), 256, 0, stream>>>(
+      static_cast<const uint16_t*>(thd), static_cast<uint16_t*>(hsd), tok0, len, heads, dim, false);
   PTXB_CHECK_CUDA(cudaGetLastError());
 }
 
 void scatter_sequence_f32(const float* hsd, float* thd, int64_t tok0, int64_t len, int64_t heads,
                           int64_t dim, cudaStream_t stream) {
-  hsd_to_thd_kernel<<<blocks_for(heads * len * dim), 256, 0, stream>>>(hsd, thd, tok0, len, heads,
-                                                                       dim);
+  relayout_kernel<<<blocks_for(heads * len * dim), 256, 0, stream>>>(hsd, thd, tok0, len, heads,
+                                                                     dim, true);
   PTXB_CHECK_CUDA(cudaGetLastError());
 }
 

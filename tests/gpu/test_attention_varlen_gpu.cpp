@@ -12,6 +12,7 @@
 #include "baselines/cudnn_sdpa.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/host_mirror.hpp"
+#include "device_copies.hpp"
 #include "families/structured_values.hpp"
 #include "reference/attention_varlen_fp64.hpp"
 #include "tasks/spec.hpp"
@@ -22,13 +23,7 @@ namespace {
 
 const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
 
-template <typename T>
-std::vector<T> to_host(const void* device, int64_t count) {
-  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<T> out(static_cast<size_t>(count));
-  PTXB_CHECK_CUDA(cudaMemcpy(out.data(), device, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  return out;
-}
+using testing::to_host;
 
 std::vector<double> bf16_as_double(const void* device, int64_t count) {
   const std::vector<__nv_bfloat16> h = to_host<__nv_bfloat16>(device, count);

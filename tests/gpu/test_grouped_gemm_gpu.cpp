@@ -11,6 +11,7 @@
 #include "baselines/cublaslt_grouped_gemm.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/host_mirror.hpp"
+#include "device_copies.hpp"
 #include "tasks/spec.hpp"
 #include "worker/problem.hpp"
 
@@ -24,13 +25,7 @@ TaskSpec grouped_task() {
   return find_task(kTasksRoot, load_catalog(kTasksRoot / "catalog"), "sm90/gemm/bf16-grouped");
 }
 
-template <typename T>
-std::vector<T> to_host(const void* device, int64_t count) {
-  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<T> out(static_cast<size_t>(count));
-  PTXB_CHECK_CUDA(cudaMemcpy(out.data(), device, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  return out;
-}
+using testing::to_host;
 
 TEST(GroupedGemmGpu, ReferenceAndBaselineFollowTheOffsets) {
   const TaskSpec task = grouped_task();
