@@ -62,8 +62,8 @@ json time_shape(const ptxb::TaskSpec& task, const ptxb::ShapeCase& sc, int sampl
     second.redraw_free_inputs(dist, seed, stream);
   };
   const ptxb::TimingSamples t =
-      ptxb::time_interleaved({{"first", [&](cudaStream_t) { return a->run(args_a); }},
-                              {"second", [&](cudaStream_t) { return b->run(args_b); }}},
+      ptxb::time_interleaved({{"first", [&](cudaStream_t, int) { return a->run(args_a); }},
+                              {"second", [&](cudaStream_t, int) { return b->run(args_b); }}},
                              options, stream);
   if (t.failed_status != 0) {
     out["error"] = t.failed_name + " returned " + std::to_string(t.failed_status);

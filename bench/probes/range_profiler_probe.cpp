@@ -2,9 +2,11 @@
 // CUPTI's range profiler (user ranges, user replay) while PTXBench's CUPTI monitor (callbacks and
 // kernel activity) is subscribed in the same process? Prints what it finds; see
 // bench/results/*-range-profiler-probe for the H200 output.
-// Usage: ptxbench-range-probe TASKS_DIR EXPERT.so [ncu]   (EXPERT.so: the GEMM expert compiled as
-// a submission). With "ncu" it only runs the control kernels and one expert call at 4096^3 inside
-// a cudaProfilerStart/Stop range, for Nsight Compute to count, and prints its environment.
+// Usage: ptxbench-range-probe TASKS_DIR EXPERT.so [ncu|cost]   (EXPERT.so: the GEMM expert compiled
+// as a submission). With "ncu" it only runs the control kernels and one expert call at 4096^3
+// inside a cudaProfilerStart/Stop range, for Nsight Compute to count, and prints its environment.
+// With "cost" it measures what a range costs in host time as the worker uses it (gate, L2 flush,
+// call inside the range), for ranges holding 1 to 20 calls, and what a pass costs by capacity.
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,8 @@
 #include "sys/process.hpp"
 #include "tasks/catalog.hpp"
 #include "tasks/spec.hpp"
+#include "timing/l2_flush.hpp"
+#include "timing/launch_gate.hpp"
 #include "worker/cupti_library.hpp"
 #include "worker/environment.hpp"
 #include "worker/monitor.hpp"
@@ -100,13 +105,140 @@ int ncu_mode(const char* tasks_dir, const char* expert_so) {
   return 0;
 }
 
+// What a counter range costs the worker: per range of k candidate calls (each behind the launch
+// gate and the L2 flush, as in a timed round), the host time of push and pop and the wall time of
+// the range against the same calls without a range; per pass, start, stop and decode by capacity.
+int cost_mode(const char* tasks_dir, const char* expert_so) {
+  std::string why;
+  auto monitor = ptxb::CandidateMonitor::create(&why);
+  std::printf("monitor: %s %s\n", monitor ? "subscribed" : "NOT available", why.c_str());
+  const ptxb::Catalog catalog = ptxb::load_catalog(std::string(tasks_dir) + "/catalog");
+  std::vector<std::string> metrics;
+  for (const ptxb::CounterSpec& c : catalog.counters_for("sm_90a")) metrics.push_back(c.metric);
+  const ptxb::TaskSpec task =
+      ptxb::load_task(std::string(tasks_dir) + "/sm90/gemm/bf16-wgmma-tma/task.toml", catalog);
+  ptxb::SharedObjectImplementation expert(expert_so);
+  CUcontext ctx = ptxb::current_cuda_context();
+  ptxb::Stream stream;
+  const cudaStream_t s = stream.get();
+  ptxb::L2Flusher flusher;
+  ptxb::LaunchGate gate;
+  auto rp = ptxb::RangeProfiler::create(ctx, 0, metrics, 64, &why);
+  if (!rp) {
+    std::printf("range profiler: NOT available: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("metrics %zu\n", metrics.size());
+  const int reps = 32;
+  for (const char* dims : {"128x8192x8192", "4096x4096x4096"}) {
+    int m = 0, n = 0, k = 0;
+    std::sscanf(dims, "%dx%dx%d", &m, &n, &k);
+    const ptxb::Shape shape{{{"M", m}, {"N", n}, {"K", k}}};
+    for (const int calls : {1, 2, 4, 8, 20}) {
+      attempt("cost", [&] {
+        std::vector<std::unique_ptr<ptxb::DeviceProblem>> problems;
+        std::vector<ptxb::Planned> plans;
+        std::vector<ptxb_args> args;
+        for (int c = 0; c < calls; ++c) {
+          problems.push_back(std::make_unique<ptxb::DeviceProblem>(task, shape));
+          problems.back()->generate_inputs(task.correctness.distributions.front(), 1 + c, s);
+          plans.push_back(ptxb::plan_for(expert, *problems.back(), s));
+          args.push_back(problems.back()->args(plans.back().workspace.data(),
+                                               plans.back().workspace.bytes(), s));
+        }
+        auto run_calls = [&] {
+          for (int c = 0; c < calls; ++c) {
+            gate.hold(s);
+            flusher.flush(s);
+            expert.run(args[c]);
+            gate.release();
+          }
+        };
+        for (int w = 0; w < 3; ++w) run_calls();
+        PTXB_CHECK_CUDA(cudaStreamSynchronize(s));
+        std::vector<double> plain, ranged, push, pop, pass;
+        for (int r = 0; r < reps; ++r) {
+          const auto t0 = Clock::now();
+          run_calls();
+          PTXB_CHECK_CUDA(cudaStreamSynchronize(s));
+          plain.push_back(us_since(t0));
+        }
+        rp->reset();
+        rp->start();
+        for (int r = 0; r < reps; ++r) {
+          const std::string name = "r" + std::to_string(r);
+          const auto t0 = Clock::now();
+          rp->push(name.c_str());
+          push.push_back(us_since(t0));
+          run_calls();
+          const auto t1 = Clock::now();
+          rp->pop();
+          pop.push_back(us_since(t1));
+          PTXB_CHECK_CUDA(cudaStreamSynchronize(s));
+          ranged.push_back(us_since(t0));
+        }
+        const auto t2 = Clock::now();
+        rp->stop();
+        const auto values = rp->decode();
+        const double pass_us = us_since(t2);
+        std::printf(
+            "cost %s calls %2d: wall/range plain %8.1f us ranged %8.1f us (+%7.1f us, +%6.1f "
+            "us/call); push %6.1f pop %7.1f; stop+decode %zu ranges %7.0f us\n",
+            dims, calls, median(plain), median(ranged), median(ranged) - median(plain),
+            (median(ranged) - median(plain)) / calls, median(push), median(pop), values.size(),
+            pass_us);
+      });
+    }
+  }
+  rp.reset();
+  for (const size_t capacity : {64u, 256u, 1024u, 4096u}) {
+    attempt("capacity", [&] {
+      why.clear();
+      auto cap = ptxb::RangeProfiler::create(ctx, 0, metrics, capacity, &why);
+      if (!cap) {
+        std::printf("capacity %zu: FAILED %s\n", capacity, why.c_str());
+        return;
+      }
+      auto t0 = Clock::now();
+      cap->reset();
+      const double reset_us = us_since(t0);
+      t0 = Clock::now();
+      cap->start();
+      const double start_us = us_since(t0);
+      std::vector<double> push, pop;
+      for (size_t r = 0; r < capacity; ++r) {
+        const std::string name = "c" + std::to_string(r);
+        auto t1 = Clock::now();
+        cap->push(name.c_str());
+        push.push_back(us_since(t1));
+        PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
+        t1 = Clock::now();
+        cap->pop();
+        pop.push_back(us_since(t1));
+      }
+      t0 = Clock::now();
+      cap->stop();
+      const double stop_us = us_since(t0);
+      t0 = Clock::now();
+      const auto values = cap->decode();
+      std::printf(
+          "capacity %4zu: reset %7.0f us start %7.0f us stop %7.0f us decode %7.0f us (%zu "
+          "ranges); push %6.1f pop %6.1f us\n",
+          capacity, reset_us, start_us, stop_us, us_since(t0), values.size(), median(push),
+          median(pop));
+    });
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc != 3 && argc != 4) {
-    std::fprintf(stderr, "usage: %s TASKS_DIR EXPERT.so [ncu]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s TASKS_DIR EXPERT.so [ncu|cost]\n", argv[0]);
     return 2;
   }
   PTXB_CHECK_CUDA(cudaSetDevice(0));
   PTXB_CHECK_CUDA(cudaFree(nullptr));
+  if (argc == 4 && std::string(argv[3]) == "cost") return cost_mode(argv[1], argv[2]);
   if (argc == 4) return ncu_mode(argv[1], argv[2]);
   ptxb::Stream stream, side;
   std::string why;

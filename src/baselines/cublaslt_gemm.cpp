@@ -248,7 +248,7 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
       trial_error[size_t(i)] = cudaGetErrorName(sync);
     if (!trial_error[size_t(i)].empty()) continue;
     call_algo.push_back(i);
-    calls.push_back({"algorithm " + std::to_string(i), [&, i](cudaStream_t s) {
+    calls.push_back({"algorithm " + std::to_string(i), [&, i](cudaStream_t s, int) {
                        return static_cast<int>(matmul(offered[i].algo, a.data(), b.data(),
                                                       bias.data(), scale_a, scale_b, c.data(), s));
                      }});

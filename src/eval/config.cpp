@@ -55,6 +55,7 @@ EvalConfig EvalConfig::from_environment() {
   c.timing_samples = env_int("PTXBENCH_TIMING_SAMPLES", 50, 1);
   c.timing_min_ms = env_int("PTXBENCH_TIMING_MIN_MS", 100, 0);
   c.timing_max_samples = env_int("PTXBENCH_TIMING_MAX_SAMPLES", 1000, 1);
+  c.timing_block = env_int("PTXBENCH_TIMING_BLOCK", 8, 1);
   c.sustained_calls = env_int("PTXBENCH_SUSTAINED_CALLS", 20, 0);
   c.sustained_rounds = env_int("PTXBENCH_SUSTAINED_ROUNDS", 10, 1);
   c.sustained_min_ms = env_int("PTXBENCH_SUSTAINED_MIN_MS", 500, 0);
@@ -81,6 +82,7 @@ nlohmann::json EvalConfig::to_json() const {
           {"timing_samples", timing_samples},
           {"timing_min_ms", timing_min_ms},
           {"timing_max_samples", timing_max_samples},
+          {"timing_block", timing_block},
           {"sustained_calls", sustained_calls},
           {"sustained_rounds", sustained_rounds},
           {"sustained_min_ms", sustained_min_ms},

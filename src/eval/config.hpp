@@ -22,9 +22,11 @@ struct EvalConfig {
   CompileOptions compile;            ///< nvcc, cuobjdump, cache (PTXBENCH_NVCC, ...)
   std::chrono::seconds worker_deadline{300};  ///< PTXBENCH_WORKER_DEADLINE_S
   int timing_warmup = 10;                     ///< PTXBENCH_TIMING_WARMUP
-  int timing_samples = 50;                    ///< PTXBENCH_TIMING_SAMPLES (rounds at least)
+  int timing_samples = 50;                    ///< PTXBENCH_TIMING_SAMPLES (calls at least)
   int timing_min_ms = 100;        ///< PTXBENCH_TIMING_MIN_MS: device time per shape to reach
-  int timing_max_samples = 1000;  ///< PTXBENCH_TIMING_MAX_SAMPLES: rounds at most
+  int timing_max_samples = 1000;  ///< PTXBENCH_TIMING_MAX_SAMPLES: calls at most
+  /// PTXBENCH_TIMING_BLOCK: candidate calls per cold round, in one counter range (docs/timing.md)
+  int timing_block = 8;
   /// PTXBENCH_SUSTAINED_CALLS: calls per back-to-back batch of the sustained regime (0: off)
   int sustained_calls = 20;
   int sustained_rounds = 10;  ///< PTXBENCH_SUSTAINED_ROUNDS: timed batch rounds at most

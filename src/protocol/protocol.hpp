@@ -52,10 +52,12 @@ struct WorkerJob {
   /// during candidate code that is not among them is someone else's (a library's). nullopt when
   /// the static stage had no SASS listing; an empty list means the candidate defines no kernel.
   std::optional<std::vector<std::string>> candidate_functions;
-  int timing_warmup = 10;
-  int timing_samples = 50;      ///< rounds at least
+  int timing_warmup = 10;       ///< calls
+  int timing_samples = 50;      ///< timed calls at least
   int timing_min_ms = 0;        ///< more rounds until the timed calls add up to this
-  int timing_max_samples = 50;  ///< rounds at most
+  int timing_max_samples = 50;  ///< timed calls at most
+  /// Candidate calls per cold round and counter range, each on its own input set (docs/timing.md).
+  int timing_block = 1;
   /// The sustained regime (docs/timing.md): calls per back-to-back batch (0: not measured), timed
   /// batch rounds at most, and the timed time (both sides) after which fewer rounds will do
   /// (0: always sustained_rounds).

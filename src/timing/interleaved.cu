@@ -10,35 +10,49 @@
 
 namespace ptxb {
 
+namespace {
+
+int rounds_for(int calls, int per_round) { return (calls + per_round - 1) / per_round; }
+
+}  // namespace
+
 TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const TimingOptions& options,
                                cudaStream_t stream) {
   TimingSamples out;
   out.us.assign(calls.size(), {});
+  const int per_round = std::max(1, options.calls_per_sample);
   L2Flusher flusher;
   LaunchGate gate;
-  auto invoke = [&](size_t i) {
-    const int status = calls[i].call(stream);
+  auto invoke = [&](size_t i, int k) {
+    const int status = calls[i].call(stream, k);
     if (status != 0 && out.failed_status == 0) {
       out.failed_status = status;
       out.failed_name = calls[i].name;
     }
   };
-  for (int w = 0; w < options.warmup; ++w) {
+  for (int w = 0; w < rounds_for(options.warmup, per_round); ++w) {
     for (size_t i = 0; i < calls.size(); ++i) {
       if (calls[i].enter) calls[i].enter();
-      invoke(i);
+      for (int k = 0; k < per_round; ++k) invoke(i, k);
       if (calls[i].leave) calls[i].leave(false);
     }
   }
   PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
   if (out.failed_status != 0) return out;
 
-  std::vector<Event> starts(calls.size()), ends(calls.size());
-  std::vector<double> host_us(calls.size(), 0.0);  // each call's host time in the last round
+  // starts[i][k], ends[i][k], host_us[i][k]: implementation i's call k in the current round.
+  std::vector<std::vector<Event>> starts(calls.size()), ends(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    starts[i] = std::vector<Event>(per_round);
+    ends[i] = std::vector<Event>(per_round);
+  }
+  std::vector<std::vector<double>> host_us(calls.size(), std::vector<double>(per_round, 0.0));
   out.host_bound.assign(calls.size(), 0);
   double timed_us = 0;
-  for (int s = 0;
-       want_more_samples(s, timed_us, options.samples, options.min_total_us, options.max_samples);
+  const int min_rounds = rounds_for(options.samples, per_round);
+  const int max_rounds = rounds_for(options.max_samples, per_round);
+  const int coarse_rounds = rounds_for(options.coarse_after, per_round);
+  for (int s = 0; want_more_samples(s, timed_us, min_rounds, options.min_total_us, max_rounds);
        ++s) {
     // NOTE: lines a call marked persisting would stay in L2 for the next one; the candidate is
     // forbidden to mark any (docs/threat-model.md), and this makes sure none survive a round.
@@ -49,35 +63,41 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
     for (size_t j = 0; j < calls.size(); ++j) {
       const size_t i = (s % 2 == 0) ? j : calls.size() - 1 - j;  // alternate the order
       if (calls[i].enter) calls[i].enter();
-      // NOTE: the gate opens only once the end event is enqueued, so no host work of the call
-      // (nor of the flush) can leave the GPU idle inside the events; enter and leave stay
-      // outside it (a counter range's push and pop take milliseconds of host time). The call's
-      // own host time is measured beside it (TimedCall::host_time_counts).
-      gate.hold(stream);
-      if (options.flush_l2) flusher.flush(stream);
-      starts[i].record(stream);
-      const auto host_start = std::chrono::steady_clock::now();
-      invoke(i);
-      host_us[i] =
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start)
-              .count();
-      ends[i].record(stream);
-      gate.release();
+      for (int k = 0; k < per_round; ++k) {
+        // NOTE: the gate opens only once the end event is enqueued, so no host work of the call
+        // (nor of the flush) can leave the GPU idle inside the events; enter and leave stay
+        // outside it (a counter range's push and pop take milliseconds of host time). The
+        // call's own host time is measured beside it (TimedCall::host_time_counts).
+        gate.hold(stream);
+        if (options.flush_l2) flusher.flush(stream);
+        starts[i][k].record(stream);
+        const auto host_start = std::chrono::steady_clock::now();
+        invoke(i, k);
+        host_us[i][k] =
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start)
+                .count();
+        ends[i][k].record(stream);
+        gate.release();
+      }
       if (calls[i].leave) calls[i].leave(options.flush_l2);
     }
     PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
     out.gate_expired = gate.expired();
     for (size_t i = 0; i < calls.size(); ++i) {
-      const double device_us = 1000.0 * ends[i].elapsed_ms_since(starts[i]);
-      const bool host_bound = calls[i].host_time_counts && host_us[i] > device_us;
-      if (host_bound) ++out.host_bound[i];
-      out.us[i].push_back(host_bound ? host_us[i] : device_us);
-      timed_us += out.us[i].back();
+      double sum_us = 0;
+      for (int k = 0; k < per_round; ++k) {
+        const double device_us = 1000.0 * ends[i][k].elapsed_ms_since(starts[i][k]);
+        const bool host_bound = calls[i].host_time_counts && host_us[i][k] > device_us;
+        if (host_bound) ++out.host_bound[i];
+        sum_us += host_bound ? host_us[i][k] : device_us;
+      }
+      out.us[i].push_back(sum_us / per_round);
+      timed_us += sum_us;
     }
     if (out.failed_status != 0) return out;
     if (options.after_sample) options.after_sample(s);
     if (calls.size() == 2 &&
-        coarse_enough(out.us[0], out.us[1], options.coarse_after, options.coarse_speedup)) {
+        coarse_enough(out.us[0], out.us[1], coarse_rounds, options.coarse_speedup)) {
       out.coarse = true;
       break;
     }

@@ -10,13 +10,15 @@
 namespace ptxb {
 
 /// One thing to time: `call` enqueues the whole operation on the given stream and returns a
-/// status (0 = ok). It is called between a start and an end event on that stream.
+/// status (0 = ok). It is called between a start and an end event on that stream, with the call's
+/// index within its sample (0 .. TimingOptions::calls_per_sample - 1): each index its own inputs.
 struct TimedCall {
   std::string name;
-  std::function<int(cudaStream_t)> call;
-  /// Optional, outside the timed events: `enter` runs before the call's L2 flush (or before a
-  /// warm-up call), `leave` after its end event, told whether a flush preceded the call. The
-  /// timing process brackets candidate calls with hardware-counter ranges this way.
+  std::function<int(cudaStream_t, int call)> call;
+  /// Optional, outside the timed events: `enter` runs before the first L2 flush of a sample's
+  /// calls (or before a warm-up sample), `leave` after the last call's end event, told whether
+  /// flushes preceded the calls. The timing process brackets candidate samples with
+  /// hardware-counter ranges this way.
   std::function<void()> enter = nullptr;
   std::function<void(bool after_flush)> leave = nullptr;
   /// The sample is the larger of the call's device time and its host time (entering to leaving
@@ -26,15 +28,19 @@ struct TimedCall {
 };
 
 struct TimingOptions {
+  /// Calls of each implementation per round, one after the other, each behind its own launch gate
+  /// and L2 flush and between its own events; the round's sample is their mean. The counts below
+  /// (warmup, samples, max_samples, coarse_after) are calls, rounded up to whole rounds.
+  int calls_per_sample = 1;
   int warmup = 10;   ///< untimed calls of each implementation before sampling
-  int samples = 50;  ///< timed rounds at least (each implementation once per round)
-  /// More rounds, up to `max_samples`, until the timed calls add up to this much device time
-  /// (microseconds, all implementations together); 0 = exactly `samples` rounds.
+  int samples = 50;  ///< timed calls at least (each implementation's)
+  /// More rounds, up to `max_samples` calls, until the timed calls add up to this much device time
+  /// (microseconds, all implementations together); 0 = exactly `samples` calls.
   double min_total_us = 0;
   int max_samples = 0;
   bool flush_l2 = true;
   /// Slow candidates (timing/stats.hpp, coarse_enough): with two calls (candidate first, library
-  /// second), stop after `coarse_after` rounds (0: never) when the paired speedup is below
+  /// second), stop after `coarse_after` calls (0: never) when the paired speedup is below
   /// `coarse_speedup`.
   int coarse_after = 0;
   double coarse_speedup = 0.1;
@@ -47,28 +53,29 @@ struct TimingOptions {
 };
 
 struct TimingSamples {
-  std::vector<std::vector<double>> us;  ///< us[impl][sample], microseconds
+  std::vector<std::vector<double>> us;  ///< us[impl][round]: the round's mean call, microseconds
   int failed_status = 0;                ///< first non-zero status returned by a call, if any
   bool coarse = false;                  ///< stopped early: a slow candidate (coarse_after)
   /// Timed calls whose launch gate ended by its limit, not when the host had enqueued the call
   /// (timing/launch_gate.hpp): the GPU may have waited for the host inside their events. 0
   /// normally.
   int gate_expired = 0;
-  /// host_bound[impl]: samples of a call with host_time_counts whose host time exceeded its device
-  /// time; such a sample is the host time.
+  /// host_bound[impl]: calls of an implementation with host_time_counts whose host time exceeded
+  /// their device time; such a call counts with its host time.
   std::vector<int> host_bound;
   std::string failed_name;
 };
 
-/// Times every call in rounds (see TimingOptions for how many): in round i each implementation runs
-/// once, the order alternating between rounds, each call preceded by an L2 flush (a write over a
-/// buffer of twice the L2 size) so that no call finds its inputs in L2. Events bracket only the
-/// call itself: enter, gate hold, flush, start event, call, end event, gate release, leave (the
-/// gate keeps the GPU waiting until the call is enqueued, so a sample is device time whatever the
-/// call's place in the round); for a call with host_time_counts, the larger of that and the call's
-/// host time, so that its host code cannot work unseen behind the gate. Every round
-/// starts with the persisting-L2 lines reset (cudaCtxResetPersistingL2Cache, best effort). Throws
-/// ApiError on CUDA failures (a faulting candidate shows up here).
+/// Times every implementation in rounds (see TimingOptions for how many): in round i each
+/// implementation makes its calls_per_sample calls, the order of implementations alternating
+/// between rounds, each call preceded by an L2 flush (a write over a buffer of twice the L2 size)
+/// so that no call finds its inputs in L2. Events bracket only the call itself: enter, then per
+/// call gate hold, flush, start event, call, end event, gate release, then leave (the gate keeps
+/// the GPU waiting until the call is enqueued, so a call's time is device time whatever its place
+/// in the round); for a call with host_time_counts, the larger of that and the call's host time,
+/// so that its host code cannot work unseen behind the gate. Every round starts with the
+/// persisting-L2 lines reset (cudaCtxResetPersistingL2Cache, best effort). Throws ApiError on
+/// CUDA failures (a faulting candidate shows up here).
 TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const TimingOptions& options,
                                cudaStream_t stream);
 

@@ -12,10 +12,11 @@ struct RoundSeeds {
   uint64_t baseline;
 };
 
-/// Seeds of round `round` (0-based). Distinct between the two sides, and from every other round's.
-constexpr RoundSeeds round_seeds(int round) {
-  const auto r = static_cast<uint64_t>(round);
-  return {0x7157'0000'0000ull + r, 0xBA5E'0000'0000ull + r};
+/// Seeds of input set `set` (0-based, below 4096) in cold round `round` (0-based, -1 for the first
+/// draw, below 2^20 - 1). Distinct between the two sides, and across rounds and sets.
+constexpr RoundSeeds round_seeds(int round, int set = 0) {
+  const auto k = (static_cast<uint64_t>(round + 1) << 12) | static_cast<uint64_t>(set);
+  return {0x7157'0000'0000ull + k, 0xBA5E'0000'0000ull + k};
 }
 
 /// Seeds of call `call` (0-based) of sustained round `round` (-1 for the warm-up batch): distinct
@@ -24,8 +25,5 @@ constexpr RoundSeeds sustained_seeds(int round, int call) {
   const auto k = (static_cast<uint64_t>(round + 1) << 20) | static_cast<uint64_t>(call);
   return {0x5057'0000'0000'0000ull + k, 0x5BA5'0000'0000'0000ull + k};
 }
-
-/// The seed of the baseline's first draw (the candidate's is the task's first seed).
-constexpr uint64_t kBaselineFirstSeed = 0xBA5E'FFFF'FFFFull;
 
 }  // namespace ptxb

@@ -1,6 +1,7 @@
 #include "worker/call_counters.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "controls/evidence_controls.hpp"
 #include "controls/evidence_names.hpp"
@@ -161,6 +162,14 @@ void CallCounters::end(bool after_flush) {
 }
 
 void CallCounters::finish_pass() {
+  const auto started = std::chrono::steady_clock::now();
+  struct AddTime {
+    double& total;
+    std::chrono::steady_clock::time_point from;
+    ~AddTime() {
+      total += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+    }
+  } add_time{pass_seconds_, started};
   profiler_->stop();
   const std::vector<std::vector<double>> values = profiler_->decode();
   if (values.size() != pending_.size()) {
@@ -170,9 +179,9 @@ void CallCounters::finish_pass() {
   }
   for (size_t i = 0; i < values.size(); ++i) {
     std::vector<double> counts = values[i];
-    if (pending_[i].after_flush)
+    if (pending_[i].after_flush)  // a launch gate and an L2 flush before each call
       for (size_t k = 0; k < counts.size() && k < flush_counts_.size(); ++k)
-        counts[k] -= flush_counts_[k];
+        counts[k] -= flush_counts_[k] * pending_[i].calls;
     for (double& c : counts) c /= pending_[i].calls;
     CountedCalls& group = groups_[pending_[i].shape][counts];
     group.values = counts;

@@ -40,11 +40,16 @@ class CallCounters {
   bool ok() const { return ok_; }
 
   /// Brackets one candidate call at timed shape `shape` (the task's shape index), or `calls`
-  /// back-to-back calls (a sustained batch: the range's counts are divided by `calls`, so they
-  /// match the profiled call only when every call in the batch does the same). Never throws: a
-  /// profiler failure ends counting and is reported by failure().
+  /// calls (a cold round's block, a sustained batch: the range's counts are divided by `calls`,
+  /// so they match the profiled call only when the calls together did `calls` times its work).
+  /// Never throws: a profiler failure ends counting and is reported by failure().
   void begin(size_t shape, int calls = 1);
+  /// `after_flush`: each of the range's calls came behind a launch gate and an L2 flush, whose
+  /// counts (measured by check()) are subtracted once per call.
   void end(bool after_flush);
+  /// Host seconds spent so far finishing passes (stop, decode, reset, start: every
+  /// kRangesPerPass ranges, inside the end() that fills the pass).
+  double pass_seconds() const { return pass_seconds_; }
   /// The first failure of the range profiler after candidate code ran; "" while none.
   const std::string& failure() const { return failure_; }
 
@@ -73,6 +78,7 @@ class CallCounters {
   };
   std::vector<Pending> pending_;
   int64_t next_call_ = 0;
+  double pass_seconds_ = 0;
   std::map<size_t, std::map<std::vector<double>, CountedCalls>> groups_;
 };
 

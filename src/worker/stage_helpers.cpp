@@ -131,10 +131,10 @@ Planned plan_candidate(Implementation& candidate, const DeviceProblem& p, StageC
 }
 
 TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_t shape, int calls,
-                                 std::function<int()> run, std::string phase) {
-  TimedCall timed{"candidate", [&scope, run = std::move(run)](cudaStream_t) {
+                                 std::function<int(int call)> run, std::string phase) {
+  TimedCall timed{"candidate", [&scope, run = std::move(run)](cudaStream_t, int call) {
                     scope.arm();
-                    const int status = run();
+                    const int status = run(call);
                     scope.disarm();
                     return status;
                   }};
@@ -146,7 +146,10 @@ TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_
     };
     timed.leave = [&ctx, phase](bool after_flush) {
       const auto counting = ctx.phases.span(phase);
+      const double passes_before = ctx.counters->pass_seconds();
       ctx.counters->end(after_flush);
+      if (const double spent = ctx.counters->pass_seconds() - passes_before; spent > 0)
+        ctx.phases.add(phase + ".passes", spent);
     };
   }
   return timed;

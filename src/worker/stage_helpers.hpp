@@ -48,12 +48,13 @@ Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stre
 /// The library's plans for every timed shape of `task`, prepared at once
 /// (Implementation::prebuild: cuDNN builds its plans in parallel threads); plan_for takes them.
 void prebuild_timed_shapes(const TaskSpec& task, Implementation& library);
-/// The candidate's side of interleaved timing: `run` with the monitor armed around it only (the
-/// scope's watchdog covers the whole timing) and, with hardware counters, every timed call in a
-/// counter range of its own holding `calls` candidate calls at timed shape `shape`
-/// (docs/evidence.md), the counters' host time kept under phase `phase`.
+/// The candidate's side of interleaved timing: `run(call)` (call: the index within the round's
+/// sample) with the monitor armed around it only (the scope's watchdog covers the whole timing)
+/// and, with hardware counters, every sample in a counter range of its own holding `calls`
+/// candidate calls at timed shape `shape` (docs/evidence.md), the counters' host time kept under
+/// phase `phase`.
 TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_t shape, int calls,
-                                 std::function<int()> run, std::string phase);
+                                 std::function<int(int call)> run, std::string phase);
 
 /// time_interleaved of `calls` (the candidate's among them) under phase `phase`; a CUDA failure
 /// there is the candidate's: rethrown as CandidateFault("during WHAT: ...").

@@ -19,6 +19,7 @@
 #include "worker/round_check.hpp"
 #include "worker/stage_helpers.hpp"
 #include "worker/sustained.hpp"
+#include "worker/timing_sets.hpp"
 
 namespace ptxb {
 namespace {
@@ -140,12 +141,14 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     const ShapeCase& sc = task.shapes[si];
     if (!sc.timed) continue;
     // Separate buffers and independent values (timing/round_seeds.hpp): while candidate code
-    // runs, no output computed from its current inputs exists anywhere in the process.
+    // runs, no output computed from its current inputs exists anywhere in the process. A round's
+    // calls each get a set of their own, the candidate's from a larger pool
+    // (worker/timing_sets.hpp).
     std::optional<PhaseClock::Span> setup(std::in_place, ctx.phases, "timing.setup");
-    DeviceProblem cand_problem(task, sc.shape), base_problem(task, sc.shape);
-    const uint64_t structure_seed = task.correctness.seeds.front();
-    cand_problem.generate_inputs(dist, structure_seed, stream);
-    base_problem.generate_inputs(dist, kBaselineFirstSeed, stream, structure_seed);
+    std::string no_sets;
+    std::unique_ptr<TimingSets> sets = TimingSets::allocate(
+        task, sc.shape, std::max(1, job.timing_block), 1, dist,
+        [](int round, int set) { return round_seeds(round, set); }, stream, &no_sets);
     // The shape's timing record (verdict/verdict_parts.hpp), sent whatever happens below.
     ShapeTiming timing;
     timing.shape = shape_json(sc.shape);
@@ -159,8 +162,14 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
       msg["type"] = "timing";
       ctx.out.send(msg);
     };
-    Planned cand_plan = plan_candidate(candidate, cand_problem, ctx, sc.shape);
-    Planned base_plan = plan_for(baseline, base_problem, stream);
+    if (!sets) {
+      timing.error = no_sets;
+      send();
+      continue;
+    }
+    const int calls = sets->calls();
+    Planned cand_plan = plan_candidate(candidate, sets->candidate(0), ctx, sc.shape);
+    Planned base_plan = plan_for(baseline, sets->baseline(0), stream);
     setup.reset();
     if (cand_plan.status != 0 || base_plan.status != 0) {
       timing.error = "plan failed";
@@ -170,54 +179,61 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
       send();
       continue;
     }
-    const ptxb_args cand_args =
-        cand_problem.args(cand_plan.workspace.data(), cand_plan.workspace.bytes(), stream);
-    const ptxb_args base_args =
-        base_problem.args(base_plan.workspace.data(), base_plan.workspace.bytes(), stream);
+    std::vector<ptxb_args> cand_args(calls), base_args(calls);
+    auto candidate_args = [&] {
+      for (int k = 0; k < calls; ++k)
+        cand_args[k] = sets->candidate(k).args(cand_plan.workspace.data(),
+                                               cand_plan.workspace.bytes(), stream);
+    };
+    candidate_args();
+    for (int k = 0; k < calls; ++k)
+      base_args[k] =
+          sets->baseline(k).args(base_plan.workspace.data(), base_plan.workspace.bytes(), stream);
     TimingOptions options;
+    options.calls_per_sample = calls;
     options.warmup = job.timing_warmup;
     options.samples = job.timing_samples;
     options.min_total_us = 1000.0 * job.timing_min_ms;
     options.max_samples = job.timing_max_samples;
     if (job.baseline == "library") options.coarse_after = kCoarseRounds;  // not the self-check
-    // Fresh input values before every sample round (outside the timed events): a cached or
+    // Fresh input values for every call of every round (outside the timed events): a cached or
     // replayed output cannot be right, and no call finds its inputs already seen. Derived
     // inputs (attention backward: O, LSE) and their sources keep their first values.
     options.before_sample = [&](int sample) {
       const auto inputs = ctx.phases.span("timing.rounds.inputs");
-      const RoundSeeds seeds = round_seeds(sample);
-      cand_problem.redraw_free_inputs(dist, seeds.candidate, stream);
-      base_problem.redraw_free_inputs(dist, seeds.baseline, stream);
-      cand_problem.poison_outputs(stream);
+      sets->next_round(sample, stream);
+      candidate_args();
     };
-    // Every round's candidate output is checked after the round (the baseline's own buffers,
-    // done with its timed call, receive the library's answer for the candidate's inputs).
-    RoundCheck rounds(dist, cand_problem, base_problem,
-                      job.baseline == "library" ? &baseline : nullptr, base_plan.workspace.data(),
-                      base_plan.workspace.bytes(), stream);
+    // Every call's output is checked after its round (the baseline's own buffers, done with their
+    // timed calls, receive the library's answer for the candidate's inputs).
+    sets->make_checks(dist, job.baseline == "library" ? &baseline : nullptr,
+                      base_plan.workspace.data(), base_plan.workspace.bytes(), stream);
     options.after_sample = [&](int sample) {
       const auto checks = ctx.phases.span("timing.rounds.checks");
-      rounds.after_round(sample);
+      sets->check_round(sample);
     };
     // The watchdog covers the whole timing of the shape; the monitor only the candidate's calls.
     const auto limit = std::max(std::chrono::seconds(60), 3 * ctx.call_deadline);
     CandidateScope scope(ctx, "timing at " + sc.shape.to_string(), limit);
     scope.disarm();
     TimedCall timed_candidate = counted_candidate_call(
-        ctx, scope, si, 1, [&] { return candidate.run(cand_args); }, "timing.rounds.counters");
-    std::vector<TimedCall> calls = {std::move(timed_candidate), {"baseline", [&](cudaStream_t) {
-                                                                   return baseline.run(base_args);
-                                                                 }}};
+        ctx, scope, si, calls, [&](int k) { return candidate.run(cand_args[k]); },
+        "timing.rounds.counters");
+    std::vector<TimedCall> timed = {
+        std::move(timed_candidate),
+        {"baseline", [&](cudaStream_t, int k) { return baseline.run(base_args[k]); }}};
 
     const json clocks_before = clock_snapshot(job.device);
     const TimingSamples samples =
-        time_with_candidate(calls, options, stream, ctx, "timing.rounds", "timing");
+        time_with_candidate(timed, options, stream, ctx, "timing.rounds", "timing");
     const json clocks_after = clock_snapshot(job.device);
     scope.close();
 
     timing.details["clocks_before"] = clocks_before;
     timing.details["clocks_after"] = clocks_after;
     timing.details["warmup"] = options.warmup;
+    timing.details["calls_per_sample"] = calls;
+    timing.details["pool_sets"] = sets->pool();
     timing.details["samples"] = samples.us.empty() ? 0 : samples.us[0].size();
     if (samples.coarse) timing.details["coarse"] = true;
     timing.details.update(host_time_details(samples));
@@ -227,23 +243,26 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
       send();
       continue;
     }
-    // The last sample round's candidate outputs, on that round's fresh inputs.
+    // The last round's last candidate output, on that round's fresh inputs (every output of
+    // every round passed the round checks).
     // NOTE: the span ends with the check: before, it ran to the end of the shape and counted the
     // sustained regime too (23.7 of the attention forward's "final check" seconds at 4b7a66c).
     std::optional<PhaseClock::Span> final_check(std::in_place, ctx.phases, "timing.final_check");
-    const bool inputs_intact = cand_problem.modified_input_bytes(stream) == 0 &&
-                               cand_problem.modified_guard_bytes(stream) == 0;
-    OutputCheck last = check_against_reference(cand_problem, dist, stream);
+    DeviceProblem& last_set = sets->candidate(calls - 1);
+    const bool inputs_intact =
+        last_set.modified_input_bytes(stream) == 0 && last_set.modified_guard_bytes(stream) == 0;
+    OutputCheck last = check_against_reference(last_set, dist, stream);
     final_check.reset();
-    timing.verified = inputs_intact && last.passed && !rounds.failed();
+    timing.verified = inputs_intact && last.passed && !sets->failed();
     timing.candidate = interval(median_ci(samples.us[0]));
     timing.baseline = interval(median_ci(samples.us[1]));
     timing.speedup = interval(median_ci(paired_ratios(samples.us[1], samples.us[0])));
     timing.details["verification"] = std::move(last.outputs);
-    timing.details["rounds"] = rounds.report();
+    timing.details["rounds"] = sets->report(job.baseline == "library");
     timing.details["candidate_us"] = samples.us[0];
     timing.details["baseline_us"] = samples.us[1];
     timing.details["baseline_plan"] = baseline.plan_report();
+    sets.reset();  // the sustained regime allocates its own
     if (job.sustained_calls > 0 && timing.verified == true && !samples.coarse)
       timing.sustained = run_sustained(task, si, candidate, baseline, job.baseline == "library",
                                        job, ctx, cand_plan, base_plan);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the adversarial submissions through `ptxbench eval` and checks each verdict against the
-# `// ptxbench-expect: task=T outcome=O [target=I] [timing=yes] [max_speedup=X]` line at the top
-# of its file. With target=, the verdict's targets[] must also hold a row for instruction I with
-# met == false; with max_speedup=, every timed shape's median speedup must be below X. Files
-# are judged with --no-timing unless they say timing=yes (their cheat shows only in timed rounds).
+# `// ptxbench-expect: task=T outcome=O [target=I] [timing=yes] [max_speedup=X] [samples=N]` line
+# at the top of its file. With target=, the verdict's targets[] must also hold a row for
+# instruction I with met == false; with max_speedup=, every timed shape's median speedup must be
+# below X. Files are judged with --no-timing unless they say timing=yes (their cheat shows only in
+# timed rounds); samples=N times at least N calls a shape (PTXBENCH_TIMING_SAMPLES) whatever the
+# caller's environment says (a cheat that needs several rounds to act).
 # A control submission (an expert solution, expected `passed`) runs once first and once last, so
 # that a broken harness or machine shows up as a failed control instead of a row of "expected"
 # failures.
@@ -66,7 +68,7 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = re.match(r"\s*//\s*ptxbench-expect:\s*(.*)$", line)
     if m:
         fields = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
-        keys = ("task", "outcome", "target", "timing", "max_speedup")
+        keys = ("task", "outcome", "target", "timing", "max_speedup", "samples")
         print("\x1f".join(fields.get(k, "") for k in keys))
         break
 EOF
@@ -107,11 +109,14 @@ print(f"{got}\x1f{'yes' if ok else 'no'}\x1f{reason}")
 EOF
 }
 
-# run_case NAME FILE TASK OUTCOME TARGET [TIMING] [MAX_SPEEDUP]
+# run_case NAME FILE TASK OUTCOME TARGET [TIMING] [MAX_SPEEDUP] [SAMPLES]
 run_case() {
   local name="$1" file="$2" task="$3" outcome="$4" target="$5" timing="${6:-}" max="${7:-}"
+  local samples="${8:-}"
   local timing_flag=(--no-timing)
   [[ "$timing" == "yes" ]] && timing_flag=()
+  local env_set=()
+  [[ -n "$samples" ]] && env_set=(env "PTXBENCH_TIMING_SAMPLES=$samples")
   local json="$OUT_DIR/$name.json" log="$OUT_DIR/$name.log"
   local expected="$outcome${target:+[$target:met=false]}${max:+[speedup<$max]}"
   local got ok reason rc
@@ -123,8 +128,8 @@ run_case() {
     expected="?"
   else
     echo "[run] $name ($task)" >&2
-    "$PTXBENCH" eval "$file" --task "$task" "${timing_flag[@]}" --json-out "$json" "${EXTRA[@]}" \
-      >"$log" 2>&1
+    "${env_set[@]}" "$PTXBENCH" eval "$file" --task "$task" "${timing_flag[@]}" --json-out "$json" \
+      "${EXTRA[@]}" >"$log" 2>&1
     rc=$?
     if [[ $rc -ne 0 ]]; then
       got="eval-exit-$rc"; ok="no"; reason="ptxbench eval exited $rc (see $log)"
@@ -141,9 +146,11 @@ run_case() {
 run_case control-start "$CONTROL" "$CONTROL_TASK" passed ""
 for f in "${FILES[@]}"; do
   name="$(basename "$f" .cu)"
-  task="" outcome="" target="" timing="" max=""
-  IFS="$US" read -r task outcome target timing max < <(read_expectation "$f" 2>/dev/null || true)
-  run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}" "${timing:-}" "${max:-}"
+  task="" outcome="" target="" timing="" max="" samples=""
+  IFS="$US" read -r task outcome target timing max samples \
+    < <(read_expectation "$f" 2>/dev/null || true)
+  run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}" "${timing:-}" "${max:-}" \
+    "${samples:-}"
 done
 run_case control-end "$CONTROL" "$CONTROL_TASK" passed ""
 

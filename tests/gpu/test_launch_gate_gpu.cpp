@@ -82,13 +82,13 @@ TEST(LaunchGate, HostTimeShorterThanTheWorkIsNotTimed) {
   options.warmup = 2;
   options.samples = 10;
   TimedCall spun_call{
-      "spin-then-memset", [&](cudaStream_t stream) {
+      "spin-then-memset", [&](cudaStream_t stream, int) {
         spin(std::chrono::microseconds(100));
         return static_cast<int>(cudaMemsetAsync(big.data(), 1, big.bytes(), stream));
       }};
   spun_call.host_time_counts = true;  // as a candidate's: its 100 µs stay below the device time
   const TimedCall plain_call{
-      "memset", [&](cudaStream_t stream) {
+      "memset", [&](cudaStream_t stream, int) {
         return static_cast<int>(cudaMemsetAsync(big.data(), 2, big.bytes(), stream));
       }};
   const TimingSamples out = time_interleaved({spun_call, plain_call}, options, s.get());
@@ -105,7 +105,7 @@ TEST(LaunchGate, HostTimeShorterThanTheWorkIsNotTimed) {
 TEST(LaunchGate, HostTimeLongerThanTheWorkIsTheCandidatesSample) {
   Stream s;
   DeviceBuffer buf(1 << 16);
-  auto host_heavy = [&](cudaStream_t stream) {
+  auto host_heavy = [&](cudaStream_t stream, int) {
     std::this_thread::sleep_for(milliseconds(2));
     return static_cast<int>(cudaMemsetAsync(buf.data(), 0, buf.bytes(), stream));
   };

@@ -107,13 +107,13 @@ namespace {
 
 TEST(RoundSeeds, CandidateAndLibraryNeverShareInputs) {
   std::set<uint64_t> candidate, baseline;
-  for (int r = 0; r < 5000; ++r) {
-    candidate.insert(round_seeds(r).candidate);
-    baseline.insert(round_seeds(r).baseline);
-  }
-  EXPECT_EQ(candidate.size(), 5000u) << "a fresh draw every round";
-  EXPECT_EQ(baseline.size(), 5000u);
-  baseline.insert(kBaselineFirstSeed);
+  for (int r = -1; r < 4999; ++r)
+    for (int set = 0; set < 16; ++set) {
+      candidate.insert(round_seeds(r, set).candidate);
+      baseline.insert(round_seeds(r, set).baseline);
+    }
+  EXPECT_EQ(candidate.size(), 5000u * 16u) << "a fresh draw for every set of every round";
+  EXPECT_EQ(baseline.size(), 5000u * 16u);
   for (const uint64_t s : candidate) EXPECT_EQ(baseline.count(s), 0u) << s;
   for (const uint64_t s : {1ull, 2ull, 3ull}) EXPECT_EQ(baseline.count(s), 0u) << "a task seed";
 }
@@ -126,11 +126,11 @@ namespace {
 
 TEST(RoundSeeds, SustainedSetsAreDistinctFromEachOtherAndFromColdRounds) {
   std::set<uint64_t> cold, candidate, baseline;
-  for (int r = 0; r < 5000; ++r) {
-    cold.insert(round_seeds(r).candidate);
-    cold.insert(round_seeds(r).baseline);
-  }
-  cold.insert(kBaselineFirstSeed);
+  for (int r = -1; r < 5000; ++r)
+    for (int set = 0; set < 16; ++set) {
+      cold.insert(round_seeds(r, set).candidate);
+      cold.insert(round_seeds(r, set).baseline);
+    }
   for (int round = -1; round < 100; ++round)
     for (int call = 0; call < 64; ++call) {
       candidate.insert(sustained_seeds(round, call).candidate);
