@@ -34,7 +34,7 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
     for (size_t i = 0; i < calls.size(); ++i) {
       if (calls[i].enter) calls[i].enter();
       for (int k = 0; k < per_round; ++k) invoke(i, k);
-      if (calls[i].leave) calls[i].leave(false);
+      if (calls[i].leave) calls[i].leave(0);
     }
   }
   PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
@@ -79,7 +79,7 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
         ends[i][k].record(stream);
         gate.release();
       }
-      if (calls[i].leave) calls[i].leave(options.flush_l2);
+      if (calls[i].leave) calls[i].leave(options.flush_l2 ? per_round : 0);
     }
     PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
     out.gate_expired = gate.expired();

@@ -16,11 +16,11 @@ struct TimedCall {
   std::string name;
   std::function<int(cudaStream_t, int call)> call;
   /// Optional, outside the timed events: `enter` runs before the first L2 flush of a sample's
-  /// calls (or before a warm-up sample), `leave` after the last call's end event, told whether
-  /// flushes preceded the calls. The timing process brackets candidate samples with
-  /// hardware-counter ranges this way.
+  /// calls (or before a warm-up sample), `leave` after the last call's end event, told how many
+  /// L2 flushes, each behind a launch gate, came in between (one per call when flushing, else 0).
+  /// The timing process brackets candidate samples with hardware-counter ranges this way.
   std::function<void()> enter = nullptr;
-  std::function<void(bool after_flush)> leave = nullptr;
+  std::function<void(int flushes)> leave = nullptr;
   /// The sample is the larger of the call's device time and its host time (entering to leaving
   /// `call`). Set for candidate code, whose host code could do the work while the launch gate
   /// holds the stream; a library's host time is API overhead, not its kernels', and stays out.

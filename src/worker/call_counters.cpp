@@ -142,19 +142,19 @@ void CallCounters::begin(size_t shape, int calls) {
   try {
     profiler_->push(range_name(pending_.size()).c_str());
     in_range_ = true;
-    pending_.push_back({shape, false, next_call_, calls});
+    pending_.push_back({shape, 0, next_call_, calls});
     next_call_ += calls;
   } catch (const ApiError& e) {
     fail(std::string("pushing a counter range failed: ") + e.what());
   }
 }
 
-void CallCounters::end(bool after_flush) {
+void CallCounters::end(int flushes) {
   if (!ok_ || !in_range_) return;
   in_range_ = false;
   try {
     profiler_->pop();
-    pending_.back().after_flush = after_flush;
+    pending_.back().flushes = flushes;
     if (pending_.size() == kRangesPerPass) finish_pass();
   } catch (const ApiError& e) {
     fail(std::string("popping a counter range failed: ") + e.what());
@@ -179,9 +179,8 @@ void CallCounters::finish_pass() {
   }
   for (size_t i = 0; i < values.size(); ++i) {
     std::vector<double> counts = values[i];
-    if (pending_[i].after_flush)  // a launch gate and an L2 flush before each call
-      for (size_t k = 0; k < counts.size() && k < flush_counts_.size(); ++k)
-        counts[k] -= flush_counts_[k] * pending_[i].calls;
+    for (size_t k = 0; k < counts.size() && k < flush_counts_.size(); ++k)
+      counts[k] -= flush_counts_[k] * pending_[i].flushes;
     for (double& c : counts) c /= pending_[i].calls;
     CountedCalls& group = groups_[pending_[i].shape][counts];
     group.values = counts;

@@ -44,9 +44,10 @@ class CallCounters {
   /// so they match the profiled call only when the calls together did `calls` times its work).
   /// Never throws: a profiler failure ends counting and is reported by failure().
   void begin(size_t shape, int calls = 1);
-  /// `after_flush`: each of the range's calls came behind a launch gate and an L2 flush, whose
-  /// counts (measured by check()) are subtracted once per call.
-  void end(bool after_flush);
+  /// `flushes`: the launch gates and L2 flushes inside the range (a cold round's block: one per
+  /// call; a sustained batch: one before the batch), whose counts, measured by check(), are
+  /// subtracted.
+  void end(int flushes);
   /// Host seconds spent so far finishing passes (stop, decode, reset, start: every
   /// kRangesPerPass ranges, inside the end() that fills the pass).
   double pass_seconds() const { return pass_seconds_; }
@@ -72,7 +73,7 @@ class CallCounters {
   std::vector<double> flush_counts_;
   struct Pending {
     size_t shape;
-    bool after_flush;
+    int flushes;
     int64_t call;
     int calls;  ///< calls inside the range
   };

@@ -144,10 +144,10 @@ TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_
       const auto counting = ctx.phases.span(phase);
       ctx.counters->begin(shape, calls);
     };
-    timed.leave = [&ctx, phase](bool after_flush) {
+    timed.leave = [&ctx, phase](int flushes) {
       const auto counting = ctx.phases.span(phase);
       const double passes_before = ctx.counters->pass_seconds();
-      ctx.counters->end(after_flush);
+      ctx.counters->end(flushes);
       if (const double spent = ctx.counters->pass_seconds() - passes_before; spent > 0)
         ctx.phases.add(phase + ".passes", spent);
     };

@@ -105,7 +105,7 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
         }
         if (counted) {
           const auto counting = ctx.phases.span("correctness.counters");
-          ctx.counters->end(false);
+          ctx.counters->end(0);
         }
         json msg = {{"type", "case"},      {"shape_index", si}, {"shape", shape_json(sc.shape)},
                     {"hidden", sc.hidden}, {"seed", seed},      {"distribution", dist.name},

@@ -47,9 +47,8 @@ std::unique_ptr<TimingSets> TimingSets::allocate(const TaskSpec& task, const Sha
     const RoundSeeds s = sets->seeds_(-1, set);
     const auto& side = candidate ? sets->candidate_pool_ : sets->baseline_;
     if (set > 0 && problem->has_derived_inputs())
-      problem->generate_inputs_sharing_derived(*side.front(), dist,
-                                               candidate ? s.candidate : s.baseline, stream,
-                                               structure);
+      problem->generate_inputs_sharing_derived(
+          *side.front(), dist, candidate ? s.candidate : s.baseline, stream, structure);
     else
       problem->generate_inputs(dist, candidate ? s.candidate : s.baseline, stream, structure);
     return problem;
@@ -95,8 +94,8 @@ void TimingSets::next_round(int round, cudaStream_t stream) {
   std::copy_n(order.begin(), chosen_.size(), chosen_.begin());
 }
 
-void TimingSets::make_checks(const DistributionSpec& dist, Implementation* library,
-                             void* workspace, uint64_t workspace_bytes, cudaStream_t stream) {
+void TimingSets::make_checks(const DistributionSpec& dist, Implementation* library, void* workspace,
+                             uint64_t workspace_bytes, cudaStream_t stream) {
   checks_.clear();
   // After its round, a baseline set's output buffers receive the library's answer for the checked
   // candidate set's inputs (worker/round_check.hpp); the next round redraws that set's inputs.

@@ -30,16 +30,17 @@ TEST(TimedBlocks, EachRoundMakesItsCallsInOrderAndAveragesThem) {
   constexpr size_t kUnit = size_t{64} << 20;  // call k writes (k + 1) units
   std::vector<int> indices;
   int enters = 0;
-  std::vector<bool> leaves;
-  TimedCall blocked{"blocked", [&](cudaStream_t stream, int k) {
-                      indices.push_back(k);
-                      return static_cast<int>(
-                          cudaMemsetAsync(big.data(), k, (k + 1) * kUnit, stream));
-                    }};
+  std::vector<int> leaves;  // the flushes each range held
+  TimedCall blocked{
+      "blocked", [&](cudaStream_t stream, int k) {
+        indices.push_back(k);
+        return static_cast<int>(cudaMemsetAsync(big.data(), k, (k + 1) * kUnit, stream));
+      }};
   blocked.enter = [&] { ++enters; };
-  blocked.leave = [&](bool after_flush) { leaves.push_back(after_flush); };
-  const TimedCall single{"single", [&](cudaStream_t stream, int k) {
-                           EXPECT_EQ(k, 0);
+  blocked.leave = [&](int flushes) { leaves.push_back(flushes); };
+  int single_calls = 0;
+  const TimedCall single{"one unit", [&](cudaStream_t stream, int) {
+                           ++single_calls;
                            return static_cast<int>(cudaMemsetAsync(big.data(), 9, kUnit, stream));
                          }};
   TimingOptions options;
@@ -52,8 +53,9 @@ TEST(TimedBlocks, EachRoundMakesItsCallsInOrderAndAveragesThem) {
   ASSERT_EQ(out.us[1].size(), 2u);
   EXPECT_EQ(indices, (std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3}));
   EXPECT_EQ(enters, 3) << "one counter range per round and implementation";
-  EXPECT_EQ(leaves, (std::vector<bool>{false, true, true}));
-  // The blocked sample is the mean of 1, 2, 3 and 4 units: 2.5 units, the single call 1 unit.
+  EXPECT_EQ(leaves, (std::vector<int>{0, 4, 4})) << "warm-ups unflushed, then a flush a call";
+  EXPECT_EQ(single_calls, 12) << "every implementation makes the round's calls";
+  // The blocked sample is the mean of 1, 2, 3 and 4 units: 2.5 units; the other's, 1 unit.
   for (int r = 0; r < 2; ++r) {
     const double ratio = out.us[0][r] / out.us[1][r];
     EXPECT_GT(ratio, 2.0) << "round " << r;

@@ -1,10 +1,11 @@
 // ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=rejected_cheat timing=yes
-// Sustained-regime cheat: the back-to-back batches are the only place where one shape is called
-// with many different output buffers (correctness, the cold rounds and the evidence run each use
-// one set per shape). Once it has seen three at a shape, it does the work on every other call
-// only, leaving the other outputs as they were (NaN): half a batch costs nothing. Caught because
-// every output of every sustained batch is checked after its round (docs/timing.md), and the
-// batch's counted instructions divided by its calls differ from the profiled call's.
+// Sustained-regime cheat: the back-to-back batches were the only place where one shape is called
+// with many different output buffers (correctness and the evidence run each use one set per
+// shape, and the cold rounds did too before they took 8 calls a round, each on its own set).
+// Once it has seen three at a shape, it does the work on every other call only, leaving the other
+// outputs as they were (NaN): half a batch costs nothing. Caught because every output of every
+// round is checked after the round (docs/timing.md), now in the cold rounds already, and a range's
+// counted instructions divided by its calls differ from the profiled call's.
 #include <map>
 #include <set>
 #include <tuple>

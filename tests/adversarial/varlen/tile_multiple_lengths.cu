@@ -1,8 +1,8 @@
 // ptxbench-expect: task=sm90/attention/fwd-varlen outcome=incorrect
-// ptxbench-sed: s|^    return (kCausal \&\& j == job.m_tile) \|\| (j + 1) \* kBlockN > job.len;|    return kCausal \&\& j == job.m_tile;|
-// ptxbench-sed: s|if (key >= len \|\| (causal \&\& key > row0 + frag_row(h)))|if (causal \&\& key > row0 + frag_row(h))|
-// Assumes every length is a multiple
-// of the 128-key tile: the real variable-length expert with the mask of keys past a sequence's end
+// ptxbench-sed: s|^    return (kCausal \&\& j == job.m_tile) \|\| (j + 1) \* kBlockN > job.len;|
+// return kCausal \&\& j == job.m_tile;| ptxbench-sed: s|if (key >= len \|\| (causal \&\& key > row0
+// + frag_row(h)))|if (causal \&\& key > row0 + frag_row(h))| Assumes every length is a multiple of
+// the 128-key tile: the real variable-length expert with the mask of keys past a sequence's end
 // removed, so the last key tile of a sequence also sees the next sequence's first tokens (or the
 // zero rows past T). Right only where every length is a tile multiple; causal shapes stay right too
 // (a stored query row masks every later key), so the non-causal shapes catch it. Caught by:
