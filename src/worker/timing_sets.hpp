@@ -27,7 +27,8 @@
 
 namespace ptxb {
 
-/// Candidate pool sets beyond the calls of a round: max(kPoolExtraMin, calls / kPoolExtraDivisor).
+/// Candidate pool sets for `calls` calls a round: calls + max(kPoolExtraMin, calls /
+/// kPoolExtraDivisor), and 1 for a single call (its range counts it alone).
 constexpr int kPoolExtraMin = 2;
 constexpr int kPoolExtraDivisor = 4;
 int pool_size(int calls);

@@ -63,6 +63,13 @@ TEST(TimedBlocks, EachRoundMakesItsCallsInOrderAndAveragesThem) {
   }
 }
 
+TEST(TimingSets, PoolSizes) {
+  EXPECT_EQ(pool_size(1), 1) << "a range of one call counts it alone";
+  EXPECT_EQ(pool_size(2), 4);
+  EXPECT_EQ(pool_size(8), 10);
+  EXPECT_EQ(pool_size(20), 25);
+}
+
 std::vector<uint8_t> first_bytes(const void* device) {
   return testing::to_host<uint8_t>(device, 64);
 }
