@@ -26,8 +26,9 @@ namespace {
 
 using nlohmann::json;
 
-// A candidate below 0.1x of the library is timed for this many rounds only ("coarse").
-constexpr int kCoarseRounds = 10;
+// A candidate below 0.1x of the library is timed for this many calls only ("coarse"), rounded up
+// to whole rounds.
+constexpr int kCoarseCalls = 10;
 
 // Indices of the visible and the hidden shape with the fewest elements in total.
 std::set<size_t> smallest_shapes(const TaskSpec& task) {
@@ -195,7 +196,7 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     options.samples = job.timing_samples;
     options.min_total_us = 1000.0 * job.timing_min_ms;
     options.max_samples = job.timing_max_samples;
-    if (job.baseline == "library") options.coarse_after = kCoarseRounds;  // not the self-check
+    if (job.baseline == "library") options.coarse_after = kCoarseCalls;  // not the self-check
     // Fresh input values for every call of every round (outside the timed events): a cached or
     // replayed output cannot be right, and no call finds its inputs already seen. Derived
     // inputs (attention backward: O, LSE) and their sources keep their first values.
