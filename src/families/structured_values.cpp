@@ -10,7 +10,8 @@
 namespace ptxb {
 
 const std::vector<std::string>& integer_value_kinds() {
-  static const std::vector<std::string> kKinds = {"offsets", "sequence_offsets", "permutation"};
+  static const std::vector<std::string> kKinds = {"offsets", "sequence_offsets", "permutation",
+                                                  "sequence_lengths", "page_table"};
   return kKinds;
 }
 
@@ -119,6 +120,46 @@ std::vector<int64_t> draw_sequence_offsets(int64_t batch, int64_t total, int64_t
   std::vector<int64_t> offsets(length.size() + 1, 0);
   for (size_t b = 0; b < length.size(); ++b) offsets[b + 1] = offsets[b] + length[b];
   return offsets;
+}
+
+bool sequence_lengths_fit(int64_t batch, int64_t total, int64_t max_len, int64_t min_len) {
+  if (min_len < 1 || max_len < min_len || batch < 1) return false;
+  const int64_t extra = min_len - 1;  // tokens every sequence has beyond one
+  return sequence_offsets_fit(batch, total - batch * extra, max_len - extra);
+}
+
+std::vector<int64_t> shape_sequence_lengths(int64_t batch, int64_t total, int64_t max_len,
+                                            int64_t min_len) {
+  PTXB_ASSERT(sequence_lengths_fit(batch, total, max_len, min_len),
+              "shape_sequence_lengths: the sizes admit no batch");
+  const int64_t extra = min_len - 1;
+  const std::vector<int64_t> offsets =
+      shape_sequence_offsets(batch, total - batch * extra, max_len - extra);
+  std::vector<int64_t> lengths(static_cast<size_t>(batch));
+  for (size_t b = 0; b < lengths.size(); ++b) lengths[b] = offsets[b + 1] - offsets[b] + extra;
+  return lengths;
+}
+
+int64_t pages_needed(const std::vector<int64_t>& lengths, int64_t page) {
+  PTXB_ASSERT(page >= 1, "pages_needed: page >= 1");
+  int64_t pages = 0;
+  for (const int64_t len : lengths) pages += (len + page - 1) / page;
+  return pages;
+}
+
+std::vector<int64_t> draw_page_table(const std::vector<int64_t>& lengths, int64_t page,
+                                     int64_t width, int64_t pages, uint64_t seed) {
+  PTXB_ASSERT(pages >= pages_needed(lengths, page), "draw_page_table: the pool is too small");
+  const std::vector<int64_t> pool = draw_permutation(pages, seed);
+  std::vector<int64_t> table(lengths.size() * static_cast<size_t>(width), 0);
+  size_t next = 0;
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    const int64_t used = (lengths[b] + page - 1) / page;
+    PTXB_ASSERT(used <= width, "draw_page_table: a sequence needs more pages than a row holds");
+    for (int64_t p = 0; p < used; ++p)
+      table[b * static_cast<size_t>(width) + static_cast<size_t>(p)] = pool[next++];
+  }
+  return table;
 }
 
 std::vector<int64_t> draw_permutation(int64_t n, uint64_t seed) {

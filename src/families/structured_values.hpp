@@ -3,7 +3,8 @@
 // scales on the device by the same rule (verify/gpu_verify.hpp, fill_scales: a host draw of
 // large block-scale tensors every timing round was too slow); draw_scales stays for host tests.
 // Grouped GEMM needs group offsets, variable-length attention cumulative sequence lengths, paged
-// decode page tables (integers); scaled fp8 GEMMs need positive scale factors (floats).
+// decode sequence lengths and page tables (integers); scaled fp8 GEMMs need positive scale factors
+// (floats).
 #pragma once
 
 #include <cstdint>
@@ -20,16 +21,28 @@ struct StructuredValues {
   /// of `total`, every length in [1, size of `max`] and one exactly that (a ragged batch; drawn
   /// from the shape alone, so every case of a shape has the same lengths and its FLOPs are
   /// exact: shape_sequence_offsets). "permutation": every value of [0, elements) once, in random
-  /// order (a page table over shuffled pages). Float tensors: "scales": positive factors, each
+  /// order. "sequence_lengths": a rank-1 tensor [B] of sequence lengths summing to `total`, each
+  /// in [size of `min` (1 without it), size of `max`], one exactly `max` (a decode batch's KV
+  /// lengths; like "sequence_offsets", a function of the shape). "page_table": a rank-2 tensor
+  /// [B, width]: row b lists the pool pages (of `page` tokens each, `pages` in the pool) holding
+  /// sequence b of the "sequence_lengths" tensor `lengths`, ceil(len_b / page) distinct pages in
+  /// the order of a shuffled pool, then zeros. Float tensors: "scales": positive factors, each
   /// 2^e (1 + m/8) with e in [-3, 3] and m in [0, 7] (dequantization scales of fp8 operands;
   /// exact in fp32, products with small integers stay exact).
   std::string kind;
-  std::string total;  ///< "offsets", "sequence_offsets": the dimension the last offset equals
-  std::string max;    ///< "sequence_offsets": the dimension no sequence length exceeds
+  /// "offsets", "sequence_offsets", "sequence_lengths": the dimension the last offset (or the
+  /// lengths' sum) equals
+  std::string total;
+  /// "sequence_offsets", "sequence_lengths": the dimension no sequence length exceeds
+  std::string max;
+  std::string min;      ///< "sequence_lengths": the dimension every length reaches ("" = 1)
+  std::string lengths;  ///< "page_table": the "sequence_lengths" tensor it pages
+  std::string page;     ///< "page_table": the dimension of a page's tokens
+  std::string pages;    ///< "page_table": the dimension of the pool's pages
 };
 
 /// The kinds StructuredValues knows for integer tensors: "offsets", "sequence_offsets",
-/// "permutation".
+/// "permutation", "sequence_lengths", "page_table".
 const std::vector<std::string>& integer_value_kinds();
 /// ... and for float tensors: "scales".
 const std::vector<std::string>& float_value_kinds();
@@ -54,6 +67,26 @@ std::vector<int64_t> shape_sequence_offsets(int64_t batch, int64_t total, int64_
 /// Whether draw_sequence_offsets accepts these sizes (batch - 1 + max_len <= total <= batch *
 /// max_len, all positive).
 bool sequence_offsets_fit(int64_t batch, int64_t total, int64_t max_len);
+
+/// Whether shape_sequence_lengths accepts these sizes: 1 <= min_len <= max_len and the lengths
+/// above min_len - 1 fit sequence_offsets_fit.
+bool sequence_lengths_fit(int64_t batch, int64_t total, int64_t max_len, int64_t min_len);
+
+/// The "sequence_lengths" of a shape: B lengths in [min_len, max_len], one exactly max_len,
+/// summing to `total` (min_len - 1 plus the lengths of shape_sequence_offsets(batch, total -
+/// batch (min_len - 1), max_len - (min_len - 1))), a function of the sizes.
+std::vector<int64_t> shape_sequence_lengths(int64_t batch, int64_t total, int64_t max_len,
+                                            int64_t min_len);
+
+/// Pages of `page` tokens that `lengths` need: the sum of ceil(len / page).
+int64_t pages_needed(const std::vector<int64_t>& lengths, int64_t page);
+
+/// A "page_table" [lengths.size(), width] (row-major) over a pool of `pages` pages: the pool's
+/// pages in a random order (from `seed`), handed out sequence by sequence, ceil(len_b / page) to
+/// row b, the rest of the row 0. Needs width >= ceil(max len / page) and pages >=
+/// pages_needed(lengths, page).
+std::vector<int64_t> draw_page_table(const std::vector<int64_t>& lengths, int64_t page,
+                                     int64_t width, int64_t pages, uint64_t seed);
 
 /// A random permutation of [0, n).
 std::vector<int64_t> draw_permutation(int64_t n, uint64_t seed);

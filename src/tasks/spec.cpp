@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -113,30 +114,41 @@ void read_structured_values(const TableReader& reader, const TaskSpec& task, Ten
   if (!integer && tensor.dtype != DType::kF32)
     reader.fail("values", "only integer and f32 inputs take values (others use distributions)");
   const TableReader values = reader.table("values");
-  values.only_keys({"kind", "total", "max"});
+  values.only_keys({"kind", "total", "max", "min", "lengths", "page", "pages"});
   StructuredValues v;
   v.kind = values.string("kind");
   const std::vector<std::string>& kinds = integer ? integer_value_kinds() : float_value_kinds();
   if (!contains(kinds, v.kind))
     values.fail("kind", "'" + v.kind + "' is not one of " + join(kinds) + " (for " +
                             std::string(to_string(tensor.dtype)) + " inputs)");
+  // The keys each kind takes (all required but "min").
+  static const std::map<std::string, std::vector<std::string>> kKeys = {
+      {"offsets", {"total"}},
+      {"sequence_offsets", {"total", "max"}},
+      {"sequence_lengths", {"total", "max", "min"}},
+      {"page_table", {"lengths", "page", "pages"}}};
+  const auto keys = kKeys.find(v.kind);
+  for (const char* key : {"total", "max", "min", "lengths", "page", "pages"})
+    if (values.has(key) && (keys == kKeys.end() || !contains(keys->second, key)))
+      values.fail(key, "'" + v.kind + "' values take no " + key);
   auto declared_dim = [&](const char* key) {
     std::string dim = values.string(key);
     if (!contains(task.dims, dim))
       values.fail(key, "'" + dim + "' is not declared in dims (" + join(task.dims) + ")");
     return dim;
   };
-  if (v.kind == "offsets" || v.kind == "sequence_offsets") {
-    if (tensor.dims.size() != 1)
-      values.fail("kind", v.kind + " are a rank-1 tensor [groups + 1] or [sequences + 1]");
+  const size_t rank = v.kind == "page_table" ? 2 : 1;
+  if (keys != kKeys.end() && tensor.dims.size() != rank)
+    values.fail("kind", v.kind + " values fill a rank-" + std::to_string(rank) + " tensor");
+  if (v.kind == "offsets" || v.kind == "sequence_offsets" || v.kind == "sequence_lengths")
     v.total = declared_dim("total");
-  } else if (values.has("total")) {
-    values.fail("total", "only offsets and sequence_offsets have a total");
+  if (v.kind == "sequence_offsets" || v.kind == "sequence_lengths") v.max = declared_dim("max");
+  if (v.kind == "sequence_lengths" && values.has("min")) v.min = declared_dim("min");
+  if (v.kind == "page_table") {
+    v.lengths = values.string("lengths");  // a tensor: checked once every tensor is read
+    v.page = declared_dim("page");
+    v.pages = declared_dim("pages");
   }
-  if (v.kind == "sequence_offsets")
-    v.max = declared_dim("max");
-  else if (values.has("max"))
-    values.fail("max", "only sequence_offsets have a max");
   tensor.values = v;
 }
 
@@ -213,7 +225,7 @@ void read_tensors(const TableReader& root, TaskSpec& task) {
     }
   }
   // A dim is used by a tensor's extent (as itself, DIM/BLOCK or DIM+N) or by the rule of a
-  // structured input's values (the longest sequence of "sequence_offsets").
+  // structured input's values (the longest sequence of "sequence_offsets", a page's tokens).
   auto uses = [](const TensorSpec& tensor, const std::string& dim) {
     for (const std::string& extent : tensor.dims) {
       const auto blocked = blocked_extent(extent);
@@ -221,7 +233,9 @@ void read_tensors(const TableReader& root, TaskSpec& task) {
       if (extent == dim || (blocked && blocked->dim == dim) || (plus && plus->dim == dim))
         return true;
     }
-    return tensor.values && (tensor.values->total == dim || tensor.values->max == dim);
+    if (!tensor.values) return false;
+    const StructuredValues& v = *tensor.values;
+    return v.total == dim || v.max == dim || v.min == dim || v.page == dim || v.pages == dim;
   };
   for (const std::string& dim : task.dims) {
     bool used = false;
@@ -385,20 +399,65 @@ void read_prompt(const TableReader& root, TaskSpec& task) {
     root.fail("prompt", path.string() + " is empty");
 }
 
-// Every shape must admit the ragged batches its "sequence_offsets" inputs describe.
+// Every shape must admit the ragged batches its "sequence_offsets" and "sequence_lengths" inputs
+// describe, and the pages its "page_table" inputs hand out.
 void check_sequence_offsets(const TableReader& root, const TaskSpec& task) {
+  auto fail = [&](const ShapeCase& c, const std::string& what) {
+    root.fail("shapes", "shape (" + c.shape.to_string() + "): " + what);
+  };
   for (const auto& tensor : task.tensors) {
-    if (!tensor.values || tensor.values->kind != "sequence_offsets") continue;
-    for (const ShapeCase& c : task.shapes) {
-      const int64_t sequences = extent(tensor.dims[0], c.shape) - 1;
-      const int64_t total = c.shape.at(tensor.values->total);
-      const int64_t max_len = c.shape.at(tensor.values->max);
-      if (!sequence_offsets_fit(sequences, total, max_len))
-        root.fail("shapes", "shape (" + c.shape.to_string() + "): " + std::to_string(sequences) +
-                                " sequences of 1 to " + std::to_string(max_len) +
-                                " tokens, one of " + std::to_string(max_len) + ", cannot hold " +
-                                tensor.values->total + " = " + std::to_string(total) + " tokens (" +
-                                tensor.name + ")");
+    if (!tensor.values) continue;
+    const StructuredValues& v = *tensor.values;
+    if (v.kind == "sequence_offsets") {
+      for (const ShapeCase& c : task.shapes) {
+        const int64_t sequences = extent(tensor.dims[0], c.shape) - 1;
+        const int64_t total = c.shape.at(v.total);
+        const int64_t max_len = c.shape.at(v.max);
+        if (!sequence_offsets_fit(sequences, total, max_len))
+          fail(c, std::to_string(sequences) + " sequences of 1 to " + std::to_string(max_len) +
+                      " tokens, one of " + std::to_string(max_len) + ", cannot hold " + v.total +
+                      " = " + std::to_string(total) + " tokens (" + tensor.name + ")");
+      }
+    } else if (v.kind == "sequence_lengths") {
+      for (const ShapeCase& c : task.shapes) {
+        const int64_t sequences = extent(tensor.dims[0], c.shape);
+        const int64_t total = c.shape.at(v.total), max_len = c.shape.at(v.max);
+        const int64_t min_len = v.min.empty() ? 1 : c.shape.at(v.min);
+        if (!sequence_lengths_fit(sequences, total, max_len, min_len))
+          fail(c, std::to_string(sequences) + " sequences of " + std::to_string(min_len) + " to " +
+                      std::to_string(max_len) + " tokens, one of " + std::to_string(max_len) +
+                      ", cannot hold " + v.total + " = " + std::to_string(total) + " tokens (" +
+                      tensor.name + ")");
+      }
+    } else if (v.kind == "page_table") {
+      const auto lengths =
+          std::find_if(task.tensors.begin(), task.tensors.end(), [&](const TensorSpec& t) {
+            return t.name == v.lengths && t.values && t.values->kind == "sequence_lengths";
+          });
+      if (lengths == task.tensors.end())
+        root.fail("tensors", "tensor '" + tensor.name + "': its page table's lengths '" +
+                                 v.lengths + "' is not a sequence_lengths input");
+      const StructuredValues& lv = *lengths->values;
+      for (const ShapeCase& c : task.shapes) {
+        const int64_t rows = extent(tensor.dims[0], c.shape);
+        const int64_t width = extent(tensor.dims[1], c.shape);
+        const int64_t page = c.shape.at(v.page), pool = c.shape.at(v.pages);
+        const int64_t sequences = extent(lengths->dims[0], c.shape);
+        if (rows != sequences)
+          fail(c, tensor.name + " has " + std::to_string(rows) + " rows for " +
+                      std::to_string(sequences) + " sequences");
+        const int64_t max_len = c.shape.at(lv.max);
+        if (page < 1 || width * page < max_len)
+          fail(c, tensor.name + ": " + std::to_string(width) + " pages of " + std::to_string(page) +
+                      " tokens cannot hold a sequence of " + std::to_string(max_len));
+        const int64_t min_len = lv.min.empty() ? 1 : c.shape.at(lv.min);
+        if (!sequence_lengths_fit(sequences, c.shape.at(lv.total), max_len, min_len)) continue;
+        const int64_t needed = pages_needed(
+            shape_sequence_lengths(sequences, c.shape.at(lv.total), max_len, min_len), page);
+        if (pool < needed)
+          fail(c, v.pages + " = " + std::to_string(pool) + " pages, the lengths of " + v.lengths +
+                      " need " + std::to_string(needed) + " (" + tensor.name + ")");
+      }
     }
   }
 }

@@ -27,7 +27,11 @@ nlohmann::json tensors_json(const TaskSpec& task) {
     if (tensor.values) {
       t["values"] = {{"kind", tensor.values->kind}, {"total", tensor.values->total}};
       // NOTE: only where present, so the definition hash of tasks without it is unchanged.
-      if (!tensor.values->max.empty()) t["values"]["max"] = tensor.values->max;
+      const StructuredValues& v = *tensor.values;
+      for (const auto& [key, value] :
+           {std::pair{"max", &v.max}, std::pair{"min", &v.min}, std::pair{"lengths", &v.lengths},
+            std::pair{"page", &v.page}, std::pair{"pages", &v.pages}})
+        if (!value->empty()) t["values"][key] = *value;
     }
     out.push_back(std::move(t));
   }

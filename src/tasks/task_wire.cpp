@@ -84,9 +84,11 @@ TaskSpec task_from_json(const json& detail) {
         get<std::string>(t, "layout"),
         std::nullopt};
     if (t.contains("values"))
-      tensor.values = StructuredValues{get<std::string>(t["values"], "kind"),
-                                       get<std::string>(t["values"], "total"),
-                                       t["values"].value("max", std::string())};
+      tensor.values = StructuredValues{
+          get<std::string>(t["values"], "kind"),       get<std::string>(t["values"], "total"),
+          t["values"].value("max", std::string()),     t["values"].value("min", std::string()),
+          t["values"].value("lengths", std::string()), t["values"].value("page", std::string()),
+          t["values"].value("pages", std::string())};
     task.tensors.push_back(std::move(tensor));
   }
   for (const json& s : shapes)

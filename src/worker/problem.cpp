@@ -139,14 +139,30 @@ void DeviceProblem::redraw_free_inputs(const DistributionSpec& dist, uint64_t se
 
 namespace {
 
+// The lengths of a "sequence_lengths" input at `shape` (the shape's, whatever the seed).
+std::vector<int64_t> lengths_of(const TensorSpec& spec, const Shape& shape) {
+  const StructuredValues& v = *spec.values;
+  return shape_sequence_lengths(extent(spec.dims[0], shape), shape.at(v.total), shape.at(v.max),
+                                v.min.empty() ? 1 : shape.at(v.min));
+}
+
 // The values of a structured integer input (families/structured_values.hpp) at `shape`.
-std::vector<int64_t> structured_values(const TensorSpec& spec, const Shape& shape, int64_t count,
-                                       uint64_t seed) {
+std::vector<int64_t> structured_values(const TaskSpec& task, const TensorSpec& spec,
+                                       const Shape& shape, int64_t count, uint64_t seed) {
   if (spec.values->kind == "offsets")
     return draw_offsets(count - 1, shape.at(spec.values->total), seed);
   if (spec.values->kind == "sequence_offsets")  // the shape's lengths, whatever the seed
     return shape_sequence_offsets(count - 1, shape.at(spec.values->total),
                                   shape.at(spec.values->max));
+  if (spec.values->kind == "sequence_lengths") return lengths_of(spec, shape);
+  if (spec.values->kind == "page_table") {
+    const auto lengths =
+        std::find_if(task.tensors.begin(), task.tensors.end(),
+                     [&](const TensorSpec& t) { return t.name == spec.values->lengths; });
+    PTXB_ASSERT(lengths != task.tensors.end(), "page_table: no tensor " + spec.values->lengths);
+    return draw_page_table(lengths_of(*lengths, shape), shape.at(spec.values->page),
+                           extent(spec.dims[1], shape), shape.at(spec.values->pages), seed);
+  }
   PTXB_ASSERT(spec.values->kind == "permutation", "unknown integer kind " + spec.values->kind);
   return draw_permutation(count, seed);
 }
@@ -183,8 +199,8 @@ void DeviceProblem::draw_input(size_t i, const DistributionSpec& dist, uint64_t 
       fill_scales(reinterpret_cast<float*>(inner(guarded_inputs_[i])), elements(desc_.in[i]), seed,
                   i, stream);
     else
-      upload_integers(i, structured_values(spec, shape_, elements(desc_.in[i]), seed * 31 + i),
-                      stream);
+      upload_integers(
+          i, structured_values(task_, spec, shape_, elements(desc_.in[i]), seed * 31 + i), stream);
     return;
   }
   const ValueKind kind =

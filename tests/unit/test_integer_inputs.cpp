@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <regex>
 #include <set>
@@ -131,12 +132,12 @@ TEST(IntegerInputs, TheLoaderKnowsTheirRules) {
   EXPECT_NE(
       load_with_tensor("[[tensors]]\nname = \"p\"\nrole = \"in\"\ndtype = \"int64\"\n"
                        "shape = [\"M\"]\nvalues = { kind = \"permutation\", total = \"K\" }\n")
-          .find("only offsets and sequence_offsets have a total"),
+          .find("'permutation' values take no total"),
       std::string::npos);
   EXPECT_NE(load_with_tensor(
                 "[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
                 "shape = [\"M\"]\nvalues = { kind = \"offsets\", total = \"K\", max = \"K\" }\n")
-                .find("only sequence_offsets have a max"),
+                .find("'offsets' values take no max"),
             std::string::npos);
   EXPECT_NE(
       load_with_tensor("[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
@@ -145,7 +146,120 @@ TEST(IntegerInputs, TheLoaderKnowsTheirRules) {
       std::string::npos);
   EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"o\"\nrole = \"in\"\ndtype = \"int32\"\n"
                              "shape = [\"M\"]\nvalues = { kind = \"lengths\" }\n")
-                .find("'lengths' is not one of offsets, sequence_offsets, permutation"),
+                .find("'lengths' is not one of offsets, sequence_offsets, permutation, "
+                      "sequence_lengths, page_table"),
+            std::string::npos);
+}
+
+TEST(StructuredInts, SequenceLengthsSpanMinToMaxAndSumToTheTotal) {
+  for (const auto& [batch, total, max_len, min_len] : std::vector<std::array<int64_t, 4>>{
+           {8, 5000, 2048, 1}, {16, 9000, 4096, 128}, {3, 300, 100, 100}, {1, 77, 77, 5}}) {
+    ASSERT_TRUE(sequence_lengths_fit(batch, total, max_len, min_len));
+    const std::vector<int64_t> lengths = shape_sequence_lengths(batch, total, max_len, min_len);
+    ASSERT_EQ(lengths.size(), static_cast<size_t>(batch));
+    EXPECT_EQ(std::accumulate(lengths.begin(), lengths.end(), int64_t{0}), total);
+    EXPECT_EQ(*std::max_element(lengths.begin(), lengths.end()), max_len) << "one is the longest";
+    EXPECT_GE(*std::min_element(lengths.begin(), lengths.end()), min_len);
+    EXPECT_EQ(shape_sequence_lengths(batch, total, max_len, min_len), lengths) << "of the shape";
+  }
+  EXPECT_FALSE(sequence_lengths_fit(4, 100, 50, 40)) << "4 x 40 > 100";
+  EXPECT_FALSE(sequence_lengths_fit(4, 1000, 100, 1)) << "4 x 100 < 1000";
+  EXPECT_FALSE(sequence_lengths_fit(4, 100, 50, 60)) << "min above max";
+  EXPECT_FALSE(sequence_lengths_fit(4, 100, 50, 0));
+}
+
+TEST(StructuredInts, PageTablesHandOutDistinctShuffledPagesThenZeros) {
+  const std::vector<int64_t> lengths = {130, 64, 1, 512};
+  const int64_t page = 64, width = 8, pages = 40;
+  EXPECT_EQ(pages_needed(lengths, page), 3 + 1 + 1 + 8);
+  const std::vector<int64_t> table = draw_page_table(lengths, page, width, pages, 5);
+  ASSERT_EQ(table.size(), lengths.size() * width);
+  std::set<int64_t> used;
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    const int64_t rows_pages = (lengths[b] + page - 1) / page;
+    for (int64_t p = 0; p < width; ++p) {
+      const int64_t v = table[b * width + static_cast<size_t>(p)];
+      if (p >= rows_pages) {
+        EXPECT_EQ(v, 0) << "row " << b << " past its pages";
+        continue;
+      }
+      EXPECT_GE(v, 0);
+      EXPECT_LT(v, pages);
+      EXPECT_TRUE(used.insert(v).second) << "page " << v << " handed out twice";
+    }
+  }
+  EXPECT_EQ(used.size(), 13u);
+  EXPECT_EQ(draw_page_table(lengths, page, width, pages, 5), table) << "the same seed";
+  EXPECT_NE(draw_page_table(lengths, page, width, pages, 6), table);
+  std::vector<int64_t> in_order;
+  for (int64_t p = 0; p < 13; ++p) in_order.push_back(p);
+  EXPECT_NE(std::vector<int64_t>(used.begin(), used.end()), in_order) << "not the first pages";
+}
+
+// The valid fixture with a paged decode batch: B sequences of at most L tokens (at least LMIN),
+// T in all, in a pool of NP pages of P tokens, a table of W pages a row; `values` overrides the
+// page table's values and `pool` the NP of the timed shape.
+std::string load_paged(const std::string& values, int64_t pool, TaskSpec* loaded = nullptr) {
+  std::string text = read_file(kFixtures / "valid/task.toml");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << "the valid fixture changed: " << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("dims = [\"M\", \"N\", \"K\"]",
+          "dims = [\"M\", \"N\", \"K\", \"B\", \"T\", \"L\", \"LMIN\", \"P\", \"NP\", \"W\"]");
+  replace("K = 256\n", "K = 256\nB = 4\nT = 1000\nL = 512\nLMIN = 64\nP = 64\nNP = " +
+                           std::to_string(pool) + "\nW = 8\n");
+  replace("K = 40\n", "K = 40\nB = 2\nT = 9\nL = 8\nLMIN = 1\nP = 4\nNP = 3\nW = 2\n");
+  replace("[[tensors]]\nname = \"C\"",
+          "[[tensors]]\nname = \"lens\"\nrole = \"in\"\ndtype = \"int32\"\nshape = [\"B\"]\n"
+          "values = { kind = \"sequence_lengths\", total = \"T\", max = \"L\", min = \"LMIN\" }\n"
+          "\n[[tensors]]\nname = \"table\"\nrole = \"in\"\ndtype = \"int32\"\n"
+          "shape = [\"B\", \"W\"]\nvalues = " +
+              values + "\n\n[[tensors]]\nname = \"C\"");
+  TempDir dir("ptxb-paged-inputs");
+  write_file_atomic(dir.path() / "task.toml", text);
+  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
+  try {
+    const TaskSpec task = load_task(dir.path() / "task.toml", load_catalog(kTasksRoot / "catalog"));
+    if (loaded != nullptr) *loaded = task;
+    return "";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+TEST(IntegerInputs, PagedDecodeTablesAndLengths) {
+  const std::string table =
+      "{ kind = \"page_table\", lengths = \"lens\", page = \"P\", pages = "
+      "\"NP\" }";
+  TaskSpec task;
+  ASSERT_EQ(load_paged(table, 20, &task), "");
+  const TensorSpec& lens = *task.inputs()[task.inputs().size() - 2];
+  const TensorSpec& pages = *task.inputs().back();
+  EXPECT_EQ(lens.values->min, "LMIN");
+  EXPECT_EQ(pages.values->lengths, "lens");
+  const TaskSpec back = task_from_json(task_detail_json(task, HiddenShapes::kInclude));
+  EXPECT_EQ(back.inputs().back()->values->pages, "NP") << "the worker gets the rule too";
+  EXPECT_EQ(back.inputs()[back.inputs().size() - 2]->values->min, "LMIN");
+
+  // 1000 tokens in sequences of at least 64 tokens, pages of 64: more than 10 pages.
+  EXPECT_NE(load_paged(table, 10).find("NP = 10 pages, the lengths of lens need"),
+            std::string::npos);
+  EXPECT_NE(
+      load_paged("{ kind = \"page_table\", lengths = \"A\", page = \"P\", pages = \"NP\" }", 20)
+          .find("its page table's lengths 'A' is not a sequence_lengths input"),
+      std::string::npos);
+  EXPECT_NE(
+      load_paged("{ kind = \"page_table\", lengths = \"lens\", page = \"P\" }", 20).find("pages"),
+      std::string::npos);
+  EXPECT_NE(load_paged("{ kind = \"page_table\", lengths = \"lens\", page = \"P\", pages = \"NP\", "
+                       "total = \"T\" }",
+                       20)
+                .find("'page_table' values take no total"),
+            std::string::npos);
+  EXPECT_NE(load_paged("{ kind = \"sequence_lengths\", total = \"T\", max = \"L\" }", 20)
+                .find("values fill a rank-1 tensor"),
             std::string::npos);
 }
 
@@ -178,11 +292,11 @@ TEST(StructuredFloats, TheLoaderTakesScalesOnF32InputsOnly) {
                              "shape = [\"M\"]\nvalues = { kind = \"permutation\" }\n")
                 .find("'permutation' is not one of scales (for f32 inputs)"),
             std::string::npos);
-  EXPECT_NE(
-      load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"int32\"\n"
-                       "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n")
-          .find("'scales' is not one of offsets, sequence_offsets, permutation (for int32 inputs)"),
-      std::string::npos);
+  EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"int32\"\n"
+                             "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n")
+                .find("'scales' is not one of offsets, sequence_offsets, permutation, "
+                      "sequence_lengths, page_table (for int32 inputs)"),
+            std::string::npos);
   EXPECT_NE(load_with_tensor("[[tensors]]\nname = \"s\"\nrole = \"in\"\ndtype = \"bf16\"\n"
                              "shape = [\"M\"]\nvalues = { kind = \"scales\" }\n")
                 .find("only integer and f32 inputs take values"),
