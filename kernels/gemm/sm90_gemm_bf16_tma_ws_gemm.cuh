@@ -11,6 +11,15 @@ namespace {
 // unit so that the producer loads the next tile while the consumers store the last) or takes one
 // unit (one CTA per unit). bench/gemm_dev measures both.
 constexpr bool kPersistent = false;
+// Whether a tile of C leaves through shared memory and TMA stores (store_tile_tma; full 128-byte
+// lines, clipped by the map) instead of masked bf16x2 stores from registers. Without kOwnStaging
+// the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
+// consumed; a kPersistent CTA's producer already refills them.
+constexpr bool kTmaStoreEpilogue = false;
+static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
+              "the staging would race the next unit's loads");
+static_assert(kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
+              "one A stage per box of the staged tile");
 
 // Work unit u: block u % blocks of C (grouped raster over blocks of kClusterM tile rows by one
 // tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
@@ -19,8 +28,9 @@ constexpr bool kPersistent = false;
 // reduce_splits.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
-                     const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c, float* partials,
-                     int M, int N, int K, int split_kb, int splits) {
+                     const __grid_constant__ CUtensorMap map_b,
+                     const __grid_constant__ CUtensorMap map_c, bool store_by_tma, __nv_bfloat16* c,
+                     float* partials, int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
   const int warpgroup = threadIdx.x / 128;
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
@@ -66,12 +76,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int split = u / blocks;
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
-    if (splits == 1)
-      store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
-    else
+    if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
                     tile.n0, M, N);
+    else if (kTmaStoreEpilogue && store_by_tma)
+      store_tile_tma(d,
+                     kOwnStaging ? smem.staging + consumer * kStagingBytes
+                                 : reinterpret_cast<uint8_t*>(smem.a[0] + consumer * 64 * kBlockK),
+                     kOwnStaging ? 64 * kStoreBoxCols * 2 : kATileBytes, &map_c, consumer,
+                     tile.m0 + consumer * 64, tile.n0);
+    else
+      store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   }
+  if (kTmaStoreEpilogue && threadIdx.x % 128 == 0) bulk_wait_group_read<0>();  // before exit
 }
 
 // Split-K inside a cluster (kSplitCluster, off here; bench/gemm_dev measures it): the `splits`
@@ -232,12 +249,15 @@ extern "C" int ptxb_run(const ptxb_args* args) {
       K > INT32_MAX)
     return kBadProblem;
 
-  CUtensorMap map_a, map_b;
+  CUtensorMap map_a, map_b, map_c = {};
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
       !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN / kClusterM))
     return kNoTensorMap;
 
   const SplitK split = split_k(M, N, K, g_sms);
+  // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
+  const bool store_by_tma =
+      kTmaStoreEpilogue && split.splits == 1 && encode_c_store(&map_c, args->outputs[0], M, N);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
     return kBadProblem;
@@ -258,11 +278,12 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const int clusters = kPersistent ? std::min(units, g_sms / kClusterM) : units;
   if constexpr (kClusterM == 1) {
     gemm_bf16_tma_ws<<<clusters, kThreads, kSharedBytes, stream>>>(
-        map_a, map_b, c, partials, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
-        split.split_kb, split.splits);
+        map_a, map_b, map_c, store_by_tma, c, partials, static_cast<int>(M), static_cast<int>(N),
+        static_cast<int>(K), split.split_kb, split.splits);
   } else if (launch_in_clusters(gemm_bf16_tma_ws, clusters * kClusterM, kClusterM, stream, map_a,
-                                map_b, c, partials, static_cast<int>(M), static_cast<int>(N),
-                                static_cast<int>(K), split.split_kb, split.splits) != cudaSuccess) {
+                                map_b, map_c, store_by_tma, c, partials, static_cast<int>(M),
+                                static_cast<int>(N), static_cast<int>(K), split.split_kb,
+                                split.splits) != cudaSuccess) {
     return kLaunchFailed;
   }
   if (split.splits > 1) {

@@ -95,7 +95,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
 // (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
 // barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
-// constant or parameter space (a __grid_constant__ kernel parameter).
+// constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores, shared ->
+// global, tracked as bulk groups of the issuing thread.
 
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
@@ -127,6 +128,26 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t b
 // Fetches the map's descriptor ahead of the first copy that uses it.
 __device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// The box of a 2-D map at coordinates (inner, outer) from `src` (written by this CTA's threads,
+// then fence_proxy_async_shared and a barrier) to global memory; elements outside the map's
+// bounds are not written. Joins the issuing thread's open bulk group.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int inner,
+                                             int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(smem_addr(src)), "r"(inner), "r"(outer)
+               : "memory");
+}
+// Closes the issuing thread's open bulk group (the stores since the last commit).
+__device__ __forceinline__ void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// Waits until at most kPending of this thread's bulk groups still read their shared memory (the
+// source may then be overwritten, or the CTA exit); their global writes may still be under way.
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
 }
 // ==== end kernels/ptx/tma.cuh ====
 // ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
