@@ -17,25 +17,23 @@ persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = 
 groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
 cluster2='s/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/'
 splitcluster='s/^constexpr bool kSplitCluster = false;/constexpr bool kSplitCluster = true;/'
-tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
+directstore='s/^constexpr bool kTmaStoreEpilogue = true;/constexpr bool kTmaStoreEpilogue = false;/'
+tmapartials='s/^constexpr bool kTmaStorePartials = false;/constexpr bool kTmaStorePartials = true;/'
 ownstaging='s/^constexpr bool kOwnStaging = false;/constexpr bool kOwnStaging = true;/'
 stages3='s/^constexpr int kStages = 4;/constexpr int kStages = 3;/'
 # name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
 table="
-tma_persistent|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent
-tma_persistent_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $groupm8
+tma_persistent3_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3; $groupm8
 tma_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
 tma_cluster2|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
-tma_cluster2_persistent|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $persistent
+tma_cluster2_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $persistent; $ownstaging; $stages3
 tma_splitcluster|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
-tma_tmastore|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$tmastore
-tma_tmastore_splitcluster|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$tmastore; $splitcluster
-tma_tmastore_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$tmastore; $persistent; $ownstaging; $stages3
-tma_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $stages3
-llm_tmastore|llm|sm90/gemm/bf16-llm|$tmastore
+tma_directstore|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore
+tma_tmapartials|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$tmapartials
+tma_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3
+llm_directstore|llm|sm90/gemm/bf16-llm|$directstore
 llm_splitcluster|llm|sm90/gemm/bf16-llm|$splitcluster
-llm_persistent|llm|sm90/gemm/bf16-llm|$persistent
-llm_cluster2_persistent|llm|sm90/gemm/bf16-llm|$cluster2; $persistent
+llm_persistent3|llm|sm90/gemm/bf16-llm|$persistent; $ownstaging; $stages3
 grouped_persistent|grouped|sm90/gemm/bf16-grouped|$persistent
 "
 declare -A task_of

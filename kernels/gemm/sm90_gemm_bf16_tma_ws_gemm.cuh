@@ -15,17 +15,24 @@ constexpr bool kPersistent = false;
 // lines, clipped by the map) instead of masked bf16x2 stores from registers. Without kOwnStaging
 // the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
 // consumed; a kPersistent CTA's producer already refills them.
-constexpr bool kTmaStoreEpilogue = false;
+constexpr bool kTmaStoreEpilogue = true;
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
-static_assert(kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
+static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
               "one A stage per box of the staged tile");
+// Whether split-K partial tiles leave through shared memory and TMA stores too
+// (store_partial_tma), staged in the stage buffers once both consumers are done with them.
+constexpr bool kTmaStorePartials = false;
+static_assert(!kTmaStorePartials || !kPersistent, "the staging would race the next unit's loads");
+static_assert(!kTmaStorePartials || sizeof(SharedStorage::a) + sizeof(SharedStorage::b) >=
+                                        kConsumers * 64 * kBlockN * sizeof(float),
+              "both consumers' partial tiles fit in the stage buffers");
 
 // Work unit u: block u % blocks of C (grouped raster over blocks of kClusterM tile rows by one
 // tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
 // The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
 // c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
-// reduce_splits.
+// reduce_splits. With store_by_tma, map_c maps C (one split) or the partials (several).
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
@@ -76,7 +83,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int split = u / blocks;
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
-    if (splits > 1)
+    if (splits > 1 && kTmaStorePartials && store_by_tma) {
+      // Both consumers are done reading the stages before either stages its partial there.
+      asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
+      store_partial_tma(d, reinterpret_cast<uint8_t*>(smem.a[0]) + consumer * 64 * kBlockN * 4,
+                        &map_c, consumer, tile.m0 + consumer * 64, tile.n0, split);
+    } else if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
                     tile.n0, M, N);
     else if (kTmaStoreEpilogue && store_by_tma)
@@ -88,7 +100,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     else
       store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   }
-  if (kTmaStoreEpilogue && threadIdx.x % 128 == 0) bulk_wait_group_read<0>();  // before exit
+  if ((kTmaStoreEpilogue || kTmaStorePartials) && threadIdx.x % 128 == 0)
+    bulk_wait_group_read<0>();  // the staging stays until read: before exit
 }
 
 // Split-K inside a cluster (kSplitCluster, off here; bench/gemm_dev measures it): the `splits`
@@ -169,10 +182,27 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster_sync();  // no CTA leaves while a peer still reads its shared memory
 }
 
-// C = sum over the splits of the fp32 partials, in split order, rounded to bf16.
+// C = sum over the splits of the fp32 partials, in split order, rounded to bf16: four elements a
+// step (16-byte loads: the ABI's pointers are 256-byte aligned, and count % 4 == 0 keeps every
+// split's partials aligned), else one by one.
 __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
+  for (int64_t q = first; q < quads; q += stride) {
+    float4 sum = reinterpret_cast<const float4*>(partials)[q];
+    for (int s = 1; s < splits; ++s) {
+      const float4 p = reinterpret_cast<const float4*>(partials + s * count)[q];
+      sum.x += p.x;
+      sum.y += p.y;
+      sum.z += p.z;
+      sum.w += p.w;
+    }
+    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
+    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
+    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
+  }
+  for (int64_t i = quads * 4 + first; i < count; i += stride) {
     float sum = partials[i];
     for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
     c[i] = __float2bfloat16_rn(sum);
@@ -257,7 +287,9 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const SplitK split = split_k(M, N, K, g_sms);
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma =
-      kTmaStoreEpilogue && split.splits == 1 && encode_c_store(&map_c, args->outputs[0], M, N);
+      split.splits == 1
+          ? kTmaStoreEpilogue && encode_c_store(&map_c, args->outputs[0], M, N)
+          : kTmaStorePartials && encode_partials_store(&map_c, args->workspace, split.splits, M, N);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
     return kBadProblem;

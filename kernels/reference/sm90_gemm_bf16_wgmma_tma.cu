@@ -185,6 +185,16 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
                "r"(smem_addr(src)), "r"(inner), "r"(outer)
                : "memory");
 }
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, from `src` to global memory,
+// as tma_store_2d.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* src, int c0,
+                                             int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+          reinterpret_cast<uint64_t>(map)),
+      "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
 // Closes the issuing thread's open bulk group (the stores since the last commit).
 __device__ __forceinline__ void bulk_commit_group() {
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
@@ -397,8 +407,12 @@ __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], flo
       const int row = row_a + half * 8;
       if (row >= M || col >= N) continue;
       float* dst = part + static_cast<int64_t>(row) * N + col;
-      dst[0] = d[i * 4 + half * 2];
-      if (col + 1 < N) dst[1] = d[i * 4 + half * 2 + 1];
+      if (N % 2 == 0 && col + 1 < N) {  // 8-byte aligned: one float2 store
+        *reinterpret_cast<float2*>(dst) = make_float2(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
+      } else {
+        dst[0] = d[i * 4 + half * 2];
+        if (col + 1 < N) dst[1] = d[i * 4 + half * 2 + 1];
+      }
     }
   }
 }
@@ -468,6 +482,41 @@ __device__ __forceinline__ void store_tile_tma(const float (&d)[kBlockN / 2], ui
 #pragma unroll
     for (int j = 0; j < kBlockN / kStoreBoxCols; ++j)
       tma_store_2d(map_c, staging + j * box_stride, n0 + j * kStoreBoxCols, row0);
+    bulk_commit_group();
+  }
+}
+
+// The same for a split-K partial tile in fp32: kBlockN / 32 boxes of 64 rows by 32 floats (8 KB,
+// 128-byte swizzle) per consumer, contiguous at `staging` (1024-byte aligned, 64 KB), stored
+// through `map_p` (the partials as (N, M, splits): encode_partials_store) at split `split`.
+constexpr int kPartialBoxCols = 32;
+__device__ __forceinline__ void store_partial_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
+                                                  const CUtensorMap* map_p, int consumer, int row0,
+                                                  int n0, int split) {
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const bool leader = threadIdx.x % 128 == 0;
+  if (leader) bulk_wait_group_read<0>();
+  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    uint8_t* box = staging + (i / 4) * (64 * kPartialBoxCols * 4);
+    const int chunk = (i % 4) * 2 + (lane % 4) / 2;  // 16-byte chunk: 4 floats of the box row
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = warp * 16 + lane / 4 + half * 8;
+      const uint32_t offset = r * 128 + ((chunk ^ (r % 8)) * 16) + (lane % 2) * 8;
+      *reinterpret_cast<float2*>(box + offset) =
+          make_float2(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
+    }
+  }
+  fence_proxy_async_shared();
+  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  if (leader) {
+#pragma unroll
+    for (int j = 0; j < kBlockN / kPartialBoxCols; ++j)
+      tma_store_3d(map_p, staging + j * (64 * kPartialBoxCols * 4), n0 + j * kPartialBoxCols, row0,
+                   split);
     bulk_commit_group();
   }
 }
@@ -604,6 +653,24 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
                 CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// `splits` fp32 partial products (splits, rows, cols), row-major, written in (1, 64,
+// kPartialBoxCols) boxes with the 128-byte swizzle (store_partial_tma). Needs cols % 4 == 0.
+bool encode_partials_store(CUtensorMap* map, void* ptr, int64_t splits, int64_t rows,
+                           int64_t cols) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr || cols % 4 != 0 || reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
+    return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(splits)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 4,
+                                 static_cast<cuuint64_t>(rows * cols) * 4};
+  const cuuint32_t box[3] = {kPartialBoxCols, 64, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, ptr, dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
   return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
          t.strides[0] == cols && t.strides[1] == 1;
@@ -628,17 +695,24 @@ constexpr bool kPersistent = false;
 // lines, clipped by the map) instead of masked bf16x2 stores from registers. Without kOwnStaging
 // the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
 // consumed; a kPersistent CTA's producer already refills them.
-constexpr bool kTmaStoreEpilogue = false;
+constexpr bool kTmaStoreEpilogue = true;
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
-static_assert(kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
+static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
               "one A stage per box of the staged tile");
+// Whether split-K partial tiles leave through shared memory and TMA stores too
+// (store_partial_tma), staged in the stage buffers once both consumers are done with them.
+constexpr bool kTmaStorePartials = false;
+static_assert(!kTmaStorePartials || !kPersistent, "the staging would race the next unit's loads");
+static_assert(!kTmaStorePartials || sizeof(SharedStorage::a) + sizeof(SharedStorage::b) >=
+                                        kConsumers * 64 * kBlockN * sizeof(float),
+              "both consumers' partial tiles fit in the stage buffers");
 
 // Work unit u: block u % blocks of C (grouped raster over blocks of kClusterM tile rows by one
 // tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
 // The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
 // c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
-// reduce_splits.
+// reduce_splits. With store_by_tma, map_c maps C (one split) or the partials (several).
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
@@ -689,7 +763,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int split = u / blocks;
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
-    if (splits > 1)
+    if (splits > 1 && kTmaStorePartials && store_by_tma) {
+      // Both consumers are done reading the stages before either stages its partial there.
+      asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
+      store_partial_tma(d, reinterpret_cast<uint8_t*>(smem.a[0]) + consumer * 64 * kBlockN * 4,
+                        &map_c, consumer, tile.m0 + consumer * 64, tile.n0, split);
+    } else if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
                     tile.n0, M, N);
     else if (kTmaStoreEpilogue && store_by_tma)
@@ -701,7 +780,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     else
       store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   }
-  if (kTmaStoreEpilogue && threadIdx.x % 128 == 0) bulk_wait_group_read<0>();  // before exit
+  if ((kTmaStoreEpilogue || kTmaStorePartials) && threadIdx.x % 128 == 0)
+    bulk_wait_group_read<0>();  // the staging stays until read: before exit
 }
 
 // Split-K inside a cluster (kSplitCluster, off here; bench/gemm_dev measures it): the `splits`
@@ -782,10 +862,27 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster_sync();  // no CTA leaves while a peer still reads its shared memory
 }
 
-// C = sum over the splits of the fp32 partials, in split order, rounded to bf16.
+// C = sum over the splits of the fp32 partials, in split order, rounded to bf16: four elements a
+// step (16-byte loads: the ABI's pointers are 256-byte aligned, and count % 4 == 0 keeps every
+// split's partials aligned), else one by one.
 __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
+  for (int64_t q = first; q < quads; q += stride) {
+    float4 sum = reinterpret_cast<const float4*>(partials)[q];
+    for (int s = 1; s < splits; ++s) {
+      const float4 p = reinterpret_cast<const float4*>(partials + s * count)[q];
+      sum.x += p.x;
+      sum.y += p.y;
+      sum.z += p.z;
+      sum.w += p.w;
+    }
+    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
+    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
+    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
+  }
+  for (int64_t i = quads * 4 + first; i < count; i += stride) {
     float sum = partials[i];
     for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
     c[i] = __float2bfloat16_rn(sum);
@@ -870,7 +967,9 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const SplitK split = split_k(M, N, K, g_sms);
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma =
-      kTmaStoreEpilogue && split.splits == 1 && encode_c_store(&map_c, args->outputs[0], M, N);
+      split.splits == 1
+          ? kTmaStoreEpilogue && encode_c_store(&map_c, args->outputs[0], M, N)
+          : kTmaStorePartials && encode_partials_store(&map_c, args->workspace, split.splits, M, N);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
     return kBadProblem;
