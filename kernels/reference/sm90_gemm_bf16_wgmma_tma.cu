@@ -10,14 +10,20 @@
 //   wgmma.mma_async m64n256k16 per stage, keeping one wgmma group in flight;
 // - setmaxnreg moves registers from the producer (40) to the consumers (232);
 // - tiles are visited in groups of kGroupM tile rows so that B tiles stay in L2;
-// - edges: TMA zero-fills out-of-bounds rows and the K tail; the epilogue masks stores;
+// - epilogue: each consumer rounds its half tile to bf16 into shared memory (the rows of the A
+//   stages only it reads, free once the tile is consumed) in four 64x64 boxes with the 128-byte
+//   swizzle (conflict-free writes) and one thread stores them with TMA (cp.async.bulk.tensor,
+//   full 128-byte lines); stores from registers remain for an N without a 16-byte row pitch;
+// - edges: TMA zero-fills out-of-bounds rows and the K tail, and clips the stored boxes;
 // - split-K when the output tiles fill less than half the SMs (few rows, e.g. 128x8192x8192: 32
 //   tiles on 132 SMs): gridDim.y splits of K write fp32 partial tiles into the workspace and a
 //   second kernel sums them in split order (deterministic) into bf16 C;
-// - three knobs, off here, measured by bench/gemm_dev/variants.sh: kPersistent (one CTA per SM
-//   looping over tiles, the ring running on), kClusterM = 2 (CTA pairs along M sharing the B
-//   tile through TMA multicast) and kSplitCluster (the K splits of a tile as one cluster, summed
-//   through distributed shared memory instead of global partials and a second kernel).
+// - knobs, off here, measured by bench/gemm_dev/variants.sh: kPersistent (one CTA per SM
+//   looping over tiles, the ring running on; with the TMA-store epilogue it needs kOwnStaging
+//   and kStages = 3), kClusterM = 2 (CTA pairs along M sharing the B tile through TMA
+//   multicast), kSplitCluster (the K splits of a tile as one cluster, summed through distributed
+//   shared memory instead of global partials and a second kernel) and kTmaStorePartials (the
+//   split-K partials stored with TMA too).
 // Requirements checked by ptxb_run: K % 8 == 0 (16-byte row pitch for TMA), 16-byte aligned
 // pointers, contiguous row-major tensors.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
