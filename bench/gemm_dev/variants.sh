@@ -21,6 +21,9 @@ directstore='s/^constexpr bool kTmaStoreEpilogue = true;/constexpr bool kTmaStor
 tmapartials='s/^constexpr bool kTmaStorePartials = false;/constexpr bool kTmaStorePartials = true;/'
 ownstaging='s/^constexpr bool kOwnStaging = false;/constexpr bool kOwnStaging = true;/'
 stages3='s/^constexpr int kStages = 4;/constexpr int kStages = 3;/'
+stages6='s/^constexpr int kStages = 4;/constexpr int kStages = 6;/'
+twocta='s/^constexpr int kCtasPerSm = 1;/constexpr int kCtasPerSm = 2;/'
+overlap='s/^constexpr bool kOverlapMma = false;/constexpr bool kOverlapMma = true;/'
 # name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
 table="
 tma_persistent3_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3; $groupm8
@@ -35,6 +38,10 @@ llm_directstore|llm|sm90/gemm/bf16-llm|$directstore
 llm_splitcluster|llm|sm90/gemm/bf16-llm|$splitcluster
 llm_persistent3|llm|sm90/gemm/bf16-llm|$persistent; $ownstaging; $stages3
 grouped_persistent|grouped|sm90/gemm/bf16-grouped|$persistent
+wgmma_overlap|wgmma|sm90/gemm/bf16-wgmma|$overlap
+wgmma_overlap6|wgmma|sm90/gemm/bf16-wgmma|$overlap; $stages6
+wgmma_2cta|wgmma|sm90/gemm/bf16-wgmma|$twocta; $stages3
+wgmma_2cta_overlap|wgmma|sm90/gemm/bf16-wgmma|$twocta; $stages3; $overlap
 "
 declare -A task_of
 names=()

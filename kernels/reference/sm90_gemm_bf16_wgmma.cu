@@ -106,6 +106,14 @@ constexpr int kBlockN = 128;
 constexpr int kBlockK = 64;  // one 128-byte swizzle row
 constexpr int kStages = 4;
 constexpr int kThreads = 256;
+// Knobs measured by bench/gemm_dev/variants.sh: CTAs resident per SM (2 needs kStages <= 3 to fit
+// the shared memory; one CTA's barriers and epilogue then overlap the other's MMAs), and whether
+// a warpgroup keeps one wgmma group in flight across k-blocks (the copies then run kStages - 2
+// k-blocks ahead instead of kStages - 1, so that they never refill a stage a wgmma still reads).
+constexpr int kCtasPerSm = 1;
+constexpr bool kOverlapMma = false;
+constexpr int kPrefetch = kOverlapMma ? kStages - 2 : kStages - 1;  // k-blocks copied ahead
+static_assert(kPrefetch >= 1, "kOverlapMma needs kStages >= 3");
 constexpr int kGroupM = 16;
 constexpr int kChunksPerRow = kBlockK * 2 / 16;  // 16-byte chunks in a tile row
 
@@ -169,7 +177,7 @@ __device__ __forceinline__ void load_stage(SharedStorage& smem, int s, const __n
   load_tile<kBlockN>(smem.b[s], b, N, K, n0, kb * kBlockK);
 }
 
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreads, kCtasPerSm)
     gemm_bf16_wgmma(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
                     __nv_bfloat16* __restrict__ c, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
@@ -187,7 +195,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
 
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
+  for (int s = 0; s < kPrefetch; ++s) {
     if (s < k_blocks) load_stage(smem, s, a, b, M, N, K, m0, n0, s);
     cp_async_commit();  // NOTE: empty groups keep the wait_group arithmetic uniform
   }
@@ -199,11 +207,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   for (int kb = 0; kb < k_blocks; ++kb) {
     const int s = kb % kStages;
-    cp_async_wait<kStages - 2>();  // stage kb has landed for this thread's copies
+    cp_async_wait<kPrefetch - 1>();  // stage kb has landed for this thread's copies
     // NOTE: cp.async writes through the generic proxy; wgmma reads through the async proxy.
     fence_proxy_async_shared();
-    __syncthreads();  // every thread's copies for stage kb are visible; stage kb-1 is free
-    const int next = kb + kStages - 1;
+    // Every thread's copies for stage kb are visible, and the stage refilled next is free: every
+    // warpgroup finished the wgmma group of k-block kb - 1 (kb - 2 with kOverlapMma) before it.
+    __syncthreads();
+    const int next = kb + kPrefetch;
     if (next < k_blocks) load_stage(smem, next % kStages, a, b, M, N, K, m0, n0, next);
     cp_async_commit();
 
@@ -214,8 +224,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_m64n128k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
                        wgmma_desc_sw128(smem.b[s] + k * 16, 16, 1024), 1);
     wgmma_commit();
-    wgmma_wait<0>();  // stage s may be overwritten once every warpgroup passes the next barrier
+    // Stage s may be overwritten once every warpgroup passes the next barrier (the one after).
+    wgmma_wait<kOverlapMma ? 1 : 0>();
   }
+  wgmma_wait<0>();
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
 
