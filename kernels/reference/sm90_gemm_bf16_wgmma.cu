@@ -8,7 +8,8 @@
 //   ring, writing the 128-byte swizzle pattern themselves (16-byte chunk c of row r lands at
 //   chunk c ^ (r % 8)), the layout the wgmma descriptors below describe;
 // - out-of-bounds rows and the K tail are zero-filled by cp.async's source-size operand;
-//   the epilogue masks stores.
+//   the epilogue masks stores;
+// - knobs (kCtasPerSm, kOverlapMma, kStagedEpilogue below) measured by bench/gemm_dev/variants.sh.
 // Requirements checked by ptxb_run: K % 8 == 0, 16-byte aligned pointers, row-major tensors.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
@@ -114,6 +115,9 @@ constexpr int kCtasPerSm = 1;
 constexpr bool kOverlapMma = false;
 constexpr int kPrefetch = kOverlapMma ? kStages - 2 : kStages - 1;  // k-blocks copied ahead
 static_assert(kPrefetch >= 1, "kOverlapMma needs kStages >= 3");
+// Whether the tile leaves through shared memory (store_tile_staged: 16-byte stores of whole
+// 256-byte row segments) instead of masked bf16x2 stores from the accumulator registers.
+constexpr bool kStagedEpilogue = false;
 constexpr int kGroupM = 16;
 constexpr int kChunksPerRow = kBlockK * 2 / 16;  // 16-byte chunks in a tile row
 
@@ -177,6 +181,49 @@ __device__ __forceinline__ void load_stage(SharedStorage& smem, int s, const __n
   load_tile<kBlockN>(smem.b[s], b, N, K, n0, kb * kBlockK);
 }
 
+// The (kBlockM, kBlockN) tile of C at (m0, n0), each warpgroup's (64, kBlockN) accumulators in d,
+// rounded to bf16 through `staging` (the stage buffers, free: the caller waited for every copy
+// and wgmma and synchronized): two (kBlockM, 64) halves of 128-byte rows with the 128-byte
+// swizzle (conflict-free writes), then every thread stores 16-byte chunks, a row's 16 chunks by
+// 16 consecutive threads; elements past M or N are masked.
+__device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2], uint8_t* staging,
+                                                  __nv_bfloat16* c, int M, int N, int m0, int n0) {
+  static_assert(kBlockN == 128 && kBlockM * kBlockN * 2 <= sizeof(SharedStorage),
+                "two 64-column halves fit in the stage buffers");
+  constexpr uint32_t kHalfBytes = kBlockM * 128;
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int row0 = (threadIdx.x / 128) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int chunk = i % 8;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = row0 + half * 8;
+      *reinterpret_cast<__nv_bfloat162*>(staging + (i / 8) * kHalfBytes + r * 128 +
+                                         ((chunk ^ (r % 8)) * 16) + (lane % 4) * 4) =
+          __floats2bfloat162_rn(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
+    }
+  }
+  __syncthreads();
+  constexpr int kChunks = kBlockN / 8;  // 16-byte chunks in a tile row
+#pragma unroll
+  for (int j = 0; j < kBlockM * kChunks / kThreads; ++j) {
+    const int idx = j * kThreads + threadIdx.x;
+    const int r = idx / kChunks, chunk = idx % kChunks;
+    const uint8_t* from =
+        staging + (chunk / 8) * kHalfBytes + r * 128 + (((chunk % 8) ^ (r % 8)) * 16);
+    const int row = m0 + r, col = n0 + chunk * 8;
+    if (row >= M || col >= N) continue;
+    __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+    if (N % 8 == 0) {  // col + 8 <= N and 16-byte aligned
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(from);
+    } else {
+      const auto* e = reinterpret_cast<const __nv_bfloat16*>(from);
+      for (int k = 0; k < 8 && col + k < N; ++k) dst[k] = e[k];
+    }
+  }
+}
+
 __global__ void __launch_bounds__(kThreads, kCtasPerSm)
     gemm_bf16_wgmma(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
                     __nv_bfloat16* __restrict__ c, int M, int N, int K) {
@@ -230,6 +277,12 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm)
   wgmma_wait<0>();
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  if constexpr (kStagedEpilogue) {
+    cp_async_wait<0>();  // no copy still lands in the stages (the trailing groups are empty)
+    __syncthreads();     // and no warpgroup still reads them
+    store_tile_staged(d, reinterpret_cast<uint8_t*>(&smem), c, M, N, m0, n0);
+    return;
+  }
 
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
