@@ -21,11 +21,9 @@ directstore='s/^constexpr bool kTmaStoreEpilogue = true;/constexpr bool kTmaStor
 tmapartials='s/^constexpr bool kTmaStorePartials = false;/constexpr bool kTmaStorePartials = true;/'
 ownstaging='s/^constexpr bool kOwnStaging = false;/constexpr bool kOwnStaging = true;/'
 stages3='s/^constexpr int kStages = 4;/constexpr int kStages = 3;/'
-stages6='s/^constexpr int kStages = 4;/constexpr int kStages = 6;/'
-stages5='s/^constexpr int kStages = 4;/constexpr int kStages = 5;/'
-twocta='s/^constexpr int kCtasPerSm = 1;/constexpr int kCtasPerSm = 2;/'
-overlap='s/^constexpr bool kOverlapMma = false;/constexpr bool kOverlapMma = true;/'
-staged='s/^constexpr bool kStagedEpilogue = false;/constexpr bool kStagedEpilogue = true;/'
+deep='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 1 << 20;/'
+wide='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 0;/'
+unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
 # name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
 table="
 tma_persistent3_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3; $groupm8
@@ -40,14 +38,9 @@ llm_directstore|llm|sm90/gemm/bf16-llm|$directstore
 llm_splitcluster|llm|sm90/gemm/bf16-llm|$splitcluster
 llm_persistent3|llm|sm90/gemm/bf16-llm|$persistent; $ownstaging; $stages3
 grouped_persistent|grouped|sm90/gemm/bf16-grouped|$persistent
-wgmma_overlap|wgmma|sm90/gemm/bf16-wgmma|$overlap
-wgmma_overlap6|wgmma|sm90/gemm/bf16-wgmma|$overlap; $stages6
-wgmma_2cta|wgmma|sm90/gemm/bf16-wgmma|$twocta; $stages3
-wgmma_2cta_overlap|wgmma|sm90/gemm/bf16-wgmma|$twocta; $stages3; $overlap
-wgmma_staged|wgmma|sm90/gemm/bf16-wgmma|$staged
-wgmma_overlap6_staged|wgmma|sm90/gemm/bf16-wgmma|$overlap; $stages6; $staged
-wgmma_2cta_staged|wgmma|sm90/gemm/bf16-wgmma|$twocta; $stages3; $staged
-wgmma_overlap5_staged|wgmma|sm90/gemm/bf16-wgmma|$overlap; $stages5; $staged
+wgmma_deep|wgmma|sm90/gemm/bf16-wgmma|$deep
+wgmma_wide|wgmma|sm90/gemm/bf16-wgmma|$wide
+wgmma_unstaged|wgmma|sm90/gemm/bf16-wgmma|$unstaged
 "
 declare -A task_of
 names=()

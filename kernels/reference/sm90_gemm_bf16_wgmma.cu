@@ -9,7 +9,9 @@
 //   chunk c ^ (r % 8)), the layout the wgmma descriptors below describe;
 // - out-of-bounds rows and the K tail are zero-filled by cp.async's source-size operand;
 //   the epilogue masks stores;
-// - knobs (kCtasPerSm, kOverlapMma, kStagedEpilogue below) measured by bench/gemm_dev/variants.sh.
+// - two pipelines, chosen per shape by its waves of tiles (Wide, Deep below): two CTAs per SM
+//   with a 3-stage ring, or one with a 6-stage ring keeping a wgmma group in flight;
+// - the epilogue stages the tile in shared memory and stores whole 256-byte row segments.
 // Requirements checked by ptxb_run: K % 8 == 0, 16-byte aligned pointers, row-major tensors.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
@@ -105,27 +107,40 @@ namespace {
 constexpr int kBlockM = 128;
 constexpr int kBlockN = 128;
 constexpr int kBlockK = 64;  // one 128-byte swizzle row
-constexpr int kStages = 4;
 constexpr int kThreads = 256;
-// Knobs measured by bench/gemm_dev/variants.sh: CTAs resident per SM (2 needs kStages <= 3 to fit
-// the shared memory; one CTA's barriers and epilogue then overlap the other's MMAs), and whether
-// a warpgroup keeps one wgmma group in flight across k-blocks (the copies then run kStages - 2
-// k-blocks ahead instead of kStages - 1, so that they never refill a stage a wgmma still reads).
-constexpr int kCtasPerSm = 1;
-constexpr bool kOverlapMma = false;
-constexpr int kPrefetch = kOverlapMma ? kStages - 2 : kStages - 1;  // k-blocks copied ahead
-static_assert(kPrefetch >= 1, "kOverlapMma needs kStages >= 3");
+// A pipeline configuration of the kernel: kStages ring stages, kCtasPerSm CTAs resident per SM
+// (2 needs kStages <= 3 to fit the shared memory; one CTA's barriers and epilogue then overlap
+// the other's MMAs), and whether a warpgroup keeps one wgmma group in flight across k-blocks
+// (kOverlapMma: the copies then run kStages - 2 k-blocks ahead instead of kStages - 1, so that
+// they never refill a stage a wgmma still reads).
+template <int Stages, int CtasPerSm, bool OverlapMma>
+struct Pipeline {
+  static constexpr int kStages = Stages;
+  static constexpr int kCtasPerSm = CtasPerSm;
+  static constexpr bool kOverlapMma = OverlapMma;
+  static constexpr int kPrefetch = OverlapMma ? Stages - 2 : Stages - 1;  // k-blocks ahead
+  static_assert(kPrefetch >= 1, "kOverlapMma needs kStages >= 3");
+};
+// Shapes with at least kWideMinWaves waves of 128x128 tiles on one CTA per SM run two CTAs per SM
+// (Wide); fewer tiles (few rows) run one CTA per SM with a deep ring and wgmma overlap (Deep).
+// Measured on the H200 (bench/gemm_dev/variants.sh): Wide 0.72 / 0.71 / 0.70 / 0.53 and Deep
+// 0.72 / 0.71 / 0.64 / 0.76 of cuBLASLt on the task's timed shapes.
+using Wide = Pipeline<3, 2, false>;
+using Deep = Pipeline<6, 1, true>;
+constexpr int kWideMinWaves = 2;
 // Whether the tile leaves through shared memory (store_tile_staged: 16-byte stores of whole
 // 256-byte row segments) instead of masked bf16x2 stores from the accumulator registers.
-constexpr bool kStagedEpilogue = false;
+constexpr bool kStagedEpilogue = true;
 constexpr int kGroupM = 16;
 constexpr int kChunksPerRow = kBlockK * 2 / 16;  // 16-byte chunks in a tile row
 
+template <int kStages>
 struct SharedStorage {
   __nv_bfloat16 a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK), swizzled
   __nv_bfloat16 b[kStages][kBlockN * kBlockK];  // (kBlockN, kBlockK), swizzled
 };
-constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;  // +1024: base alignment
+template <typename P>
+constexpr size_t kSharedBytes = sizeof(SharedStorage<P::kStages>) + 1024;  // +1024: alignment
 
 // wgmma m64n128k16, bf16 x bf16 -> f32, A and B from shared memory (K-major).
 // Accumulates into d (64 floats per thread) when scale_d != 0, overwrites it when 0.
@@ -174,7 +189,8 @@ __device__ __forceinline__ void load_tile(__nv_bfloat16* dst, const __nv_bfloat1
   }
 }
 
-__device__ __forceinline__ void load_stage(SharedStorage& smem, int s, const __nv_bfloat16* a,
+template <typename Storage>
+__device__ __forceinline__ void load_stage(Storage& smem, int s, const __nv_bfloat16* a,
                                            const __nv_bfloat16* b, int M, int N, int K, int m0,
                                            int n0, int kb) {
   load_tile<kBlockM>(smem.a[s], a, M, K, m0, kb * kBlockK);
@@ -188,8 +204,8 @@ __device__ __forceinline__ void load_stage(SharedStorage& smem, int s, const __n
 // 16 consecutive threads; elements past M or N are masked.
 __device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2], uint8_t* staging,
                                                   __nv_bfloat16* c, int M, int N, int m0, int n0) {
-  static_assert(kBlockN == 128 && kBlockM * kBlockN * 2 <= sizeof(SharedStorage),
-                "two 64-column halves fit in the stage buffers");
+  static_assert(kBlockN == 128 && kBlockM * kBlockN * 2 <= sizeof(SharedStorage<2>),
+                "two 64-column halves fit in the stage buffers (of 2 stages or more)");
   constexpr uint32_t kHalfBytes = kBlockM * 128;
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
   const int row0 = (threadIdx.x / 128) * 64 + warp * 16 + lane / 4;
@@ -224,12 +240,14 @@ __device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2],
   }
 }
 
-__global__ void __launch_bounds__(kThreads, kCtasPerSm)
+template <typename P>
+__global__ void __launch_bounds__(kThreads, P::kCtasPerSm)
     gemm_bf16_wgmma(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
                     __nv_bfloat16* __restrict__ c, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
-  auto& smem = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
-                                                 ~uintptr_t(1023));
+  constexpr int kStages = P::kStages, kPrefetch = P::kPrefetch;
+  auto& smem = *reinterpret_cast<SharedStorage<kStages>*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
 
   const int tiles_m = (M + kBlockM - 1) / kBlockM;
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
@@ -272,7 +290,7 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm)
                        wgmma_desc_sw128(smem.b[s] + k * 16, 16, 1024), 1);
     wgmma_commit();
     // Stage s may be overwritten once every warpgroup passes the next barrier (the one after).
-    wgmma_wait<kOverlapMma ? 1 : 0>();
+    wgmma_wait<P::kOverlapMma ? 1 : 0>();
   }
   wgmma_wait<0>();
 #pragma unroll
@@ -314,13 +332,35 @@ bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
 
 enum Status : int { kBadProblem = 1, kLaunchFailed = 3 };
 
+int g_sms = 0;  // the device's SM count, read by ptxb_plan
+
+template <typename P>
+cudaError_t allow_shared_memory() {
+  return cudaFuncSetAttribute(gemm_bf16_wgmma<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(kSharedBytes<P>));
+}
+
+template <typename P>
+cudaError_t launch(const ptxb_args* args, int tiles, int64_t M, int64_t N, int64_t K) {
+  gemm_bf16_wgmma<P><<<tiles, kThreads, kSharedBytes<P>, static_cast<cudaStream_t>(args->stream)>>>(
+      static_cast<const __nv_bfloat16*>(args->inputs[0]),
+      static_cast<const __nv_bfloat16*>(args->inputs[1]),
+      static_cast<__nv_bfloat16*>(args->outputs[0]), static_cast<int>(M), static_cast<int>(N),
+      static_cast<int>(K));
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   (void)problem;
   *workspace_bytes = 0;
-  return cudaFuncSetAttribute(gemm_bf16_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(kSharedBytes)) == cudaSuccess
+  int device = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+                 cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) ==
+                     cudaSuccess &&
+                 allow_shared_memory<Wide>() == cudaSuccess &&
+                 allow_shared_memory<Deep>() == cudaSuccess
              ? PTXB_OK
              : kLaunchFailed;
 }
@@ -334,10 +374,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
       K > INT32_MAX)
     return kBadProblem;
   const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
-  gemm_bf16_wgmma<<<tiles, kThreads, kSharedBytes, static_cast<cudaStream_t>(args->stream)>>>(
-      static_cast<const __nv_bfloat16*>(args->inputs[0]),
-      static_cast<const __nv_bfloat16*>(args->inputs[1]),
-      static_cast<__nv_bfloat16*>(args->outputs[0]), static_cast<int>(M), static_cast<int>(N),
-      static_cast<int>(K));
-  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+  const cudaError_t launched = tiles >= kWideMinWaves * g_sms ? launch<Wide>(args, tiles, M, N, K)
+                                                              : launch<Deep>(args, tiles, M, N, K);
+  return launched == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
