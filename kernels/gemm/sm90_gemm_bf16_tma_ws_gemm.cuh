@@ -209,8 +209,14 @@ __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t c
   }
 }
 
+// Resident clusters of each size 1..kMaxClusterSplits (index = size; kSplitCluster only), read by
+// ptxb_plan: on the H200 66 clusters of 2 fit but only 30 of 4, so 32 tiles split 4 ways would
+// run their last 2 clusters as a second wave (bench/probes/cluster_occupancy_probe.cu).
+int g_max_clusters[kMaxClusterSplits + 1] = {};
+
 // How the work is cut: k-blocks per split and the number of splits. Several splits only when the
-// output tiles fill less than half the SMs and every split keeps kMinKBlocksPerSplit k-blocks.
+// output tiles fill less than half the SMs and every split keeps kMinKBlocksPerSplit k-blocks;
+// split clusters also all resident at once.
 struct SplitK {
   int split_kb;
   int splits;
@@ -222,7 +228,10 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   if (tiles * 2 <= sms)
     splits = static_cast<int>(
         std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
-  if (kSplitCluster) splits = std::min(splits, kMaxClusterSplits);
+  if (kSplitCluster) {
+    splits = std::min(splits, kMaxClusterSplits);
+    while (splits > 1 && tiles > g_max_clusters[splits]) --splits;
+  }
   const int split_kb = (k_blocks + splits - 1) / splits;
   return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
 }
@@ -259,7 +268,23 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
                            static_cast<int>(kSharedBytes)) != cudaSuccess)
     return kLaunchFailed;
   *workspace_bytes = 0;
-  if (kSplitCluster) return PTXB_OK;  // the partials stay in shared memory
+  if (kSplitCluster) {  // the partials stay in shared memory
+    for (int size = 1; size <= kMaxClusterSplits; ++size) {
+      cudaLaunchAttribute cluster_dims = {};
+      cluster_dims.id = cudaLaunchAttributeClusterDimension;
+      cluster_dims.val.clusterDim = {static_cast<unsigned>(size), 1, 1};
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(size * g_sms);
+      config.blockDim = dim3(kThreads);
+      config.dynamicSmemBytes = kSharedBytes;
+      config.attrs = &cluster_dims;
+      config.numAttrs = 1;
+      if (cudaOccupancyMaxActiveClusters(&g_max_clusters[size], gemm_bf16_tma_ws_split_cluster,
+                                         &config) != cudaSuccess)
+        return kLaunchFailed;
+    }
+    return PTXB_OK;
+  }
   if (problem->num_inputs == 2 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 2) {
     const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
                   N = problem->inputs[1].shape[0];
