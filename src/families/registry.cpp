@@ -16,15 +16,16 @@ const Family& gemm_fp8_family();
 const Family& gemm_fp8_blockwise_family();
 const Family& gemm_grouped_family();
 const Family& attention_varlen_family();
+const Family& attention_paged_family();
 
 namespace {
 
 // Every family, in report order.
 const std::vector<const Family*>& all_families() {
   static const std::vector<const Family*> kAll = {
-      &gemm_family(),           &attention_fwd_family(),   &attention_bwd_family(),
-      &gemm_bias_gelu_family(), &gemm_fp8_family(),        &gemm_fp8_blockwise_family(),
-      &gemm_grouped_family(),   &attention_varlen_family()};
+      &gemm_family(),           &attention_fwd_family(),    &attention_bwd_family(),
+      &gemm_bias_gelu_family(), &gemm_fp8_family(),         &gemm_fp8_blockwise_family(),
+      &gemm_grouped_family(),   &attention_varlen_family(), &attention_paged_family()};
   return kAll;
 }
 

@@ -264,7 +264,7 @@ TEST(Families, TheRegistryAnswersForEveryFamilyATaskCanName) {
   ASSERT_EQ(known_families(),
             (std::vector<std::string>{"gemm", "attention_fwd", "attention_bwd", "gemm_bias_gelu",
                                       "gemm_fp8", "gemm_fp8_blockwise", "gemm_grouped",
-                                      "attention_fwd_varlen"}));
+                                      "attention_fwd_varlen", "attention_decode_paged"}));
   for (const std::string& name : known_families()) {
     const Family& f = family_of(name);
     EXPECT_EQ(f.name(), name);
