@@ -73,6 +73,25 @@ void reference_attention_forward(const void* q, const void* k, const void* v, fl
                                  float* lse, const AttentionDims& dims, cudaStream_t stream,
                                  int64_t tile_elements = kAttentionTileElements);
 
+/// Sizes of a paged decode problem (src/reference/attention_paged_fp64.hpp states the definition:
+/// q_len new tokens per sequence, the history in pages of page_size tokens through a page table of
+/// table_width entries a row, bottom-right causal).
+struct PagedDecodeDims {
+  int64_t batch = 1, q_len = 1, heads = 1, kv_heads = 1, head_dim = 1, page_size = 1,
+          table_width = 1;
+  float scale = 1.f;
+};
+
+/// fp32 out [B,SQ,H,D] and lse [B,SQ,H] from bf16 q [B,SQ,H,D], k_cache and v_cache
+/// [pages,P,HKV,D], int32 seq_lens [B] and page_table [B,W] on the device, in fp64 (one CTA per
+/// query row: the row's scores twice, once for their maximum, then in chunks with V), rounded
+/// once. Needs every length in [q_len, W * P] and every page the table names of the cache (the
+/// worker's draws: families/structured_values.hpp); a row with no visible key gets O 0 and LSE
+/// -inf. Throws InputError for head_dim > 256.
+void reference_paged_decode(const void* q, const void* k_cache, const void* v_cache,
+                            const int32_t* seq_lens, const int32_t* page_table, float* out,
+                            float* lse, const PagedDecodeDims& dims, cudaStream_t stream);
+
 /// fp32 dq [B,H,S,D], dk and dv [B,HKV,S,D] from bf16 q, k, v, dout and fp32 out and lse, in
 /// fp64 like the forward; `delta` [B,H,S] receives rowsum(dout * out) rounded to fp32.
 void reference_attention_backward(const void* q, const void* k, const void* v, const void* dout,

@@ -1,0 +1,102 @@
+// The GPU paged decode reference (fp64 inside, fp32 out) against the fp64 CPU definition
+// (reference/attention_paged_fp64.hpp): shuffled page tables drawn as the worker draws them,
+// single- and multi-token queries (bottom-right causal), grouped-query heads, histories longer
+// than one chunk of keys, head dims 64 and 256: equal to 1e-5.
+#include <cuda_bf16.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/error.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device.hpp"
+#include "device_copies.hpp"
+#include "families/structured_values.hpp"
+#include "reference/attention_paged_fp64.hpp"
+#include "verify/gpu_verify.hpp"
+
+namespace ptxb {
+namespace {
+
+// n normal values rounded to bf16, on the device, and the same values as doubles.
+DeviceBuffer random_bf16(int64_t n, uint32_t seed, std::vector<double>& as_double) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.f, 1.f);
+  std::vector<__nv_bfloat16> host(static_cast<size_t>(n));
+  as_double.resize(host.size());
+  for (size_t i = 0; i < host.size(); ++i) {
+    host[i] = __float2bfloat16_rn(dist(gen));
+    as_double[i] = static_cast<double>(__bfloat162float(host[i]));
+  }
+  DeviceBuffer d(host.size() * sizeof(__nv_bfloat16));
+  PTXB_CHECK_CUDA(cudaMemcpy(d.data(), host.data(), d.bytes(), cudaMemcpyHostToDevice));
+  return d;
+}
+
+DeviceBuffer upload_i32(const std::vector<int64_t>& values) {
+  const std::vector<int32_t> narrow(values.begin(), values.end());
+  DeviceBuffer d(narrow.size() * sizeof(int32_t));
+  PTXB_CHECK_CUDA(cudaMemcpy(d.data(), narrow.data(), d.bytes(), cudaMemcpyHostToDevice));
+  return d;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<double>& want,
+                  const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < got.size() && bad < 5; ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 1e-5 + 1e-5 * std::fabs(want[i]))) {
+      ADD_FAILURE() << what << "[" << i << "] = " << got[i] << ", fp64 says " << want[i];
+      ++bad;
+    }
+}
+
+void check(int64_t q_len, int64_t head_dim) {
+  PagedDecodeShape s;
+  s.q_len = q_len;
+  s.heads = 8;
+  s.kv_heads = 2;
+  s.head_dim = head_dim;
+  s.page_size = 16;
+  s.scale = 0.125;  // exact in fp32, as the GPU reference takes it
+  s.seq_lens = shape_sequence_lengths(3, 700, 600, q_len);  // one history of 600: 3 key chunks
+  s.max_pages = 38;
+  s.num_pages = pages_needed(s.seq_lens, s.page_size) + 5;
+  s.page_table = draw_page_table(s.seq_lens, s.page_size, s.max_pages, s.num_pages, 7);
+  std::vector<double> q, k, v;
+  const DeviceBuffer dq = random_bf16(s.q_elements(), 1, q);
+  const DeviceBuffer dk = random_bf16(s.cache_elements(), 2, k);
+  const DeviceBuffer dv = random_bf16(s.cache_elements(), 3, v);
+  const DeviceBuffer lens = upload_i32(s.seq_lens), table = upload_i32(s.page_table);
+  const AttentionForward want = attention_paged_decode_fp64(s, q, k, v);
+
+  const PagedDecodeDims dims{s.batch(), q_len,       s.heads,     s.kv_heads,
+                             head_dim,  s.page_size, s.max_pages, static_cast<float>(s.scale)};
+  DeviceBuffer out(want.out.size() * 4), lse(want.lse.size() * 4);
+  Stream stream;
+  reference_paged_decode(dq.data(), dk.data(), dv.data(), lens.as<int32_t>(), table.as<int32_t>(),
+                         out.as<float>(), lse.as<float>(), dims, stream.get());
+  expect_close(testing::to_host_f32(out, static_cast<int64_t>(want.out.size())), want.out, "O");
+  expect_close(testing::to_host_f32(lse, static_cast<int64_t>(want.lse.size())), want.lse, "LSE");
+}
+
+TEST(PagedDecodeReferenceGpu, MatchesTheFp64DefinitionThroughShuffledTables) {
+  for (const int64_t q_len : {1, 4})
+    for (const int64_t head_dim : {64, 256}) {
+      SCOPED_TRACE("q_len " + std::to_string(q_len) + ", head_dim " + std::to_string(head_dim));
+      check(q_len, head_dim);
+    }
+}
+
+TEST(PagedDecodeReferenceGpu, RefusesHeadDimsAbove256) {
+  PagedDecodeDims dims;
+  dims.head_dim = 320;
+  EXPECT_THROW(reference_paged_decode(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                      dims, nullptr),
+               InputError);
+}
+
+}  // namespace
+}  // namespace ptxb
