@@ -12,6 +12,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/fp64_gemm.hpp"
+#include "verify/block_reduce.cuh"
 #include "verify/fp64_buffers.hpp"
 #include "verify/gpu_verify.hpp"
 
@@ -24,21 +25,6 @@ constexpr int64_t kMaxSeq = 1 << 20;
 
 __device__ bool visible(int causal, int64_t i, int64_t j) { return !causal || j <= i; }
 
-// Sum (or maximum) of `v` over the block; every thread gets the result.
-__device__ double block_reduce(double v, bool take_max) {
-  __shared__ double partial[kThreads / 32];
-  for (int o = 16; o > 0; o >>= 1) {
-    const double w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = take_max ? fmax(v, w) : v + w;
-  }
-  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
-  __syncthreads();
-  v = partial[0];
-  for (int w = 1; w < kThreads / 32; ++w) v = take_max ? fmax(v, partial[w]) : v + partial[w];
-  __syncthreads();  // partial is reused by the next reduction
-  return v;
-}
-
 // Row r of `s` (rows x cols, scaled scores of query row0 + r): softmax over the visible keys in
 // place (masked keys get 0), and the row's log-sum-exp into lse[r].
 __global__ void softmax_kernel(double* s, int64_t cols, int64_t row0, int causal, float* lse) {
@@ -47,13 +33,13 @@ __global__ void softmax_kernel(double* s, int64_t cols, int64_t row0, int causal
   double row_max = -INFINITY;
   for (int64_t j = threadIdx.x; j < cols; j += kThreads)
     if (visible(causal, i, j)) row_max = fmax(row_max, row[j]);
-  row_max = block_reduce(row_max, true);
+  row_max = block_reduce<kThreads>(row_max, true);
   double sum = 0;
   for (int64_t j = threadIdx.x; j < cols; j += kThreads) {
     row[j] = visible(causal, i, j) ? exp(row[j] - row_max) : 0.0;
     sum += row[j];
   }
-  sum = block_reduce(sum, false);
+  sum = block_reduce<kThreads>(sum, false);
   for (int64_t j = threadIdx.x; j < cols; j += kThreads) row[j] /= sum;
   if (threadIdx.x == 0) lse[r] = static_cast<float>(row_max + log(sum));
 }
@@ -75,7 +61,7 @@ __global__ void delta_kernel(const double* dout, const float* out, int64_t head_
   double d = 0;
   for (int64_t k = threadIdx.x; k < head_dim; k += kThreads)
     d += dout[r * head_dim + k] * static_cast<double>(out[r * head_dim + k]);
-  d = block_reduce(d, false);
+  d = block_reduce<kThreads>(d, false);
   if (threadIdx.x == 0) {
     delta[r] = d;
     delta32[r] = static_cast<float>(d);

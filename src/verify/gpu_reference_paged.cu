@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
+#include "verify/block_reduce.cuh"
 #include "verify/gpu_verify.hpp"
 
 namespace ptxb {
@@ -18,21 +19,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kMaxHeadDim = 256;  // one output column per thread
-
-// Sum (or maximum) of `v` over the block; every thread gets the result.
-__device__ double block_reduce(double v, bool take_max) {
-  __shared__ double partial[kThreads / 32];
-  for (int o = 16; o > 0; o >>= 1) {
-    const double w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = take_max ? fmax(v, w) : v + w;
-  }
-  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
-  __syncthreads();
-  v = partial[0];
-  for (int w = 1; w < kThreads / 32; ++w) v = take_max ? fmax(v, partial[w]) : v + partial[w];
-  __syncthreads();  // partial is reused by the next reduction
-  return v;
-}
 
 __global__ void __launch_bounds__(kThreads)
     paged_decode_rows(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
@@ -63,7 +49,7 @@ __global__ void __launch_bounds__(kThreads)
 
   double m = -INFINITY;
   for (int64_t j = tid; j <= last; j += kThreads) m = fmax(m, score(j));
-  m = block_reduce(m, true);
+  m = block_reduce<kThreads>(m, true);
 
   double sum = 0, acc = 0;  // acc: output column tid
   for (int64_t j0 = 0; j0 <= last; j0 += kThreads) {
@@ -77,7 +63,7 @@ __global__ void __launch_bounds__(kThreads)
         acc += p[jj] * static_cast<double>(__bfloat162float(v[key(j0 + jj) + tid]));
     __syncthreads();  // p is refilled by the next chunk
   }
-  sum = block_reduce(sum, false);
+  sum = block_reduce<kThreads>(sum, false);
   if (tid < d.head_dim) out[row * d.head_dim + tid] = sum > 0 ? static_cast<float>(acc / sum) : 0.f;
   if (tid == 0) lse[row] = sum > 0 ? static_cast<float>(m + log(sum)) : -INFINITY;
 }

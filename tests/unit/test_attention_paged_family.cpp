@@ -13,13 +13,11 @@
 #include "families/structured_values.hpp"
 #include "random_values.hpp"
 #include "reference/attention_paged_fp64.hpp"
-#include "sys/files.hpp"
+#include "task_text.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {
 namespace {
-
-const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
 
 // A decode task of the family: two shapes, the second (hidden) with a longer shortest history.
 // `extra` is appended to the first shape (to break it).
@@ -126,18 +124,8 @@ library = "cudnn"
 )";
 }
 
-// Loads `text` as a task file; the loader's message when it refuses it.
 std::string load(const std::string& text, TaskSpec* loaded = nullptr) {
-  TempDir dir("ptxb-paged-family");
-  write_file_atomic(dir.path() / "task.toml", text);
-  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
-  try {
-    const TaskSpec task = load_task(dir.path() / "task.toml", load_catalog(kTasksRoot / "catalog"));
-    if (loaded != nullptr) *loaded = task;
-    return "";
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  return testing::load_task_message(text, loaded);
 }
 
 TEST(AttentionPagedFamily, ATaskLoadsWithItsFlopsFromTheShapesLengths) {

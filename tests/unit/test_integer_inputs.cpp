@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "families/structured_values.hpp"
 #include "sys/files.hpp"
+#include "task_text.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"
 #include "tasks/task_wire.hpp"
@@ -21,7 +22,6 @@
 namespace ptxb {
 namespace {
 
-const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
 const std::filesystem::path kFixtures = std::filesystem::path(PTXB_FIXTURE_DIR) / "tasks";
 
 TEST(IntegerDtypes, SizesNamesAndTheAbi) {
@@ -74,20 +74,11 @@ TEST(StructuredInts, PermutationsHoldEveryIndexOnce) {
 // The valid fixture with one more input tensor (TOML text `tensor`) inserted before its first
 // output; loads it, or returns the loader's error message.
 std::string load_with_tensor(const std::string& tensor, TaskSpec* loaded = nullptr) {
-  TempDir dir("ptxb-int-inputs");
   std::string text = read_file(kFixtures / "valid/task.toml");
   const size_t at = text.find("[[tensors]]\nname = \"C\"");
   EXPECT_NE(at, std::string::npos) << "the valid fixture changed";
   text.insert(at, tensor + "\n");
-  write_file_atomic(dir.path() / "task.toml", text);
-  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
-  try {
-    const TaskSpec task = load_task(dir.path() / "task.toml", load_catalog(kTasksRoot / "catalog"));
-    if (loaded != nullptr) *loaded = task;
-    return "";
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  return testing::load_task_message(text, loaded);
 }
 
 TEST(IntegerInputs, OffsetsOfGGroupsAreAGPlus1Tensor) {
@@ -217,16 +208,7 @@ std::string load_paged(const std::string& values, int64_t pool, TaskSpec* loaded
           "\n[[tensors]]\nname = \"table\"\nrole = \"in\"\ndtype = \"int32\"\n"
           "shape = [\"B\", \"W\"]\nvalues = " +
               values + "\n\n[[tensors]]\nname = \"C\"");
-  TempDir dir("ptxb-paged-inputs");
-  write_file_atomic(dir.path() / "task.toml", text);
-  write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
-  try {
-    const TaskSpec task = load_task(dir.path() / "task.toml", load_catalog(kTasksRoot / "catalog"));
-    if (loaded != nullptr) *loaded = task;
-    return "";
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  return testing::load_task_message(text, loaded);
 }
 
 TEST(IntegerInputs, PagedDecodeTablesAndLengths) {
