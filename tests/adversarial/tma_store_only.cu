@@ -1,0 +1,546 @@
+// Adversarial submission: TMA in the timed calls, but only to store C; the tiles arrive by
+// cp.async.
+//
+// Situation: the cp.async wgmma GEMM (the sm90/gemm/bf16-wgmma expert) submitted to the TMA task.
+// It stores each output tile with TMA stores (cp.async.bulk.tensor ... global.shared::cta, SASS
+// UTMASTG: thousands per call, far above the TMA target's count floor), waits on an mbarrier with
+// try_wait in every k-block (mbarrier.try_wait at R2), and holds a TMA load behind a kernel
+// argument the host always passes as 0 (UTMALDG in the SASS, never executed). Until 2026-12-03
+// the catalog's cp.async.bulk.tensor entry counted stores, reductions and L2 prefetches with the
+// loads, and this submission passed every target; the entry now counts loads only (UTMALDG), so
+// the TMA target is missing at run time.
+// clang-format off
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma-tma outcome=instruction_missing target=cp.async.bulk.tensor
+// clang-format on
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <cstdint>
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/cp_async.cuh (generated: scripts/amalgamate.py) ====
+// Ampere-style asynchronous copies, global -> shared, 16 bytes per thread (cp.async.cg), grouped
+// with commit_group and waited for with wait_group.
+
+// Copies 16 bytes; the bytes past `src_bytes` (0 or 16) are zero-filled.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+// Waits until at most kPending committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+// ==== end kernels/ptx/cp_async.cuh ====
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores, shared ->
+// global, tracked as bulk groups of the issuing thread.
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// The box of a 2-D map at coordinates (inner, outer) from `src` (written by this CTA's threads,
+// then fence_proxy_async_shared and a barrier) to global memory; elements outside the map's
+// bounds are not written. Joins the issuing thread's open bulk group.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int inner,
+                                             int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(smem_addr(src)), "r"(inner), "r"(outer)
+               : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, from `src` to global memory,
+// as tma_store_2d.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* src, int c0,
+                                             int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+          reinterpret_cast<uint64_t>(map)),
+      "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// Closes the issuing thread's open bulk group (the stores since the last commit).
+__device__ __forceinline__ void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// Waits until at most kPending of this thread's bulk groups still read their shared memory (the
+// source may then be overwritten, or the CTA exit); their global writes may still be under way.
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+// ==== end kernels/ptx/tensor_map.cuh ====
+
+namespace {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 128;
+constexpr int kBlockK = 64;  // one 128-byte swizzle row
+constexpr int kThreads = 256;
+// A pipeline configuration of the kernel: kStages ring stages, kCtasPerSm CTAs resident per SM
+// (2 needs kStages <= 3 to fit the shared memory; one CTA's barriers and epilogue then overlap
+// the other's MMAs), and whether a warpgroup keeps one wgmma group in flight across k-blocks
+// (kOverlapMma: the copies then run kStages - 2 k-blocks ahead instead of kStages - 1, so that
+// they never refill a stage a wgmma still reads).
+template <int Stages, int CtasPerSm, bool OverlapMma>
+struct Pipeline {
+  static constexpr int kStages = Stages;
+  static constexpr int kCtasPerSm = CtasPerSm;
+  static constexpr bool kOverlapMma = OverlapMma;
+  static constexpr int kPrefetch = OverlapMma ? Stages - 2 : Stages - 1;  // k-blocks ahead
+  static_assert(kPrefetch >= 1, "kOverlapMma needs kStages >= 3");
+};
+// Shapes with at least kWideMinWaves waves of 128x128 tiles on one CTA per SM run two CTAs per SM
+// (Wide); fewer tiles (few rows) run one CTA per SM with a deep ring and wgmma overlap (Deep).
+// Measured on the H200 (bench/gemm_dev/variants.sh): Wide 0.72 / 0.71 / 0.70 / 0.53 and Deep
+// 0.72 / 0.71 / 0.64 / 0.76 of cuBLASLt on the task's timed shapes.
+using Wide = Pipeline<3, 2, false>;
+using Deep = Pipeline<6, 1, true>;
+constexpr int kWideMinWaves = 2;
+// Whether the tile leaves through shared memory (store_tile_staged: 16-byte stores of whole
+// 256-byte row segments) instead of masked bf16x2 stores from the accumulator registers.
+constexpr bool kStagedEpilogue = true;
+constexpr int kGroupM = 16;
+constexpr int kChunksPerRow = kBlockK * 2 / 16;  // 16-byte chunks in a tile row
+
+template <int kStages>
+struct SharedStorage {
+  __nv_bfloat16 a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK), swizzled
+  __nv_bfloat16 b[kStages][kBlockN * kBlockK];  // (kBlockN, kBlockK), swizzled
+};
+template <typename P>
+constexpr size_t kSharedBytes = sizeof(SharedStorage<P::kStages>) + 1024;  // +1024: alignment
+
+// wgmma m64n128k16, bf16 x bf16 -> f32, A and B from shared memory (K-major).
+// Accumulates into d (64 floats per thread) when scale_d != 0, overwrites it when 0.
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
+                                                 int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7,"
+      "%8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23,"
+      "%24, %25, %26, %27, %28, %29, %30, %31,"
+      "%32, %33, %34, %35, %36, %37, %38, %39,"
+      "%40, %41, %42, %43, %44, %45, %46, %47,"
+      "%48, %49, %50, %51, %52, %53, %54, %55,"
+      "%56, %57, %58, %59, %60, %61, %62, %63},"
+      " %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+        "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+// Copies a (rows, kBlockK) tile starting at (row0, k0) of a row-major (num_rows, K) matrix into
+// the swizzled layout. Every thread copies rows*kChunksPerRow/kThreads chunks.
+template <int kRows>
+__device__ __forceinline__ void load_tile(__nv_bfloat16* dst, const __nv_bfloat16* src,
+                                          int num_rows, int K, int row0, int k0) {
+#pragma unroll
+  for (int i = 0; i < kRows * kChunksPerRow / kThreads; ++i) {
+    const int chunk = threadIdx.x + i * kThreads;
+    const int r = chunk / kChunksPerRow;
+    const int c = chunk % kChunksPerRow;
+    const int row = row0 + r;
+    const int k = k0 + c * 8;
+    const bool in_bounds = row < num_rows && k < K;  // K % 8 == 0: chunks are all in or all out
+    const __nv_bfloat16* from = in_bounds ? src + static_cast<int64_t>(row) * K + k : src;
+    cp_async_16(dst + r * kBlockK + ((c ^ (r % 8)) * 8), from, in_bounds ? 16 : 0);
+  }
+}
+
+template <typename Storage>
+__device__ __forceinline__ void load_stage(Storage& smem, int s, const __nv_bfloat16* a,
+                                           const __nv_bfloat16* b, int M, int N, int K, int m0,
+                                           int n0, int kb) {
+  load_tile<kBlockM>(smem.a[s], a, M, K, m0, kb * kBlockK);
+  load_tile<kBlockN>(smem.b[s], b, N, K, n0, kb * kBlockK);
+}
+
+// The (kBlockM, kBlockN) tile of C at (m0, n0), each warpgroup's (64, kBlockN) accumulators in d,
+// rounded to bf16 through `staging` (the stage buffers, free: the caller waited for every copy
+// and wgmma and synchronized): two (kBlockM, 64) halves of 128-byte rows with the 128-byte
+// swizzle (conflict-free writes), then every thread stores 16-byte chunks, a row's 16 chunks by
+// 16 consecutive threads; elements past M or N are masked.
+__device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2], uint8_t* staging,
+                                                  __nv_bfloat16* c, int M, int N, int m0, int n0,
+                                                  const CUtensorMap* map_c, bool by_tma) {
+  static_assert(kBlockN == 128 && kBlockM * kBlockN * 2 <= sizeof(SharedStorage<2>),
+                "two 64-column halves fit in the stage buffers (of 2 stages or more)");
+  constexpr uint32_t kHalfBytes = kBlockM * 128;
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int row0 = (threadIdx.x / 128) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int chunk = i % 8;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = row0 + half * 8;
+      *reinterpret_cast<__nv_bfloat162*>(staging + (i / 8) * kHalfBytes + r * 128 +
+                                         ((chunk ^ (r % 8)) * 16) + (lane % 4) * 4) =
+          __floats2bfloat162_rn(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
+    }
+  }
+  if (by_tma) {  // the two staged halves are boxes of {64 columns, 128 rows}, 128-byte swizzle
+    fence_proxy_async_shared();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      tma_store_2d(map_c, staging, n0, m0);
+      tma_store_2d(map_c, staging + kHalfBytes, n0 + 64, m0);
+      bulk_commit_group();
+      bulk_wait_group_read<0>();
+    }
+    return;
+  }
+  __syncthreads();
+  constexpr int kChunks = kBlockN / 8;  // 16-byte chunks in a tile row
+#pragma unroll
+  for (int j = 0; j < kBlockM * kChunks / kThreads; ++j) {
+    const int idx = j * kThreads + threadIdx.x;
+    const int r = idx / kChunks, chunk = idx % kChunks;
+    const uint8_t* from =
+        staging + (chunk / 8) * kHalfBytes + r * 128 + (((chunk % 8) ^ (r % 8)) * 16);
+    const int row = m0 + r, col = n0 + chunk * 8;
+    if (row >= M || col >= N) continue;
+    __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+    if (N % 8 == 0) {  // col + 8 <= N and 16-byte aligned
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(from);
+    } else {
+      const auto* e = reinterpret_cast<const __nv_bfloat16*>(from);
+      for (int k = 0; k < 8 && col + k < N; ++k) dst[k] = e[k];
+    }
+  }
+}
+
+template <typename P>
+__global__ void __launch_bounds__(kThreads, P::kCtasPerSm)
+    gemm_bf16_wgmma(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
+                    __nv_bfloat16* __restrict__ c, int M, int N, int K,
+                    const __grid_constant__ CUtensorMap map_c, bool by_tma,
+                    const __grid_constant__ CUtensorMap map_dead, int dead) {
+  extern __shared__ uint8_t smem_raw[];
+  __shared__ uint64_t bar;  // waited on once a k-block: mbarrier.try_wait at R2
+  constexpr int kStages = P::kStages, kPrefetch = P::kPrefetch;
+  auto& smem = *reinterpret_cast<SharedStorage<kStages>*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+
+  const int tiles_m = (M + kBlockM - 1) / kBlockM;
+  const int tiles_n = (N + kBlockN - 1) / kBlockN;
+  const int per_group = kGroupM * tiles_n;
+  const int first_m = (blockIdx.x / per_group) * kGroupM;
+  const int rows_in_group = min(tiles_m - first_m, kGroupM);
+  const int in_group = blockIdx.x % per_group;
+  const int m0 = (first_m + in_group % rows_in_group) * kBlockM;
+  const int n0 = (in_group / rows_in_group) * kBlockN;
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  if (threadIdx.x == 0) {
+    mbar_init(&bar, 1);
+    fence_mbarrier_init();
+  }
+
+#pragma unroll
+  for (int s = 0; s < kPrefetch; ++s) {
+    if (s < k_blocks) load_stage(smem, s, a, b, M, N, K, m0, n0, s);
+    cp_async_commit();  // NOTE: empty groups keep the wait_group arithmetic uniform
+  }
+
+  const int warpgroup = threadIdx.x / 128;
+  float d[kBlockN / 2];
+#pragma unroll
+  for (int i = 0; i < kBlockN / 2; ++i) d[i] = 0.f;
+
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const int s = kb % kStages;
+    cp_async_wait<kPrefetch - 1>();  // stage kb has landed for this thread's copies
+    // NOTE: cp.async writes through the generic proxy; wgmma reads through the async proxy.
+    fence_proxy_async_shared();
+    // Every thread's copies for stage kb are visible, and the stage refilled next is free: every
+    // warpgroup finished the wgmma group of k-block kb - 1 (kb - 2 with kOverlapMma) before it.
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      mbar_arrive(&bar);
+      mbar_wait(&bar, kb & 1);
+      if (dead) tma_load_2d(smem.a[s], &map_dead, &bar, 0, 0);  // never: the host passes 0
+    }
+    const int next = kb + kPrefetch;
+    if (next < k_blocks) load_stage(smem, next % kStages, a, b, M, N, K, m0, n0, next);
+    cp_async_commit();
+
+    const __nv_bfloat16* a_tile = smem.a[s] + warpgroup * 64 * kBlockK;  // (64, kBlockK)
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < kBlockK / 16; ++k)
+      wgmma_m64n128k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
+                       wgmma_desc_sw128(smem.b[s] + k * 16, 16, 1024), 1);
+    wgmma_commit();
+    // Stage s may be overwritten once every warpgroup passes the next barrier (the one after).
+    wgmma_wait<P::kOverlapMma ? 1 : 0>();
+  }
+  wgmma_wait<0>();
+#pragma unroll
+  for (int i = 0; i < kBlockN / 2; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  if constexpr (kStagedEpilogue) {
+    cp_async_wait<0>();  // no copy still lands in the stages (the trailing groups are empty)
+    __syncthreads();     // and no warpgroup still reads them
+    store_tile_staged(d, reinterpret_cast<uint8_t*>(&smem), c, M, N, m0, n0, &map_c, by_tma);
+    return;
+  }
+
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const int row_a = m0 + warpgroup * 64 + warp * 16 + lane / 4;
+  const bool pair_ok = (N % 2) == 0;
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+      const float v0 = d[i * 4 + half * 2], v1 = d[i * 4 + half * 2 + 1];
+      if (pair_ok && col + 1 < N) {
+        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
+      } else {
+        dst[0] = __float2bfloat16_rn(v0);
+        if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
+      }
+    }
+  }
+}
+
+bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
+  return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
+         t.strides[0] == cols && t.strides[1] == 1;
+}
+
+enum Status : int { kBadProblem = 1, kLaunchFailed = 3 };
+
+int g_sms = 0;  // the device's SM count, read by ptxb_plan
+
+template <typename P>
+cudaError_t allow_shared_memory() {
+  return cudaFuncSetAttribute(gemm_bf16_wgmma<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(kSharedBytes<P>));
+}
+
+// A row-major (rows, cols) bf16 tensor map with (box_rows, 64) boxes and the 128-byte swizzle;
+// false when cols % 8 != 0 (no 16-byte row pitch) or the driver lacks the encoder.
+bool encode_2d(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols, uint32_t box_rows) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr || cols % 8 != 0) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {64, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, ptr, dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <typename P>
+cudaError_t launch(const ptxb_args* args, int tiles, int64_t M, int64_t N, int64_t K) {
+  CUtensorMap map_c = {}, map_dead = {};
+  const bool by_tma = encode_2d(&map_c, args->outputs[0], M, N, kBlockM);
+  encode_2d(&map_dead, const_cast<void*>(args->inputs[0]), M, K, 64);
+  gemm_bf16_wgmma<P><<<tiles, kThreads, kSharedBytes<P>, static_cast<cudaStream_t>(args->stream)>>>(
+      static_cast<const __nv_bfloat16*>(args->inputs[0]),
+      static_cast<const __nv_bfloat16*>(args->inputs[1]),
+      static_cast<__nv_bfloat16*>(args->outputs[0]), static_cast<int>(M), static_cast<int>(N),
+      static_cast<int>(K), map_c, by_tma, map_dead, 0);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  (void)problem;
+  *workspace_bytes = 0;
+  int device = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+                 cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) ==
+                     cudaSuccess &&
+                 allow_shared_memory<Wide>() == cudaSuccess &&
+                 allow_shared_memory<Deep>() == cudaSuccess
+             ? PTXB_OK
+             : kLaunchFailed;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const ptxb_problem& p = *args->problem;
+  if (p.num_inputs != 2 || p.num_outputs != 1) return kBadProblem;
+  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
+  if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
+      !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || N > INT32_MAX ||
+      K > INT32_MAX)
+    return kBadProblem;
+  const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
+  const cudaError_t launched = tiles >= kWideMinWaves * g_sms ? launch<Wide>(args, tiles, M, N, K)
+                                                              : launch<Deep>(args, tiles, M, N, K);
+  return launched == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
