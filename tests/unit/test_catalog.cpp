@@ -32,7 +32,9 @@ TEST(Catalog, HopperEntriesAndPrimaryOpcodes) {
       {"cp.async.bulk.tensor", {"UTMALDG"}},  // loads only: stores and prefetches apart
       {"cp.async.bulk.tensor.store", {"UTMASTG", "UTMAREDG"}},
       {"cp.async.bulk.prefetch.tensor", {"UTMAPF"}},
-      {"cp.async.bulk", {"UBLKCP", "UBLKRED", "UBLKPF"}},
+      {"cp.async.bulk", {"UBLKCP.S.G"}},  // loads only, as cp.async.bulk.tensor
+      {"cp.async.bulk.store", {"UBLKCP.G.S", "UBLKRED.G.S"}},
+      {"cp.async.bulk.prefetch", {"UBLKPF"}},
       {"mbarrier.try_wait", {"SYNCS.PHASECHK.TRANS64.TRYWAIT"}},
       {"mbarrier.arrive.expect_tx", {"SYNCS.ARRIVE.TRANS64$"}},
       {"setmaxnreg", {"USETMAXREG"}},
@@ -77,8 +79,8 @@ TEST(Catalog, ArchSpecificLookups) {
   for (const std::string& arch : known_archs()) {
     for (const InstructionEntry* e : real_catalog().for_arch(arch)) EXPECT_EQ(e->arch, arch);
   }
-  EXPECT_EQ(real_catalog().for_arch("sm_90a").size(), 12u);
-  EXPECT_EQ(real_catalog().for_arch("sm_100a").size(), 16u);
+  EXPECT_EQ(real_catalog().for_arch("sm_90a").size(), 14u);
+  EXPECT_EQ(real_catalog().for_arch("sm_100a").size(), 18u);
 }
 
 TEST(Arch, OneTableAnswersEveryArchitectureQuestion) {
@@ -150,6 +152,12 @@ TEST(Catalog, IsPrimaryMatchesWholeDottedParts) {
   EXPECT_TRUE(entry("cp.async", "sm_90a").is_primary("LDGSTS.E.BYPASS.128"));
   EXPECT_FALSE(entry("cp.async", "sm_90a").is_primary("LDGDEPBAR"));
   EXPECT_TRUE(entry("cp.async.bulk", "sm_90a").is_primary("UBLKCP.S.G"));
+  EXPECT_FALSE(entry("cp.async.bulk", "sm_90a").is_primary("UBLKCP.G.S"));  // a bulk store
+  EXPECT_FALSE(entry("cp.async.bulk", "sm_90a").is_primary("UBLKRED.G.S.ADD"));
+  EXPECT_FALSE(entry("cp.async.bulk", "sm_90a").is_primary("UBLKPF.L2"));
+  EXPECT_TRUE(entry("cp.async.bulk.store", "sm_90a").is_primary("UBLKCP.G.S"));
+  EXPECT_TRUE(entry("cp.async.bulk.store", "sm_90a").is_primary("UBLKRED.G.S.ADD"));
+  EXPECT_TRUE(entry("cp.async.bulk.prefetch", "sm_90a").is_primary("UBLKPF.L2"));
 }
 
 bool ptx_matches(const std::string& name, const std::string& ptx) {
@@ -186,9 +194,18 @@ TEST(Catalog, PtxPatternsSeparateNeighbouringInstructions) {
 
   EXPECT_TRUE(ptx_matches("cp.async.bulk",
                           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));
-  EXPECT_TRUE(ptx_matches("cp.async.bulk", "cp.async.bulk.global.shared::cta.bulk_group [%rd1]"));
-  EXPECT_TRUE(ptx_matches("cp.async.bulk", "cp.reduce.async.bulk.global.shared::cta.bulk_group"));
-  EXPECT_TRUE(ptx_matches("cp.async.bulk", "cp.async.bulk.prefetch.L2.global [%rd1], 256;"));
+  const std::string bulk_store = "cp.async.bulk.global.shared::cta.bulk_group [%rd1]";
+  const std::string bulk_reduce = "cp.reduce.async.bulk.global.shared::cta.bulk_group";
+  const std::string bulk_prefetch = "cp.async.bulk.prefetch.L2.global [%rd1], 256;";
+  EXPECT_FALSE(ptx_matches("cp.async.bulk", bulk_store));
+  EXPECT_FALSE(ptx_matches("cp.async.bulk", bulk_reduce));
+  EXPECT_FALSE(ptx_matches("cp.async.bulk", bulk_prefetch));
+  EXPECT_FALSE(ptx_matches("cp.async.bulk", "cp.async.bulk.shared::cluster.shared::cta.mbarrier"));
+  EXPECT_TRUE(ptx_matches("cp.async.bulk.store", bulk_store));
+  EXPECT_TRUE(ptx_matches("cp.async.bulk.store", bulk_reduce));
+  EXPECT_FALSE(ptx_matches("cp.async.bulk.store", tma_store));
+  EXPECT_TRUE(ptx_matches("cp.async.bulk.prefetch", bulk_prefetch));
+  EXPECT_FALSE(ptx_matches("cp.async.bulk.prefetch", tma_prefetch));
   EXPECT_FALSE(ptx_matches("cp.async.bulk", tma_load));
   EXPECT_FALSE(ptx_matches("cp.async.bulk", "cp.async.bulk.prefetch.tensor.2d.L2.global"));
   EXPECT_FALSE(ptx_matches("cp.async.bulk", "cp.async.bulk.commit_group;"));
