@@ -4,7 +4,7 @@
 // which the gate does not hold, and spends 4 ms of host time, the budget of computing a small
 // problem on the CPU from inputs copied out that way, before launching the honest expert. With
 // the gate alone those 4 ms would be invisible (the GPU starts only after the call returned) and
-// this would score the expert's speedups (0.50-0.57); because a sample is the larger of the device
+// this would score the expert's speedups (0.70-0.75); because a sample is the larger of the device
 // time and the call's host time (docs/timing.md), every shape's speedup falls below 0.45 (8192^3:
 // the library's ~1.7 ms against 4 ms; the other shapes below 0.1).
 #include <chrono>
