@@ -3,7 +3,8 @@
 // ones included, as its last SQ positions), the history held in pages of P tokens of a shared
 // pool of NP pages. Q, O [B, SQ, H, D]; K_cache, V_cache [NP, P, HKV, D] (the vLLM layout);
 // seq_lens [B] (int32, `values = { kind = "sequence_lengths", total = "T", max = "SK", min =
-// "SMIN" }`: T KV tokens in all, the longest SK, none shorter than SMIN, or than SQ without it);
+// "SMIN" }`: T KV tokens in all, the longest SK, none shorter than SMIN; a task needs SMIN >= SQ,
+// the new tokens being part of the history, since without `min` the lengths start at 1);
 // page_table [B, W] (int32, `values = { kind = "page_table", lengths = "seq_lens", page = "P",
 // pages = "NP" }`); LSE [B, SQ, H]. Masking is causal and bottom-right aligned
 // (reference/attention_paged_fp64.hpp). Scalars: scale and max_seqlen (SK). FLOPs: 4 H D SQ len_b
@@ -27,7 +28,7 @@ class AttentionPagedFamily final : public Family {
   std::string dims_hint() const override {
     return "B sequences of SQ new tokens, T KV tokens in all, SK the longest history; H query "
            "and HKV key/value heads of D; pages of P tokens, NP in the pool, W per table row; "
-           "SMIN (optional) the shortest history";
+           "SMIN (at least SQ; optional in the schema) the shortest history";
   }
   std::vector<std::string> scalars() const override { return {"scale", "max_seqlen"}; }
   std::vector<FamilyTensor> tensors() const override {
@@ -42,7 +43,7 @@ class AttentionPagedFamily final : public Family {
   double flops(const Shape& s) const override {
     // NOTE: a shape whose sizes admit no batch gets 0 here; the loader then refuses it
     // (tasks/spec.cpp, check_sequence_offsets).
-    const int64_t min_len = s.find("SMIN").value_or(s.at("SQ"));
+    const int64_t min_len = s.find("SMIN").value_or(1);  // as the worker draws (min_length)
     if (!sequence_lengths_fit(s.at("B"), s.at("T"), s.at("SK"), min_len)) return 0;
     PagedDecodeShape p;
     p.q_len = s.at("SQ");

@@ -140,6 +140,10 @@ std::vector<int64_t> shape_sequence_lengths(int64_t batch, int64_t total, int64_
   return lengths;
 }
 
+int64_t min_length(const StructuredValues& v, const Shape& shape) {
+  return v.min.empty() ? 1 : shape.at(v.min);
+}
+
 int64_t pages_needed(const std::vector<int64_t>& lengths, int64_t page) {
   PTXB_ASSERT(page >= 1, "pages_needed: page >= 1");
   int64_t pages = 0;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/shape.hpp"
+
 namespace ptxb {
 
 /// How a structured input tensor is filled (task.toml `values`).
@@ -77,6 +79,10 @@ bool sequence_lengths_fit(int64_t batch, int64_t total, int64_t max_len, int64_t
 /// batch (min_len - 1), max_len - (min_len - 1))), a function of the sizes.
 std::vector<int64_t> shape_sequence_lengths(int64_t batch, int64_t total, int64_t max_len,
                                             int64_t min_len);
+
+/// The shortest length a "sequence_lengths" input `v` allows at `shape`: the size of its `min`
+/// dimension, 1 without one.
+int64_t min_length(const StructuredValues& v, const Shape& shape);
 
 /// Pages of `page` tokens that `lengths` need: the sum of ceil(len / page).
 int64_t pages_needed(const std::vector<int64_t>& lengths, int64_t page);

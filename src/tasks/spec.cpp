@@ -422,7 +422,7 @@ void check_sequence_offsets(const TableReader& root, const TaskSpec& task) {
       for (const ShapeCase& c : task.shapes) {
         const int64_t sequences = extent(tensor.dims[0], c.shape);
         const int64_t total = c.shape.at(v.total), max_len = c.shape.at(v.max);
-        const int64_t min_len = v.min.empty() ? 1 : c.shape.at(v.min);
+        const int64_t min_len = min_length(v, c.shape);
         if (!sequence_lengths_fit(sequences, total, max_len, min_len))
           fail(c, std::to_string(sequences) + " sequences of " + std::to_string(min_len) + " to " +
                       std::to_string(max_len) + " tokens, one of " + std::to_string(max_len) +
@@ -450,7 +450,7 @@ void check_sequence_offsets(const TableReader& root, const TaskSpec& task) {
         if (page < 1 || width * page < max_len)
           fail(c, tensor.name + ": " + std::to_string(width) + " pages of " + std::to_string(page) +
                       " tokens cannot hold a sequence of " + std::to_string(max_len));
-        const int64_t min_len = lv.min.empty() ? 1 : c.shape.at(lv.min);
+        const int64_t min_len = min_length(lv, c.shape);
         if (!sequence_lengths_fit(sequences, c.shape.at(lv.total), max_len, min_len)) continue;
         const int64_t needed = pages_needed(
             shape_sequence_lengths(sequences, c.shape.at(lv.total), max_len, min_len), page);

@@ -143,7 +143,7 @@ namespace {
 std::vector<int64_t> lengths_of(const TensorSpec& spec, const Shape& shape) {
   const StructuredValues& v = *spec.values;
   return shape_sequence_lengths(extent(spec.dims[0], shape), shape.at(v.total), shape.at(v.max),
-                                v.min.empty() ? 1 : shape.at(v.min));
+                                min_length(v, shape));
 }
 
 // The values of a structured integer input (families/structured_values.hpp) at `shape`.

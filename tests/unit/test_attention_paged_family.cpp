@@ -142,7 +142,7 @@ TEST(AttentionPagedFamily, ATaskLoadsWithItsFlopsFromTheShapesLengths) {
     EXPECT_DOUBLE_EQ(f.scalar_value("max_seqlen", s), static_cast<double>(s.at("SK")));
     EXPECT_DOUBLE_EQ(f.scalar_value("scale", s), 1.0 / std::sqrt(128.0));
   }
-  // Without SMIN the shortest history is SQ; the lengths sum to T whatever their mix.
+  // Without SMIN the lengths start at 1; they sum to T whatever their mix.
   Shape no_min = task.shapes[1].shape;
   const double with_min = f.flops(no_min);
   std::erase_if(no_min.dims, [](const auto& dim) { return dim.first == "SMIN"; });
