@@ -14,6 +14,7 @@
 #include "cuda/device.hpp"
 #include "device_copies.hpp"
 #include "families/structured_values.hpp"
+#include "fp64_expect.hpp"
 #include "reference/attention_paged_fp64.hpp"
 #include "verify/gpu_verify.hpp"
 
@@ -42,17 +43,6 @@ DeviceBuffer upload_i32(const std::vector<int64_t>& values) {
   return d;
 }
 
-void expect_close(const std::vector<float>& got, const std::vector<double>& want,
-                  const char* what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  int bad = 0;
-  for (size_t i = 0; i < got.size() && bad < 5; ++i)
-    if (!(std::fabs(got[i] - want[i]) <= 1e-5 + 1e-5 * std::fabs(want[i]))) {
-      ADD_FAILURE() << what << "[" << i << "] = " << got[i] << ", fp64 says " << want[i];
-      ++bad;
-    }
-}
-
 void check(int64_t q_len, int64_t head_dim) {
   PagedDecodeShape s;
   s.q_len = q_len;
@@ -78,8 +68,10 @@ void check(int64_t q_len, int64_t head_dim) {
   Stream stream;
   reference_paged_decode(dq.data(), dk.data(), dv.data(), lens.as<int32_t>(), table.as<int32_t>(),
                          out.as<float>(), lse.as<float>(), dims, stream.get());
-  expect_close(testing::to_host_f32(out, static_cast<int64_t>(want.out.size())), want.out, "O");
-  expect_close(testing::to_host_f32(lse, static_cast<int64_t>(want.lse.size())), want.lse, "LSE");
+  testing::expect_close_to_fp64(testing::to_host_f32(out, static_cast<int64_t>(want.out.size())),
+                                want.out, "O");
+  testing::expect_close_to_fp64(testing::to_host_f32(lse, static_cast<int64_t>(want.lse.size())),
+                                want.lse, "LSE");
 }
 
 TEST(PagedDecodeReferenceGpu, MatchesTheFp64DefinitionThroughShuffledTables) {

@@ -11,6 +11,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
 #include "device_copies.hpp"
+#include "fp64_expect.hpp"
 #include "reference/attention_fp64.hpp"
 #include "verify/gpu_verify.hpp"
 
@@ -42,17 +43,6 @@ DeviceBuffer upload(const std::vector<__nv_bfloat16>& host) {
 
 using testing::to_host_f32;
 
-void expect_close(const std::vector<float>& got, const std::vector<double>& want,
-                  const char* what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  int bad = 0;
-  for (size_t i = 0; i < got.size() && bad < 5; ++i)
-    if (!(std::fabs(got[i] - want[i]) <= 1e-5 + 1e-5 * std::fabs(want[i]))) {
-      ADD_FAILURE() << what << "[" << i << "] = " << got[i] << ", fp64 says " << want[i];
-      ++bad;
-    }
-}
-
 // `tile_elements`: the references' score tile (kAttentionTileElements, or fewer to make the shape
 // span several query tiles).
 void check_shape(const AttentionShape& s, int64_t tile_elements = kAttentionTileElements) {
@@ -73,11 +63,11 @@ void check_shape(const AttentionShape& s, int64_t tile_elements = kAttentionTile
   reference_attention_backward(dq_in.data(), dk_in.data(), dv_in.data(), ddo_in.data(),
                                out.as<float>(), lse.as<float>(), delta.as<float>(), dq.as<float>(),
                                dk.as<float>(), dv.as<float>(), dims, stream.get(), tile_elements);
-  expect_close(to_host_f32(out, want.out.size()), want.out, "O");
-  expect_close(to_host_f32(lse, want.lse.size()), want.lse, "LSE");
-  expect_close(to_host_f32(dq, grads.dq.size()), grads.dq, "dQ");
-  expect_close(to_host_f32(dk, grads.dk.size()), grads.dk, "dK");
-  expect_close(to_host_f32(dv, grads.dv.size()), grads.dv, "dV");
+  testing::expect_close_to_fp64(to_host_f32(out, want.out.size()), want.out, "O");
+  testing::expect_close_to_fp64(to_host_f32(lse, want.lse.size()), want.lse, "LSE");
+  testing::expect_close_to_fp64(to_host_f32(dq, grads.dq.size()), grads.dq, "dQ");
+  testing::expect_close_to_fp64(to_host_f32(dk, grads.dk.size()), grads.dk, "dK");
+  testing::expect_close_to_fp64(to_host_f32(dv, grads.dv.size()), grads.dv, "dV");
 }
 
 TEST(GpuAttentionReference, MatchesFp64Causal_GroupedQuery) {
