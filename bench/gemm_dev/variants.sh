@@ -18,7 +18,6 @@ groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
 cluster2='s/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/'
 splitcluster='s/^constexpr bool kSplitCluster = false;/constexpr bool kSplitCluster = true;/'
 directstore='s/^constexpr bool kTmaStoreEpilogue = true;/constexpr bool kTmaStoreEpilogue = false;/'
-tmapartials='s/^constexpr bool kTmaStorePartials = false;/constexpr bool kTmaStorePartials = true;/'
 ownstaging='s/^constexpr bool kOwnStaging = false;/constexpr bool kOwnStaging = true;/'
 stages3='s/^constexpr int kStages = 4;/constexpr int kStages = 3;/'
 deep='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 1 << 20;/'
@@ -32,7 +31,6 @@ tma_cluster2|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
 tma_cluster2_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $persistent; $ownstaging; $stages3
 tma_splitcluster|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
 tma_directstore|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore
-tma_tmapartials|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$tmapartials
 tma_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3
 llm_directstore|llm|sm90/gemm/bf16-llm|$directstore
 llm_splitcluster|llm|sm90/gemm/bf16-llm|$splitcluster

@@ -20,19 +20,12 @@ static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
               "one A stage per box of the staged tile");
-// Whether split-K partial tiles leave through shared memory and TMA stores too
-// (store_partial_tma), staged in the stage buffers once both consumers are done with them.
-constexpr bool kTmaStorePartials = false;
-static_assert(!kTmaStorePartials || !kPersistent, "the staging would race the next unit's loads");
-static_assert(!kTmaStorePartials || sizeof(SharedStorage::a) + sizeof(SharedStorage::b) >=
-                                        kConsumers * 64 * kBlockN * sizeof(float),
-              "both consumers' partial tiles fit in the stage buffers");
 
 // Work unit u: block u % blocks of C (grouped raster over blocks of kClusterM tile rows by one
 // tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
 // The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
 // c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
-// reduce_splits. With store_by_tma, map_c maps C (one split) or the partials (several).
+// reduce_splits. With store_by_tma (one split only), map_c maps C for store_tile_tma.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
@@ -83,12 +76,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int split = u / blocks;
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
-    if (splits > 1 && kTmaStorePartials && store_by_tma) {
-      // Both consumers are done reading the stages before either stages its partial there.
-      asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
-      store_partial_tma(d, reinterpret_cast<uint8_t*>(smem.a[0]) + consumer * 64 * kBlockN * 4,
-                        &map_c, consumer, tile.m0 + consumer * 64, tile.n0, split);
-    } else if (splits > 1)
+    if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
                     tile.n0, M, N);
     else if (kTmaStoreEpilogue && store_by_tma)
@@ -100,7 +88,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     else
       store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   }
-  if ((kTmaStoreEpilogue || kTmaStorePartials) && threadIdx.x % 128 == 0)
+  if (kTmaStoreEpilogue && threadIdx.x % 128 == 0)
     bulk_wait_group_read<0>();  // the staging stays until read: before exit
 }
 
@@ -238,11 +226,11 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
-// `kernel` on `blocks` CTAs (a multiple of `cluster`) in clusters of `cluster` CTAs along x.
-template <typename... Params, typename... Args>
-cudaError_t launch_in_clusters(void (*kernel)(Params...), int blocks, int cluster,
-                               cudaStream_t stream, Args... args) {
-  cudaLaunchAttribute cluster_dims = {};
+// A launch of `blocks` CTAs of the kernels here (a multiple of `cluster`) in clusters of
+// `cluster` CTAs along x; `cluster_dims` holds the attribute the config points to.
+cudaLaunchConfig_t cluster_config(int blocks, int cluster, cudaStream_t stream,
+                                  cudaLaunchAttribute& cluster_dims) {
+  cluster_dims = {};
   cluster_dims.id = cudaLaunchAttributeClusterDimension;
   cluster_dims.val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
   cudaLaunchConfig_t config = {};
@@ -252,6 +240,15 @@ cudaError_t launch_in_clusters(void (*kernel)(Params...), int blocks, int cluste
   config.stream = stream;
   config.attrs = &cluster_dims;
   config.numAttrs = 1;
+  return config;
+}
+
+// `kernel` on `blocks` CTAs (a multiple of `cluster`) in clusters of `cluster` CTAs along x.
+template <typename... Params, typename... Args>
+cudaError_t launch_in_clusters(void (*kernel)(Params...), int blocks, int cluster,
+                               cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute cluster_dims;
+  const cudaLaunchConfig_t config = cluster_config(blocks, cluster, stream, cluster_dims);
   return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
@@ -270,15 +267,8 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
   *workspace_bytes = 0;
   if (kSplitCluster) {  // the partials stay in shared memory
     for (int size = 1; size <= kMaxClusterSplits; ++size) {
-      cudaLaunchAttribute cluster_dims = {};
-      cluster_dims.id = cudaLaunchAttributeClusterDimension;
-      cluster_dims.val.clusterDim = {static_cast<unsigned>(size), 1, 1};
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(size * g_sms);
-      config.blockDim = dim3(kThreads);
-      config.dynamicSmemBytes = kSharedBytes;
-      config.attrs = &cluster_dims;
-      config.numAttrs = 1;
+      cudaLaunchAttribute cluster_dims;
+      const cudaLaunchConfig_t config = cluster_config(size * g_sms, size, nullptr, cluster_dims);
       if (cudaOccupancyMaxActiveClusters(&g_max_clusters[size], gemm_bf16_tma_ws_split_cluster,
                                          &config) != cudaSuccess)
         return kLaunchFailed;
@@ -312,9 +302,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const SplitK split = split_k(M, N, K, g_sms);
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma =
-      split.splits == 1
-          ? kTmaStoreEpilogue && encode_c_store(&map_c, args->outputs[0], M, N)
-          : kTmaStorePartials && encode_partials_store(&map_c, args->workspace, split.splits, M, N);
+      kTmaStoreEpilogue && split.splits == 1 && encode_c_store(&map_c, args->outputs[0], M, N);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
     return kBadProblem;

@@ -181,16 +181,6 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
                "r"(smem_addr(src)), "r"(inner), "r"(outer)
                : "memory");
 }
-// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, from `src` to global memory,
-// as tma_store_2d.
-__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* src, int c0,
-                                             int c1, int c2) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
-          reinterpret_cast<uint64_t>(map)),
-      "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
-      : "memory");
-}
 // Closes the issuing thread's open bulk group (the stores since the last commit).
 __device__ __forceinline__ void bulk_commit_group() {
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
@@ -482,41 +472,6 @@ __device__ __forceinline__ void store_tile_tma(const float (&d)[kBlockN / 2], ui
   }
 }
 
-// The same for a split-K partial tile in fp32: kBlockN / 32 boxes of 64 rows by 32 floats (8 KB,
-// 128-byte swizzle) per consumer, contiguous at `staging` (1024-byte aligned, 64 KB), stored
-// through `map_p` (the partials as (N, M, splits): encode_partials_store) at split `split`.
-constexpr int kPartialBoxCols = 32;
-__device__ __forceinline__ void store_partial_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
-                                                  const CUtensorMap* map_p, int consumer, int row0,
-                                                  int n0, int split) {
-  const int warp = (threadIdx.x / 32) % 4;
-  const int lane = threadIdx.x % 32;
-  const bool leader = threadIdx.x % 128 == 0;
-  if (leader) bulk_wait_group_read<0>();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
-#pragma unroll
-  for (int i = 0; i < kBlockN / 8; ++i) {
-    uint8_t* box = staging + (i / 4) * (64 * kPartialBoxCols * 4);
-    const int chunk = (i % 4) * 2 + (lane % 4) / 2;  // 16-byte chunk: 4 floats of the box row
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = warp * 16 + lane / 4 + half * 8;
-      const uint32_t offset = r * 128 + ((chunk ^ (r % 8)) * 16) + (lane % 2) * 8;
-      *reinterpret_cast<float2*>(box + offset) =
-          make_float2(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
-    }
-  }
-  fence_proxy_async_shared();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
-  if (leader) {
-#pragma unroll
-    for (int j = 0; j < kBlockN / kPartialBoxCols; ++j)
-      tma_store_3d(map_p, staging + j * (64 * kPartialBoxCols * 4), n0 + j * kPartialBoxCols, row0,
-                   split);
-    bulk_commit_group();
-  }
-}
-
 // The work of one CTA: the (kBlockM, kBlockN) tile of C at rows [m0, m0 + kBlockM) and columns
 // [n0, n0 + kBlockN); B's tile starts at row b_row0 of its tensor map (n0, plus a group's first
 // weight row in a grouped GEMM); k-blocks [kb_begin, kb_begin + k_blocks).
@@ -645,24 +600,6 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
   const cuuint32_t box[2] = {kStoreBoxCols, 64};
   const cuuint32_t element_strides[2] = {1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, ptr, dims, strides, box, element_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-// `splits` fp32 partial products (splits, rows, cols), row-major, written in (1, 64,
-// kPartialBoxCols) boxes with the 128-byte swizzle (store_partial_tma). Needs cols % 4 == 0.
-bool encode_partials_store(CUtensorMap* map, void* ptr, int64_t splits, int64_t rows,
-                           int64_t cols) {
-  auto encode = tensor_map_encoder();
-  if (encode == nullptr || cols % 4 != 0 || reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
-    return false;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
-                              static_cast<cuuint64_t>(splits)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 4,
-                                 static_cast<cuuint64_t>(rows * cols) * 4};
-  const cuuint32_t box[3] = {kPartialBoxCols, 64, 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, ptr, dims, strides, box, element_strides,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                 CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }

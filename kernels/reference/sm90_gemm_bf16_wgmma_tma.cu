@@ -21,9 +21,9 @@
 // - knobs, off here, measured by bench/gemm_dev/variants.sh: kPersistent (one CTA per SM
 //   looping over tiles, the ring running on; with the TMA-store epilogue it needs kOwnStaging
 //   and kStages = 3), kClusterM = 2 (CTA pairs along M sharing the B tile through TMA
-//   multicast), kSplitCluster (the K splits of a tile as one cluster, summed through distributed
-//   shared memory instead of global partials and a second kernel) and kTmaStorePartials (the
-//   split-K partials stored with TMA too).
+//   multicast) and kSplitCluster (the K splits of a tile as one cluster, summed through
+//   distributed shared memory instead of global partials and a second kernel). Split-K partials
+//   stored by TMA were measured too and gave nothing (removed after 7b56920).
 // Requirements checked by ptxb_run: K % 8 == 0 (16-byte row pitch for TMA), 16-byte aligned
 // pointers, contiguous row-major tensors.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
@@ -190,16 +190,6 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
                    reinterpret_cast<uint64_t>(map)),
                "r"(smem_addr(src)), "r"(inner), "r"(outer)
                : "memory");
-}
-// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, from `src` to global memory,
-// as tma_store_2d.
-__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* src, int c0,
-                                             int c1, int c2) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
-          reinterpret_cast<uint64_t>(map)),
-      "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
-      : "memory");
 }
 // Closes the issuing thread's open bulk group (the stores since the last commit).
 __device__ __forceinline__ void bulk_commit_group() {
@@ -492,41 +482,6 @@ __device__ __forceinline__ void store_tile_tma(const float (&d)[kBlockN / 2], ui
   }
 }
 
-// The same for a split-K partial tile in fp32: kBlockN / 32 boxes of 64 rows by 32 floats (8 KB,
-// 128-byte swizzle) per consumer, contiguous at `staging` (1024-byte aligned, 64 KB), stored
-// through `map_p` (the partials as (N, M, splits): encode_partials_store) at split `split`.
-constexpr int kPartialBoxCols = 32;
-__device__ __forceinline__ void store_partial_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
-                                                  const CUtensorMap* map_p, int consumer, int row0,
-                                                  int n0, int split) {
-  const int warp = (threadIdx.x / 32) % 4;
-  const int lane = threadIdx.x % 32;
-  const bool leader = threadIdx.x % 128 == 0;
-  if (leader) bulk_wait_group_read<0>();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
-#pragma unroll
-  for (int i = 0; i < kBlockN / 8; ++i) {
-    uint8_t* box = staging + (i / 4) * (64 * kPartialBoxCols * 4);
-    const int chunk = (i % 4) * 2 + (lane % 4) / 2;  // 16-byte chunk: 4 floats of the box row
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = warp * 16 + lane / 4 + half * 8;
-      const uint32_t offset = r * 128 + ((chunk ^ (r % 8)) * 16) + (lane % 2) * 8;
-      *reinterpret_cast<float2*>(box + offset) =
-          make_float2(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
-    }
-  }
-  fence_proxy_async_shared();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
-  if (leader) {
-#pragma unroll
-    for (int j = 0; j < kBlockN / kPartialBoxCols; ++j)
-      tma_store_3d(map_p, staging + j * (64 * kPartialBoxCols * 4), n0 + j * kPartialBoxCols, row0,
-                   split);
-    bulk_commit_group();
-  }
-}
-
 // The work of one CTA: the (kBlockM, kBlockN) tile of C at rows [m0, m0 + kBlockM) and columns
 // [n0, n0 + kBlockN); B's tile starts at row b_row0 of its tensor map (n0, plus a group's first
 // weight row in a grouped GEMM); k-blocks [kb_begin, kb_begin + k_blocks).
@@ -659,24 +614,6 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
                 CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// `splits` fp32 partial products (splits, rows, cols), row-major, written in (1, 64,
-// kPartialBoxCols) boxes with the 128-byte swizzle (store_partial_tma). Needs cols % 4 == 0.
-bool encode_partials_store(CUtensorMap* map, void* ptr, int64_t splits, int64_t rows,
-                           int64_t cols) {
-  auto encode = tensor_map_encoder();
-  if (encode == nullptr || cols % 4 != 0 || reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
-    return false;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
-                              static_cast<cuuint64_t>(splits)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 4,
-                                 static_cast<cuuint64_t>(rows * cols) * 4};
-  const cuuint32_t box[3] = {kPartialBoxCols, 64, 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, ptr, dims, strides, box, element_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
 bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
   return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
          t.strides[0] == cols && t.strides[1] == 1;
@@ -706,19 +643,12 @@ static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
               "one A stage per box of the staged tile");
-// Whether split-K partial tiles leave through shared memory and TMA stores too
-// (store_partial_tma), staged in the stage buffers once both consumers are done with them.
-constexpr bool kTmaStorePartials = false;
-static_assert(!kTmaStorePartials || !kPersistent, "the staging would race the next unit's loads");
-static_assert(!kTmaStorePartials || sizeof(SharedStorage::a) + sizeof(SharedStorage::b) >=
-                                        kConsumers * 64 * kBlockN * sizeof(float),
-              "both consumers' partial tiles fit in the stage buffers");
 
 // Work unit u: block u % blocks of C (grouped raster over blocks of kClusterM tile rows by one
 // tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
 // The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
 // c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
-// reduce_splits. With store_by_tma, map_c maps C (one split) or the partials (several).
+// reduce_splits. With store_by_tma (one split only), map_c maps C for store_tile_tma.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
@@ -769,12 +699,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int split = u / blocks;
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
-    if (splits > 1 && kTmaStorePartials && store_by_tma) {
-      // Both consumers are done reading the stages before either stages its partial there.
-      asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
-      store_partial_tma(d, reinterpret_cast<uint8_t*>(smem.a[0]) + consumer * 64 * kBlockN * 4,
-                        &map_c, consumer, tile.m0 + consumer * 64, tile.n0, split);
-    } else if (splits > 1)
+    if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
                     tile.n0, M, N);
     else if (kTmaStoreEpilogue && store_by_tma)
@@ -786,7 +711,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     else
       store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   }
-  if ((kTmaStoreEpilogue || kTmaStorePartials) && threadIdx.x % 128 == 0)
+  if (kTmaStoreEpilogue && threadIdx.x % 128 == 0)
     bulk_wait_group_read<0>();  // the staging stays until read: before exit
 }
 
@@ -924,11 +849,11 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
-// `kernel` on `blocks` CTAs (a multiple of `cluster`) in clusters of `cluster` CTAs along x.
-template <typename... Params, typename... Args>
-cudaError_t launch_in_clusters(void (*kernel)(Params...), int blocks, int cluster,
-                               cudaStream_t stream, Args... args) {
-  cudaLaunchAttribute cluster_dims = {};
+// A launch of `blocks` CTAs of the kernels here (a multiple of `cluster`) in clusters of
+// `cluster` CTAs along x; `cluster_dims` holds the attribute the config points to.
+cudaLaunchConfig_t cluster_config(int blocks, int cluster, cudaStream_t stream,
+                                  cudaLaunchAttribute& cluster_dims) {
+  cluster_dims = {};
   cluster_dims.id = cudaLaunchAttributeClusterDimension;
   cluster_dims.val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
   cudaLaunchConfig_t config = {};
@@ -938,6 +863,15 @@ cudaError_t launch_in_clusters(void (*kernel)(Params...), int blocks, int cluste
   config.stream = stream;
   config.attrs = &cluster_dims;
   config.numAttrs = 1;
+  return config;
+}
+
+// `kernel` on `blocks` CTAs (a multiple of `cluster`) in clusters of `cluster` CTAs along x.
+template <typename... Params, typename... Args>
+cudaError_t launch_in_clusters(void (*kernel)(Params...), int blocks, int cluster,
+                               cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute cluster_dims;
+  const cudaLaunchConfig_t config = cluster_config(blocks, cluster, stream, cluster_dims);
   return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
@@ -956,15 +890,8 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
   *workspace_bytes = 0;
   if (kSplitCluster) {  // the partials stay in shared memory
     for (int size = 1; size <= kMaxClusterSplits; ++size) {
-      cudaLaunchAttribute cluster_dims = {};
-      cluster_dims.id = cudaLaunchAttributeClusterDimension;
-      cluster_dims.val.clusterDim = {static_cast<unsigned>(size), 1, 1};
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(size * g_sms);
-      config.blockDim = dim3(kThreads);
-      config.dynamicSmemBytes = kSharedBytes;
-      config.attrs = &cluster_dims;
-      config.numAttrs = 1;
+      cudaLaunchAttribute cluster_dims;
+      const cudaLaunchConfig_t config = cluster_config(size * g_sms, size, nullptr, cluster_dims);
       if (cudaOccupancyMaxActiveClusters(&g_max_clusters[size], gemm_bf16_tma_ws_split_cluster,
                                          &config) != cudaSuccess)
         return kLaunchFailed;
@@ -998,9 +925,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const SplitK split = split_k(M, N, K, g_sms);
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma =
-      split.splits == 1
-          ? kTmaStoreEpilogue && encode_c_store(&map_c, args->outputs[0], M, N)
-          : kTmaStorePartials && encode_partials_store(&map_c, args->workspace, split.splits, M, N);
+      kTmaStoreEpilogue && split.splits == 1 && encode_c_store(&map_c, args->outputs[0], M, N);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
     return kBadProblem;
