@@ -23,6 +23,8 @@ stages3='s/^constexpr int kStages = 4;/constexpr int kStages = 3;/'
 deep='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 1 << 20;/'
 wide='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 0;/'
 unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
+fixup='s/^constexpr bool kSplitFixup = false;/constexpr bool kSplitFixup = true;/'
+fullstaging='s/^constexpr int kStagingCols = kBlockN \/ 2;/constexpr int kStagingCols = kBlockN;/'
 # name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
 table="
 tma_persistent3_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3; $groupm8
@@ -31,7 +33,11 @@ tma_cluster2|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
 tma_cluster2_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $persistent; $ownstaging; $stages3
 tma_splitcluster|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
 tma_directstore|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore
-tma_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3
+tma_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3; $fullstaging
+tma_persistent4|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging
+tma_fixup|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fixup
+tma_persistent4_fixup|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $fixup
+llm_persistent4_fixup|llm|sm90/gemm/bf16-llm|$persistent; $ownstaging; $fixup
 llm_directstore|llm|sm90/gemm/bf16-llm|$directstore
 llm_splitcluster|llm|sm90/gemm/bf16-llm|$splitcluster
 llm_persistent3|llm|sm90/gemm/bf16-llm|$persistent; $ownstaging; $stages3

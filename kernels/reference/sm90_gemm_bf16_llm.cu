@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 // ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
 // Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
@@ -293,10 +294,12 @@ constexpr uint32_t kATileBytes = kBlockM * kBlockK * 2;
 constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
 
 // Whether the TMA-store epilogue (store_tile_tma) stages in shared memory of its own, (64,
-// kBlockN) bf16 per consumer, instead of the A stages: needed by CTAs that loop over tiles (the
-// producer refills the stages meanwhile); with kStages = 4 it does not fit (3 does).
+// kStagingCols) bf16 per consumer, instead of the A stages: needed by CTAs that loop over tiles
+// (the producer refills the stages meanwhile). kStagingCols = kBlockN stages a consumer's tile at
+// once (32 KB each: fits with 3 stages, not 4); kBlockN / 2 in two passes (16 KB each: fits with 4).
 constexpr bool kOwnStaging = false;
-constexpr uint32_t kStagingBytes = 64 * kBlockN * 2;  // a consumer's staged tile
+constexpr int kStagingCols = kBlockN / 2;
+constexpr uint32_t kStagingBytes = 64 * kStagingCols * 2;  // a consumer's staging
 
 struct SharedStorage {
   __nv_bfloat16 a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK) per stage, swizzled
@@ -308,6 +311,7 @@ struct SharedStorage {
 };
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
+static_assert(kSharedBytes <= 227 * 1024, "sm_90's opt-in shared memory per block");
 
 // wgmma m64n256k16, bf16 x bf16 -> f32, A and B from shared memory (K-major).
 // Accumulates into d (128 floats per thread) when scale_d != 0, overwrites it when 0.
@@ -395,6 +399,41 @@ __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], flo
   }
 }
 
+// d = the sum of `splits` fp32 partial tiles (row-major (M, N) each, split s at part + s * M * N)
+// at a consumer's (64, kBlockN) positions, added in split order (as reduce_splits does); rows >= M
+// and cols >= N keep their values. L2 loads: other CTAs wrote the partials.
+__device__ __forceinline__ void sum_partials(float (&d)[kBlockN / 2], const float* part, int splits,
+                                             int row0, int n0, int M, int N) {
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const int row_a = row0 + warp * 16 + lane / 4;
+  const int64_t count = static_cast<int64_t>(M) * N;
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      const float* src = part + static_cast<int64_t>(row) * N + col;
+      const bool pair = N % 2 == 0 && col + 1 < N;  // 8-byte aligned: float2 loads
+      float x = 0.f, y = 0.f;
+      for (int s = 0; s < splits; ++s, src += count) {
+        if (pair) {
+          const float2 p = __ldcg(reinterpret_cast<const float2*>(src));
+          x = s == 0 ? p.x : x + p.x;
+          y = s == 0 ? p.y : y + p.y;
+        } else {
+          x = s == 0 ? __ldcg(src) : x + __ldcg(src);
+          if (col + 1 < N) y = s == 0 ? __ldcg(src + 1) : y + __ldcg(src + 1);
+        }
+      }
+      d[i * 4 + half * 2] = x;
+      d[i * 4 + half * 2 + 1] = y;
+    }
+  }
+}
+
 // Writes a consumer's (64, kBlockN) fp32 accumulator tile as bf16, masking rows >= M, cols >= N.
 // C[row][col] = v0 and C[row][col + 1] = v1 as bf16 (the second only when col + 1 < N), one bf16x2
 // store when N is even (the pair is then 4-byte aligned). The caller checked row < M, col < N.
@@ -428,13 +467,17 @@ __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_b
 
 // The TMA-store epilogue: a consumer's (64, kBlockN) tile as kBlockN / 64 boxes of 64 rows by 64
 // bf16 columns (8 KB, 128-byte swizzle: the writes below hit 32 distinct banks per warp), staged
-// in shared memory only this consumer warpgroup touches, box j at staging + j * box_stride
-// (1024-byte aligned), and stored through `map_c` (box {64, 64}: encode_c_store), which clips rows
-// >= M and columns >= N. Thread 0 of the warpgroup first waits until its previous stores read
-// their staging and last leaves its stores reading (bulk_wait_group_read before the staging is
-// reused or the CTA exits). Named barrier 2 + consumer.
+// in shared memory only this consumer warpgroup touches and stored through `map_c` (box {64, 64}:
+// encode_c_store), which clips rows >= M and columns >= N. The staging holds kCols columns (a
+// multiple of 64; box j at staging + j * box_stride, 1024-byte aligned): the tile goes out in
+// kBlockN / kCols passes. Before each pass thread 0 of the warpgroup waits until the stores before
+// read their staging, and it leaves the last stores reading (bulk_wait_group_read before the
+// staging is reused or the CTA exits). Named barrier 2 + consumer.
 constexpr int kStoreBoxCols = 64;
-__device__ __forceinline__ void store_tile_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
+// One pass of store_tile_tma: columns [kPass * kCols, (kPass + 1) * kCols) of the tile.
+// NOTE: a template per pass, not a loop over passes: with a loop ptxas kept d in local memory.
+template <int kCols, int kPass>
+__device__ __forceinline__ void store_pass_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
                                                uint32_t box_stride, const CUtensorMap* map_c,
                                                int consumer, int row0, int n0) {
   const int warp = (threadIdx.x / 32) % 4;
@@ -443,9 +486,10 @@ __device__ __forceinline__ void store_tile_tma(const float (&d)[kBlockN / 2], ui
   if (leader) bulk_wait_group_read<0>();
   asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
 #pragma unroll
-  for (int i = 0; i < kBlockN / 8; ++i) {
-    uint8_t* box = staging + (i / 8) * box_stride;
-    const int chunk = i % 8;  // 16-byte chunk of the box row: columns 8 chunk .. 8 chunk + 7
+  for (int c = 0; c < kCols / 8; ++c) {
+    const int i = kPass * kCols / 8 + c;  // the accumulator's columns 8 i .. 8 i + 7
+    uint8_t* box = staging + (c / 8) * box_stride;
+    const int chunk = c % 8;  // 16-byte chunk of the box row
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int r = warp * 16 + lane / 4 + half * 8;
@@ -458,10 +502,27 @@ __device__ __forceinline__ void store_tile_tma(const float (&d)[kBlockN / 2], ui
   asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
   if (leader) {
 #pragma unroll
-    for (int j = 0; j < kBlockN / kStoreBoxCols; ++j)
-      tma_store_2d(map_c, staging + j * box_stride, n0 + j * kStoreBoxCols, row0);
+    for (int j = 0; j < kCols / kStoreBoxCols; ++j)
+      tma_store_2d(map_c, staging + j * box_stride, n0 + kPass * kCols + j * kStoreBoxCols, row0);
     bulk_commit_group();
   }
+}
+
+template <int kCols, int... kPasses>
+__device__ __forceinline__ void store_passes_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
+                                                 uint32_t box_stride, const CUtensorMap* map_c,
+                                                 int consumer, int row0, int n0,
+                                                 std::integer_sequence<int, kPasses...>) {
+  (store_pass_tma<kCols, kPasses>(d, staging, box_stride, map_c, consumer, row0, n0), ...);
+}
+
+template <int kCols>
+__device__ __forceinline__ void store_tile_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
+                                               uint32_t box_stride, const CUtensorMap* map_c,
+                                               int consumer, int row0, int n0) {
+  static_assert(kCols % kStoreBoxCols == 0 && kBlockN % kCols == 0, "whole boxes, whole passes");
+  store_passes_tma<kCols>(d, staging, box_stride, map_c, consumer, row0, n0,
+                          std::make_integer_sequence<int, kBlockN / kCols>{});
 }
 
 // The work of one CTA: the (kBlockM, kBlockN) tile of C at rows [m0, m0 + kBlockM) and columns
@@ -626,11 +687,37 @@ static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
               "one A stage per box of the staged tile");
 
+// How split-K partials become C: false, by reduce_splits (a second kernel); true, in the GEMM
+// kernel: the CTA that finishes a tile's last split (an arrival count per tile) sums the tile's
+// partials in split order and stores C like an unsplit tile (no second launch; the partials are
+// read while in L2). The counts live in g_tile_arrivals, zero at load, and the summing CTA puts
+// its tile's back to zero: every call finds them zero (calls on one stream do not overlap).
+constexpr bool kSplitFixup = false;
+constexpr int kMaxFixupTiles = 1024;
+__device__ int g_tile_arrivals[kMaxFixupTiles];
+
+// The consumers of a CTA that stored its partials of `tile`: whether theirs was the tile's last
+// split (then the other splits' partials are visible to them). Named barrier 1.
+__device__ __forceinline__ bool last_split_of_tile(int tile, int splits) {
+  __shared__ int last;
+  __threadfence();  // this thread's partials, before the count says they are there
+  asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
+  if (threadIdx.x == 128) {
+    last = atomicAdd(&g_tile_arrivals[tile], 1) == splits - 1;
+    if (last) g_tile_arrivals[tile] = 0;  // for the next call
+  }
+  asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
+  const bool mine = last != 0;
+  if (mine) __threadfence();
+  return mine;
+}
+
 // Work unit u: block u % blocks of C (grouped raster over blocks of kClusterM tile rows by one
 // tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
 // The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
 // c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
-// reduce_splits. With store_by_tma (one split only), map_c maps C for store_tile_tma.
+// reduce_splits (or, kSplitFixup, the tile's last split). With store_by_tma (one split only, or
+// kSplitFixup), map_c maps C for store_tile_tma.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
@@ -681,15 +768,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int split = u / blocks;
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
-    if (splits > 1)
+    if (splits > 1) {
       store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
                     tile.n0, M, N);
-    else if (kTmaStoreEpilogue && store_by_tma)
-      store_tile_tma(d,
-                     kOwnStaging ? smem.staging + consumer * kStagingBytes
-                                 : reinterpret_cast<uint8_t*>(smem.a[0] + consumer * 64 * kBlockK),
-                     kOwnStaging ? 64 * kStoreBoxCols * 2 : kATileBytes, &map_c, consumer,
-                     tile.m0 + consumer * 64, tile.n0);
+      if (!kSplitFixup || !last_split_of_tile((u % blocks) * kClusterM + rank, splits)) continue;
+      sum_partials(d, partials, splits, tile.m0 + consumer * 64, tile.n0, M, N);
+    }
+    if (kTmaStoreEpilogue && store_by_tma)
+      store_tile_tma<kOwnStaging ? kStagingCols : kBlockN>(
+          d,
+          kOwnStaging ? smem.staging + consumer * kStagingBytes
+                      : reinterpret_cast<uint8_t*>(smem.a[0] + consumer * 64 * kBlockK),
+          kOwnStaging ? 64 * kStoreBoxCols * 2 : kATileBytes, &map_c, consumer,
+          tile.m0 + consumer * 64, tile.n0);
     else
       store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   }
@@ -818,7 +909,7 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
   const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
   int splits = 1;
-  if (tiles * 2 <= sms)
+  if (tiles * 2 <= sms && (!kSplitFixup || tiles * kClusterM <= kMaxFixupTiles))
     splits = static_cast<int>(
         std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
   if (kSplitCluster) {
@@ -906,8 +997,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
 
   const SplitK split = split_k(M, N, K, g_sms);
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
-  const bool store_by_tma =
-      kTmaStoreEpilogue && split.splits == 1 && encode_c_store(&map_c, args->outputs[0], M, N);
+  const bool store_by_tma = kTmaStoreEpilogue && (split.splits == 1 || kSplitFixup) &&
+                            encode_c_store(&map_c, args->outputs[0], M, N);
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
     return kBadProblem;
@@ -936,7 +1027,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
                                 split.splits) != cudaSuccess) {
     return kLaunchFailed;
   }
-  if (split.splits > 1) {
+  if (split.splits > 1 && !kSplitFixup) {
     const int64_t count = M * N;
     const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));
     reduce_splits<<<blocks, 256, 0, stream>>>(partials, c, count, split.splits);
