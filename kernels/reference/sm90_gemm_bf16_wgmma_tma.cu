@@ -313,8 +313,8 @@ constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
 
 // Whether the TMA-store epilogue (store_tile_tma) stages in shared memory of its own, (64,
 // kStagingCols) bf16 per consumer, instead of the A stages: needed by CTAs that loop over tiles
-// (the producer refills the stages meanwhile). kStagingCols = kBlockN stages a consumer's tile at
-// once (32 KB each: fits with 3 stages, not 4); kBlockN / 2 in two passes (16 KB each: fits with 4).
+// (the producer refills the stages meanwhile). kStagingCols = kBlockN stages a consumer's tile
+// at once (32 KB each: fits with 3 stages, not 4); kBlockN / 2 in two passes (16 KB: fits with 4).
 constexpr bool kOwnStaging = false;
 constexpr int kStagingCols = kBlockN / 2;
 constexpr uint32_t kStagingBytes = 64 * kStagingCols * 2;  // a consumer's staging
