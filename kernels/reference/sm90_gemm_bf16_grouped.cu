@@ -305,7 +305,7 @@ constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
 // kStagingCols) bf16 per consumer, instead of the A stages: needed by CTAs that loop over tiles
 // (the producer refills the stages meanwhile). kStagingCols = kBlockN stages a consumer's tile
 // at once (32 KB each: fits with 3 stages, not 4); kBlockN / 2 in two passes (16 KB: fits with 4).
-constexpr bool kOwnStaging = false;
+constexpr bool kOwnStaging = true;
 constexpr int kStagingCols = kBlockN / 2;
 constexpr uint32_t kStagingBytes = 64 * kStagingCols * 2;  // a consumer's staging
 
@@ -403,41 +403,6 @@ __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], flo
         dst[0] = d[i * 4 + half * 2];
         if (col + 1 < N) dst[1] = d[i * 4 + half * 2 + 1];
       }
-    }
-  }
-}
-
-// d = the sum of `splits` fp32 partial tiles (row-major (M, N) each, split s at part + s * M * N)
-// at a consumer's (64, kBlockN) positions, added in split order (as reduce_splits does); rows >= M
-// and cols >= N keep their values. L2 loads: other CTAs wrote the partials.
-__device__ __forceinline__ void sum_partials(float (&d)[kBlockN / 2], const float* part, int splits,
-                                             int row0, int n0, int M, int N) {
-  const int warp = (threadIdx.x / 32) % 4;
-  const int lane = threadIdx.x % 32;
-  const int row_a = row0 + warp * 16 + lane / 4;
-  const int64_t count = static_cast<int64_t>(M) * N;
-#pragma unroll
-  for (int i = 0; i < kBlockN / 8; ++i) {
-    const int col = n0 + i * 8 + (lane % 4) * 2;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = row_a + half * 8;
-      if (row >= M || col >= N) continue;
-      const float* src = part + static_cast<int64_t>(row) * N + col;
-      const bool pair = N % 2 == 0 && col + 1 < N;  // 8-byte aligned: float2 loads
-      float x = 0.f, y = 0.f;
-      for (int s = 0; s < splits; ++s, src += count) {
-        if (pair) {
-          const float2 p = __ldcg(reinterpret_cast<const float2*>(src));
-          x = s == 0 ? p.x : x + p.x;
-          y = s == 0 ? p.y : y + p.y;
-        } else {
-          x = s == 0 ? __ldcg(src) : x + __ldcg(src);
-          if (col + 1 < N) y = s == 0 ? __ldcg(src + 1) : y + __ldcg(src + 1);
-        }
-      }
-      d[i * 4 + half * 2] = x;
-      d[i * 4 + half * 2 + 1] = y;
     }
   }
 }
