@@ -13,34 +13,30 @@ bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-2}" only="${4:-}"
 mkdir -p "$out/src"; out="$(cd "$out" && pwd)"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR="$out/cache"
-persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/'
+# Knobs (kernels/gemm/*.cuh, amalgamated into the experts; each sed must change its expert).
+single='s/^constexpr bool kPersistent = true;/constexpr bool kPersistent = false;/'
+sharedstaging='s/^constexpr bool kOwnStaging = true;/constexpr bool kOwnStaging = false;/'
 groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
 cluster2='s/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/'
 splitcluster='s/^constexpr bool kSplitCluster = false;/constexpr bool kSplitCluster = true;/'
 directstore='s/^constexpr bool kTmaStoreEpilogue = true;/constexpr bool kTmaStoreEpilogue = false;/'
-ownstaging='s/^constexpr bool kOwnStaging = false;/constexpr bool kOwnStaging = true;/'
 stages3='s/^constexpr int kStages = 4;/constexpr int kStages = 3;/'
+fullstaging='s/^constexpr int kStagingCols = kBlockN \/ 2;/constexpr int kStagingCols = kBlockN;/'
+persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/'
 deep='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 1 << 20;/'
 wide='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 0;/'
 unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
-fixup='s/^constexpr bool kSplitFixup = false;/constexpr bool kSplitFixup = true;/'
-fullstaging='s/^constexpr int kStagingCols = kBlockN \/ 2;/constexpr int kStagingCols = kBlockN;/'
 # name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
 table="
-tma_persistent3_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3; $groupm8
+tma_single|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging
+tma_fullstaging3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
 tma_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
 tma_cluster2|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
-tma_cluster2_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $persistent; $ownstaging; $stages3
+tma_cluster2_single|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $single; $sharedstaging
 tma_splitcluster|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
-tma_directstore|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore
-tma_persistent3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $stages3; $fullstaging
-tma_persistent4|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging
-tma_fixup|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fixup
-tma_persistent4_fixup|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$persistent; $ownstaging; $fixup
-llm_persistent4_fixup|llm|sm90/gemm/bf16-llm|$persistent; $ownstaging; $fixup
-llm_directstore|llm|sm90/gemm/bf16-llm|$directstore
+tma_directstore|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $sharedstaging
+llm_single|llm|sm90/gemm/bf16-llm|$single; $sharedstaging
 llm_splitcluster|llm|sm90/gemm/bf16-llm|$splitcluster
-llm_persistent3|llm|sm90/gemm/bf16-llm|$persistent; $ownstaging; $stages3
 grouped_persistent|grouped|sm90/gemm/bf16-grouped|$persistent
 wgmma_deep|wgmma|sm90/gemm/bf16-wgmma|$deep
 wgmma_wide|wgmma|sm90/gemm/bf16-wgmma|$wide
