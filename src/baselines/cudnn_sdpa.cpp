@@ -30,12 +30,26 @@ constexpr int kWarmups = 3, kTimedRuns = 10;
 // Scratch tensors of one problem in ABI order, bf16 ones drawn from N(0, 1), the backward's LSE
 // zero (any finite value does for timing: the kernels do the same work whatever the values); the
 // variable-length forward's ragged tensors from evenly split lengths (cu_seqlens itself is not a
-// graph tensor).
+// graph tensor); paged decode's lengths all the table's span (W * P: the plan that handles long
+// histories best is chosen), its table the pool's pages in order, and its seq_len_q.
 struct Scratch {
   std::vector<DeviceBuffer> buffers;
   cudnn_sdpa::RaggedTensors ragged;
   std::unordered_map<int64_t, void*> pointers;  // uid -> device pointer, for the variant pack
 };
+
+// A device buffer holding `values` (int32), copied before this returns.
+DeviceBuffer upload_ints(const std::vector<int32_t>& values) {
+  DeviceBuffer d(values.size() * sizeof(int32_t));
+  PTXB_CHECK_CUDA(cudaMemcpy(d.data(), values.data(), d.bytes(), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// Paged decode's seq_len_q: SQ new tokens for each of the B sequences.
+DeviceBuffer paged_seq_len_q(const Dims& dims) {
+  return upload_ints(
+      std::vector<int32_t>(static_cast<size_t>(dims.batch), static_cast<int32_t>(dims.seq)));
+}
 
 Scratch make_scratch(const Dims& dims, SdpaDirection direction, cudaStream_t stream) {
   Scratch s;
@@ -43,6 +57,20 @@ Scratch make_scratch(const Dims& dims, SdpaDirection direction, cudaStream_t str
   const std::vector<int64_t>& uids = cudnn_sdpa::abi_uids(direction);
   for (size_t i = 0; i < bytes.size(); ++i) {
     if (uids[i] == cudnn_sdpa::kCuSeqlens) continue;
+    if (dims.paged && uids[i] == cudnn_sdpa::kSeqLenKV) {
+      const auto span = static_cast<int32_t>(dims.table_width * dims.page_size);
+      s.buffers.push_back(upload_ints(std::vector<int32_t>(static_cast<size_t>(dims.batch), span)));
+      s.pointers[uids[i]] = s.buffers.back().data();
+      continue;
+    }
+    if (dims.paged && uids[i] == cudnn_sdpa::kPageTable) {
+      std::vector<int32_t> table(static_cast<size_t>(dims.batch * dims.table_width));
+      for (size_t e = 0; e < table.size(); ++e)
+        table[e] = static_cast<int32_t>(static_cast<int64_t>(e) % dims.pages);
+      s.buffers.push_back(upload_ints(table));
+      s.pointers[uids[i]] = s.buffers.back().data();
+      continue;
+    }
     s.buffers.emplace_back(bytes[i]);
     s.pointers[uids[i]] = s.buffers.back().data();
     if (static_cast<int>(i) == cudnn_sdpa::lse_index(direction))
@@ -54,6 +82,11 @@ Scratch make_scratch(const Dims& dims, SdpaDirection direction, cudaStream_t str
   if (dims.varlen) {
     s.ragged = cudnn_sdpa::make_ragged(cudnn_sdpa::even_cu_seqlens(dims), dims);
     s.ragged.bind(s.pointers);
+  }
+  if (dims.paged) {
+    s.buffers.push_back(paged_seq_len_q(dims));
+    s.pointers[cudnn_sdpa::kSeqLenQ] = s.buffers.back().data();
+    s.pointers[cudnn_sdpa::kPageTableV] = s.pointers.at(cudnn_sdpa::kPageTable);
   }
   return s;
 }
@@ -126,6 +159,7 @@ struct CudnnSdpa::State {
   // the lengths changed); empty until then.
   Dims dims;
   cudnn_sdpa::RaggedTensors ragged;
+  DeviceBuffer seq_len_q;  // paged decode: SQ per sequence (the graph's seq_len_q)
 };
 
 CudnnSdpa::CudnnSdpa(SdpaDirection direction, const std::string& library)
@@ -135,6 +169,20 @@ CudnnSdpa::CudnnSdpa(SdpaDirection direction, const std::string& library)
 }
 
 CudnnSdpa::~CudnnSdpa() = default;
+
+const char* CudnnSdpa::direction_name(SdpaDirection direction) {
+  switch (direction) {
+    case SdpaDirection::kForward:
+      return "forward";
+    case SdpaDirection::kBackward:
+      return "backward";
+    case SdpaDirection::kVarlenForward:
+      return "variable-length forward";
+    case SdpaDirection::kPagedDecode:
+      return "paged decode";
+  }
+  return "unknown";
+}
 
 int CudnnSdpa::fail(CudnnSdpaStatus status, const std::string& why) {
   report_["status"] = static_cast<int>(status);
@@ -149,7 +197,7 @@ int CudnnSdpa::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   s.plan_index = -1;
   s.workspace = DeviceBuffer();
   s.pointers.clear();
-  report_ = {{"direction", direction_ == SdpaDirection::kForward ? "forward" : "backward"}};
+  report_ = {{"direction", direction_name(direction_)}};
   if (!s.cudnn->loaded())
     throw_api("cuDNN", ("dlopen(\"" + s.library + "\")").c_str(), -1, "library unavailable",
               s.cudnn->error(), __FILE__, __LINE__);
@@ -250,6 +298,10 @@ int CudnnSdpa::plan_dims(const Dims& dims) {
   s.plan_index = best;
   s.pointers = std::move(scratch.pointers);  // the keys; run() replaces every value
   for (auto& entry : s.pointers) entry.second = nullptr;
+  if (dims.paged) {  // the baseline's own tensor: run() leaves it bound
+    s.seq_len_q = paged_seq_len_q(dims);
+    s.pointers[cudnn_sdpa::kSeqLenQ] = s.seq_len_q.data();
+  }
   report_["chosen"] = best;
   report_["chosen_name"] = report_["plans"][static_cast<size_t>(best)].value("name", "");
   report_["chosen_median_us"] = best_trial.median_us;
@@ -304,6 +356,8 @@ int CudnnSdpa::run(const ptxb_args& args) {
       if (!refresh_ragged(args).empty()) return static_cast<int>(CudnnSdpaStatus::kExecuteFailed);
       s.ragged.bind(s.pointers);
     }
+    if (direction_ == SdpaDirection::kPagedDecode)  // one table for K and V
+      s.pointers.at(cudnn_sdpa::kPageTableV) = s.pointers.at(cudnn_sdpa::kPageTable);
     if (fe::detail::set_stream(s.handle->get(), static_cast<cudaStream_t>(args.stream)) !=
         CUDNN_STATUS_SUCCESS)
       return static_cast<int>(CudnnSdpaStatus::kExecuteFailed);

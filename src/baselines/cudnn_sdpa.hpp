@@ -22,7 +22,11 @@ struct Dims;
 /// Q, K, V, O, dO, LSE, outputs dQ, dK, dV. Scalars of both: scale, causal (non-zero: causal).
 /// Variable-length forward (a ragged batch, THD layout): inputs Q [T,H,D], K, V [T,HKV,D],
 /// cu_seqlens [B+1] int32, output O [T,H,D]; scalars scale, causal, max_seqlen.
-enum class SdpaDirection { kForward, kBackward, kVarlenForward };
+/// Paged decode (docs/attention.md): inputs Q [B,SQ,H,D], K_cache, V_cache [NP,P,HKV,D] (the
+/// vLLM layout), seq_lens [B] and page_table [B,W] int32, outputs O [B,SQ,H,D], LSE [B,SQ,H];
+/// scalars scale, max_seqlen; bottom-right causal when SQ > 1. cuDNN reads the lengths and the
+/// table on the device: nothing is uploaded per call.
+enum class SdpaDirection { kForward, kBackward, kVarlenForward, kPagedDecode };
 
 /// What plan() and run() return besides PTXB_OK; plan_report()["error"] gives the details.
 enum class CudnnSdpaStatus : int {
@@ -74,6 +78,7 @@ class CudnnSdpa final : public Implementation {
 
  private:
   struct State;
+  static const char* direction_name(SdpaDirection direction);
   int plan_dims(const cudnn_sdpa::Dims& dims);
   std::string refresh_ragged(const ptxb_args& args);
   int fail(CudnnSdpaStatus status, const std::string& why);

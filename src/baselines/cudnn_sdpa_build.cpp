@@ -71,11 +71,70 @@ std::shared_ptr<fe::graph::Graph> make_varlen_graph(const Dims& d) {
   return graph;
 }
 
+// Paged decode: Q and O as [B, H, SQ, D] views of [B, SQ, H, D]; the caches as cuDNN's
+// containers [pages, HKV, P, D] viewed on the vLLM layout [pages, P, HKV, D] through strides;
+// seq_len_q (the baseline's own, SQ for every sequence) and seq_len_kv (the ABI's seq_lens) for
+// the padding mask; the page table [B, 1, W, 1] bound as both the K and the V table; the paged
+// load spans a whole table row (max_seq_len_kv = W * P). Stats [B, H, SQ, 1] is our LSE
+// [B, SQ, H] through strides. Bottom-right causal when SQ > 1: the new tokens are the last SQ
+// positions of their sequence. (bench/results/2026-12-02-h200-cudnn-paged-probe: this graph
+// built, ran and matched an fp64 reference on the H200 with cuDNN 9.14.)
+std::shared_ptr<fe::graph::Graph> make_paged_graph(const Dims& d) {
+  auto graph = new_bf16_graph();
+  const std::vector<int64_t> q_dims = {d.batch, d.heads, d.seq, d.head_dim};
+  const std::vector<int64_t> q_strides = {d.seq * d.heads * d.head_dim, d.head_dim,
+                                          d.heads * d.head_dim, 1};
+  const std::vector<int64_t> cache_dims = {d.pages, d.kv_heads, d.page_size, d.head_dim};
+  const std::vector<int64_t> cache_strides = {d.page_size * d.kv_heads * d.head_dim, d.head_dim,
+                                              d.kv_heads * d.head_dim, 1};
+  auto tensor = [&](const char* name, int64_t uid, const std::vector<int64_t>& dims,
+                    const std::vector<int64_t>& strides) {
+    return graph->tensor(
+        fe::graph::Tensor_attributes().set_name(name).set_uid(uid).set_dim(dims).set_stride(
+            strides));
+  };
+  auto q = tensor("Q", kQ, q_dims, q_strides);
+  auto k = tensor("K_cache", kK, cache_dims, cache_strides);
+  auto v = tensor("V_cache", kV, cache_dims, cache_strides);
+  auto ints = [&](const char* name, int64_t uid, const std::vector<int64_t>& dims,
+                  const std::vector<int64_t>& strides) {
+    auto t = tensor(name, uid, dims, strides);
+    t->set_data_type(fe::DataType_t::INT32);
+    return t;
+  };
+  const int64_t w = d.table_width;
+  auto attrs = fe::graph::SDPA_attributes()
+                   .set_name("sdpa_paged_decode")
+                   .set_generate_stats(true)
+                   .set_attn_scale(d.scale)
+                   .set_padding_mask(true)
+                   .set_seq_len_q(ints("seq_len_q", kSeqLenQ, {d.batch, 1, 1, 1}, {1, 1, 1, 1}))
+                   .set_seq_len_kv(ints("seq_len_kv", kSeqLenKV, {d.batch, 1, 1, 1}, {1, 1, 1, 1}))
+                   .set_paged_attention_k_table(
+                       ints("page_table_k", kPageTable, {d.batch, 1, w, 1}, {w, w, 1, 1}))
+                   .set_paged_attention_v_table(
+                       ints("page_table_v", kPageTableV, {d.batch, 1, w, 1}, {w, w, 1, 1}))
+                   .set_paged_attention_max_seq_len_kv(static_cast<int>(w * d.page_size));
+  if (d.causal)
+    attrs.set_diagonal_alignment(fe::DiagonalAlignment_t::BOTTOM_RIGHT)
+        .set_diagonal_band_right_bound(0);
+  auto [o, stats] = graph->sdpa(q, k, v, attrs);
+  o->set_name("O").set_uid(kO).set_dim(q_dims).set_stride(q_strides).set_output(true);
+  stats->set_name("LSE")
+      .set_uid(kStats)
+      .set_dim({d.batch, d.heads, d.seq, 1})
+      .set_stride({d.seq * d.heads, 1, d.heads, 1})
+      .set_data_type(fe::DataType_t::FLOAT)
+      .set_output(true);
+  return graph;
+}
+
 // A bf16 graph (fp32 intermediates and compute) with every tensor bound to its ABI uid: forward =
 // sdpa with generate_stats (Stats = LSE), backward = sdpa_backward from the given O, dO and Stats.
 // Causal masking through the diagonal band; grouped-query attention through the K/V head count.
 std::shared_ptr<fe::graph::Graph> make_graph(const Dims& d, SdpaDirection direction) {
   if (direction == SdpaDirection::kVarlenForward) return make_varlen_graph(d);
+  if (direction == SdpaDirection::kPagedDecode) return make_paged_graph(d);
   auto graph = new_bf16_graph();
   const std::vector<int64_t> q_dims = {d.batch, d.heads, d.seq, d.head_dim};
   const std::vector<int64_t> kv_dims = {d.batch, d.kv_heads, d.seq, d.head_dim};

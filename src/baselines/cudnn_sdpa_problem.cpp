@@ -40,6 +40,17 @@ std::vector<Expected> expected_tensors(const Dims& d, SdpaDirection direction) {
             {"input", "cu_seqlens", PTXB_I32, {d.batch + 1}},
             {"output", "O", PTXB_BF16, q}};
   }
+  if (direction == SdpaDirection::kPagedDecode) {
+    const std::vector<int64_t> q = {d.batch, d.seq, d.heads, d.head_dim};
+    const std::vector<int64_t> cache = {d.pages, d.page_size, d.kv_heads, d.head_dim};
+    return {{"input", "Q", PTXB_BF16, q},
+            {"input", "K_cache", PTXB_BF16, cache},
+            {"input", "V_cache", PTXB_BF16, cache},
+            {"input", "seq_lens", PTXB_I32, {d.batch}},
+            {"input", "page_table", PTXB_I32, {d.batch, d.table_width}},
+            {"output", "O", PTXB_BF16, q},
+            {"output", "LSE", PTXB_F32, {d.batch, d.seq, d.heads}}};
+  }
   const std::vector<int64_t> q = {d.batch, d.heads, d.seq, d.head_dim};
   const std::vector<int64_t> kv = {d.batch, d.kv_heads, d.seq, d.head_dim};
   const std::vector<int64_t> lse = {d.batch, d.heads, d.seq};
@@ -87,6 +98,9 @@ nlohmann::json Dims::to_json() const {
                       {"seq", seq},     {"head_dim", head_dim}, {"causal", causal},
                       {"scale", scale}};
   if (varlen) j["tokens"] = tokens, j["varlen"] = true;
+  if (paged)
+    j["paged"] = true, j["pages"] = pages, j["page_size"] = page_size,
+    j["table_width"] = table_width;
   return j;
 }
 
@@ -142,12 +156,50 @@ std::variant<Dims, std::string> parse_varlen(const ptxb_problem& p) {
   return check_dims(p, d, SdpaDirection::kVarlenForward);
 }
 
+// Paged decode: Q [B,SQ,H,D], K_cache, V_cache [NP,P,HKV,D], seq_lens [B], page_table [B,W] |
+// O [B,SQ,H,D], LSE [B,SQ,H]; scalars scale, max_seqlen (an integer in [SQ, W * P], the
+// longest history; cuDNN's paged load spans the whole table row, W * P keys).
+std::variant<Dims, std::string> parse_paged(const ptxb_problem& p) {
+  if (p.num_inputs != 5 || p.num_outputs != 2 || p.num_scalars != 2)
+    return "paged decode attention takes 5 inputs, 2 outputs and 2 scalars (scale, max_seqlen); "
+           "the problem has " +
+           std::to_string(p.num_inputs) + ", " + std::to_string(p.num_outputs) + " and " +
+           std::to_string(p.num_scalars);
+  const ptxb_tensor_desc &q = p.inputs[0], &k = p.inputs[1], &table = p.inputs[4];
+  if (q.rank != 4 || k.rank != 4 || table.rank != 2)
+    return std::string("Q and K_cache must have rank 4 ([B,SQ,H,D], [NP,P,HKV,D]) and ") +
+           "page_table rank 2 ([B,W])";
+  Dims d;
+  d.paged = true;
+  d.batch = q.shape[0];
+  d.seq = q.shape[1];
+  d.heads = q.shape[2];
+  d.head_dim = q.shape[3];
+  d.pages = k.shape[0];
+  d.page_size = k.shape[1];
+  d.kv_heads = k.shape[2];
+  d.table_width = table.shape[1];
+  d.scale = static_cast<float>(p.scalars[0]);
+  d.causal = d.seq > 1;
+  if (d.pages < 1 || d.page_size < 1 || d.table_width < 1)
+    return "pages " + std::to_string(d.pages) + ", page size " + std::to_string(d.page_size) +
+           " and table width " + std::to_string(d.table_width) + " must be positive";
+  const double span = static_cast<double>(d.table_width) * static_cast<double>(d.page_size);
+  const double max_seqlen = p.scalars[1];
+  if (!(max_seqlen >= static_cast<double>(d.seq) && max_seqlen <= span) ||
+      max_seqlen != static_cast<double>(static_cast<int64_t>(max_seqlen)))
+    return "max_seqlen " + std::to_string(max_seqlen) + " is not an integer in [SQ, W * P]";
+  if (span > INT32_MAX) return "W * P = " + std::to_string(span) + " keys do not fit an int32";
+  return check_dims(p, d, SdpaDirection::kPagedDecode);
+}
+
 }  // namespace
 
 std::variant<Dims, std::string> parse_problem(const ptxb_problem& p, SdpaDirection direction) {
   if (p.abi_version != PTXB_ABI_VERSION)
     return "problem has ABI version " + std::to_string(p.abi_version);
   if (direction == SdpaDirection::kVarlenForward) return parse_varlen(p);
+  if (direction == SdpaDirection::kPagedDecode) return parse_paged(p);
   const bool fwd = direction == SdpaDirection::kForward;
   const int want_in = fwd ? 3 : 6, want_out = fwd ? 2 : 3;
   if (p.num_inputs != want_in || p.num_outputs != want_out || p.num_scalars != 2)
@@ -173,12 +225,15 @@ const std::vector<int64_t>& abi_uids(SdpaDirection direction) {
   static const std::vector<int64_t> fwd = {kQ, kK, kV, kO, kStats};
   static const std::vector<int64_t> bwd = {kQ, kK, kV, kO, kDO, kStats, kDQ, kDK, kDV};
   static const std::vector<int64_t> varlen = {kQ, kK, kV, kCuSeqlens, kO};
+  static const std::vector<int64_t> paged = {kQ, kK, kV, kSeqLenKV, kPageTable, kO, kStats};
   if (direction == SdpaDirection::kVarlenForward) return varlen;
+  if (direction == SdpaDirection::kPagedDecode) return paged;
   return direction == SdpaDirection::kForward ? fwd : bwd;
 }
 
 int lse_index(SdpaDirection direction) {
   if (direction == SdpaDirection::kVarlenForward) return -1;
+  if (direction == SdpaDirection::kPagedDecode) return 6;
   return direction == SdpaDirection::kForward ? 4 : 5;
 }
 

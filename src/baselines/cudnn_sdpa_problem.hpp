@@ -18,10 +18,14 @@ namespace ptxb::cudnn_sdpa {
 
 /// Sizes and options of one attention problem. Q, O, dO [B,H,S,D]; K, V [B,HKV,S,D]; LSE [B,H,S].
 /// Variable-length: Q, O [T,H,D], K, V [T,HKV,D], B sequences of at most S tokens, T in all.
+/// Paged decode: seq = SQ (new tokens per sequence), Q, O [B,SQ,H,D], K/V caches [pages,
+/// page_size,HKV,D], tables [B,table_width], LSE [B,SQ,H].
 struct Dims {
   int64_t batch = 0, heads = 0, kv_heads = 0, seq = 0, head_dim = 0;
   int64_t tokens = 0;  ///< T (variable-length only)
   bool varlen = false;
+  bool paged = false;
+  int64_t pages = 0, page_size = 0, table_width = 0;  ///< paged decode only
   bool causal = false;
   float scale = 0.f;
   nlohmann::json to_json() const;
@@ -46,7 +50,9 @@ enum Uid : int64_t {
   kRaggedQ,
   kRaggedK,
   kRaggedV,
-  kRaggedO
+  kRaggedO,
+  kPageTable,   ///< paged decode: the ABI's page_table, cuDNN's K table
+  kPageTableV,  ///< the same table bound again as cuDNN's V table
 };
 
 /// The problem's dimensions, or the reason it is not an attention problem of `direction`
@@ -54,14 +60,15 @@ enum Uid : int64_t {
 std::variant<Dims, std::string> parse_problem(const ptxb_problem& problem, SdpaDirection direction);
 
 /// The uids of the ABI's tensors in its order. Forward: Q, K, V | O, LSE; backward: Q, K, V, O,
-/// dO, LSE | dQ, dK, dV; variable-length forward: Q, K, V, cu_seqlens | O.
+/// dO, LSE | dQ, dK, dV; variable-length forward: Q, K, V, cu_seqlens | O; paged decode: Q,
+/// K_cache, V_cache, seq_lens (cuDNN's seq_len_kv), page_table | O, LSE.
 const std::vector<int64_t>& abi_uids(SdpaDirection direction);
 
 /// Bytes of each ABI tensor of `direction`, in abi_uids order (for scratch buffers).
 std::vector<size_t> tensor_bytes(const Dims& dims, SdpaDirection direction);
 
 /// Index of the fp32 LSE among the ABI tensors of `direction` (the others are bf16, but for the
-/// variable-length forward's int32 cu_seqlens); -1 for the variable-length forward (no LSE).
+/// int32 cu_seqlens, seq_lens and page_table); -1 for the variable-length forward (no LSE).
 int lse_index(SdpaDirection direction);
 
 /// Element strides of a contiguous row-major tensor of extents `dims`.

@@ -15,12 +15,13 @@ const FamilyDevice& gemm_fp8_device();
 const FamilyDevice& gemm_fp8_blockwise_device();
 const FamilyDevice& gemm_grouped_device();
 const FamilyDevice& attention_varlen_device();
+const FamilyDevice& attention_paged_device();
 
 const FamilyDevice& family_device(std::string_view name) {
   static const std::vector<const FamilyDevice*> kAll = {
-      &gemm_device(),           &attention_fwd_device(),   &attention_bwd_device(),
-      &gemm_bias_gelu_device(), &gemm_fp8_device(),        &gemm_fp8_blockwise_device(),
-      &gemm_grouped_device(),   &attention_varlen_device()};
+      &gemm_device(),           &attention_fwd_device(),    &attention_bwd_device(),
+      &gemm_bias_gelu_device(), &gemm_fp8_device(),         &gemm_fp8_blockwise_device(),
+      &gemm_grouped_device(),   &attention_varlen_device(), &attention_paged_device()};
   for (const FamilyDevice* f : kAll)
     if (f->name() == name) return *f;
   PTXB_ASSERT(false, "no GPU module for family '" + std::string(name) + "'");
