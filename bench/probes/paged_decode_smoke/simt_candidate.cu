@@ -27,8 +27,7 @@ __global__ void __launch_bounds__(kThreads)
     const int j = j0 + t;
     float s = -INFINITY;
     if (j <= last) {
-      const size_t base =
-          ((static_cast<size_t>(table[b * W + j / P]) * P + j % P) * HKV + g) * D;
+      const size_t base = ((static_cast<size_t>(table[b * W + j / P]) * P + j % P) * HKV + g) * D;
       s = 0.f;
       for (int c = 0; c < D; ++c) s += q_row[c] * __bfloat162float(k[base + c]);
     }
