@@ -81,8 +81,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
                     tile.n0, M, N);
     else if (kTmaStoreEpilogue && store_by_tma)
-      store_tile_tma<kOwnStaging ? kStagingCols : kBlockN>(
-          d,
+      store_tile_tma<kBlockN, kOwnStaging ? kStagingCols : kBlockN>(
+          d, 1.f,
           kOwnStaging ? smem.staging + consumer * kStagingBytes
                       : reinterpret_cast<uint8_t*>(smem.a[0] + consumer * 64 * kBlockK),
           kOwnStaging ? 64 * kStoreBoxCols * 2 : kATileBytes, &map_c, consumer,

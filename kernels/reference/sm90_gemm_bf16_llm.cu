@@ -265,6 +265,98 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 // ==== end kernels/ptx/tensor_map.cuh ====
+// ==== begin kernels/gemm/sm90_tma_store_tile.cuh (generated: scripts/amalgamate.py) ====
+// The TMA-store epilogue of the GEMM experts: a consumer warpgroup's (64, kTileCols) fp32
+// accumulator tile (wgmma's D fragment: row warp*16 + lane/4 (+8), columns 8i + 2(lane%4) (+1)),
+// optionally times a scale, rounded to bf16, as kTileCols / 64 boxes of 64 rows by 64 columns
+// (8 KB, 128-byte swizzle: the writes hit 32 distinct banks per warp), staged in shared memory
+// only this consumer warpgroup touches and stored through `map_c` (box {64, 64}:
+// encode_c_store), which clips rows >= M and columns >= N. The staging holds kCols columns (a
+// multiple of 64; box j at staging + j * box_stride, 1024-byte aligned): the tile goes out in
+// kTileCols / kCols passes. Before each pass thread 0 of the warpgroup waits until the stores
+// before read their staging, and it leaves the last stores reading (bulk_wait_group_read before
+// the staging is reused or the CTA exits). Named barrier 2 + consumer.
+
+namespace {
+
+constexpr int kStoreBoxCols = 64;
+
+// One pass: columns [kPass * kCols, (kPass + 1) * kCols) of the tile.
+// NOTE: a template per pass, not a loop over passes: with a loop ptxas kept d in local memory.
+template <int kTileCols, int kCols, bool kScaled, int kPass>
+__device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], float scale,
+                                               uint8_t* staging, uint32_t box_stride,
+                                               const CUtensorMap* map_c, int consumer, int row0,
+                                               int n0) {
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const bool leader = threadIdx.x % 128 == 0;
+  if (leader) bulk_wait_group_read<0>();
+  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+#pragma unroll
+  for (int c = 0; c < kCols / 8; ++c) {
+    const int i = kPass * kCols / 8 + c;  // the accumulator's columns 8 i .. 8 i + 7
+    uint8_t* box = staging + (c / 8) * box_stride;
+    const int chunk = c % 8;  // 16-byte chunk of the box row
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = warp * 16 + lane / 4 + half * 8;
+      const uint32_t offset = r * 128 + ((chunk ^ (r % 8)) * 16) + (lane % 4) * 4;
+      float v0 = d[i * 4 + half * 2], v1 = d[i * 4 + half * 2 + 1];
+      if constexpr (kScaled) v0 *= scale, v1 *= scale;
+      *reinterpret_cast<__nv_bfloat162*>(box + offset) = __floats2bfloat162_rn(v0, v1);
+    }
+  }
+  fence_proxy_async_shared();
+  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  if (leader) {
+#pragma unroll
+    for (int j = 0; j < kCols / kStoreBoxCols; ++j)
+      tma_store_2d(map_c, staging + j * box_stride, n0 + kPass * kCols + j * kStoreBoxCols, row0);
+    bulk_commit_group();
+  }
+}
+
+template <int kTileCols, int kCols, bool kScaled, int... kPasses>
+__device__ __forceinline__ void store_passes_tma(const float (&d)[kTileCols / 2], float scale,
+                                                 uint8_t* staging, uint32_t box_stride,
+                                                 const CUtensorMap* map_c, int consumer, int row0,
+                                                 int n0, std::integer_sequence<int, kPasses...>) {
+  (store_pass_tma<kTileCols, kCols, kScaled, kPasses>(d, scale, staging, box_stride, map_c,
+                                                      consumer, row0, n0),
+   ...);
+}
+
+// The whole tile; `scale` multiplies every value when kScaled (else it is not read).
+template <int kTileCols, int kCols, bool kScaled = false>
+__device__ __forceinline__ void store_tile_tma(const float (&d)[kTileCols / 2], float scale,
+                                               uint8_t* staging, uint32_t box_stride,
+                                               const CUtensorMap* map_c, int consumer, int row0,
+                                               int n0) {
+  static_assert(kCols % kStoreBoxCols == 0 && kTileCols % kCols == 0, "whole boxes, passes");
+  store_passes_tma<kTileCols, kCols, kScaled>(d, scale, staging, box_stride, map_c, consumer, row0,
+                                              n0,
+                                              std::make_integer_sequence<int, kTileCols / kCols>{});
+}
+
+// A row-major (rows, cols) bf16 matrix written in (64, kStoreBoxCols) boxes with the 128-byte
+// swizzle (store_tile_tma). Needs cols % 8 == 0 (16-byte row pitch) and a 16-byte aligned ptr.
+bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr || cols % 8 != 0 || reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
+    return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {kStoreBoxCols, 64};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, ptr, dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+}  // namespace
+// ==== end kernels/gemm/sm90_tma_store_tile.cuh ====
+
 // ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws.cuh (generated: scripts/amalgamate.py) ====
 // The pieces of the warp-specialized TMA + wgmma bf16 GEMM of the expert solutions (C = A * B^T,
 // bf16 in, fp32 accumulation, bf16 out, row-major, B K-major): the tile's shared memory, mbarrier
@@ -430,66 +522,6 @@ __device__ __forceinline__ void store_tile(const float (&d)[kBlockN / 2], __nv_b
   }
 }
 
-// The TMA-store epilogue: a consumer's (64, kBlockN) tile as kBlockN / 64 boxes of 64 rows by 64
-// bf16 columns (8 KB, 128-byte swizzle: the writes below hit 32 distinct banks per warp), staged
-// in shared memory only this consumer warpgroup touches and stored through `map_c` (box {64, 64}:
-// encode_c_store), which clips rows >= M and columns >= N. The staging holds kCols columns (a
-// multiple of 64; box j at staging + j * box_stride, 1024-byte aligned): the tile goes out in
-// kBlockN / kCols passes. Before each pass thread 0 of the warpgroup waits until the stores before
-// read their staging, and it leaves the last stores reading (bulk_wait_group_read before the
-// staging is reused or the CTA exits). Named barrier 2 + consumer.
-constexpr int kStoreBoxCols = 64;
-// One pass of store_tile_tma: columns [kPass * kCols, (kPass + 1) * kCols) of the tile.
-// NOTE: a template per pass, not a loop over passes: with a loop ptxas kept d in local memory.
-template <int kCols, int kPass>
-__device__ __forceinline__ void store_pass_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
-                                               uint32_t box_stride, const CUtensorMap* map_c,
-                                               int consumer, int row0, int n0) {
-  const int warp = (threadIdx.x / 32) % 4;
-  const int lane = threadIdx.x % 32;
-  const bool leader = threadIdx.x % 128 == 0;
-  if (leader) bulk_wait_group_read<0>();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
-#pragma unroll
-  for (int c = 0; c < kCols / 8; ++c) {
-    const int i = kPass * kCols / 8 + c;  // the accumulator's columns 8 i .. 8 i + 7
-    uint8_t* box = staging + (c / 8) * box_stride;
-    const int chunk = c % 8;  // 16-byte chunk of the box row
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = warp * 16 + lane / 4 + half * 8;
-      const uint32_t offset = r * 128 + ((chunk ^ (r % 8)) * 16) + (lane % 4) * 4;
-      *reinterpret_cast<__nv_bfloat162*>(box + offset) =
-          __floats2bfloat162_rn(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
-    }
-  }
-  fence_proxy_async_shared();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
-  if (leader) {
-#pragma unroll
-    for (int j = 0; j < kCols / kStoreBoxCols; ++j)
-      tma_store_2d(map_c, staging + j * box_stride, n0 + kPass * kCols + j * kStoreBoxCols, row0);
-    bulk_commit_group();
-  }
-}
-
-template <int kCols, int... kPasses>
-__device__ __forceinline__ void store_passes_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
-                                                 uint32_t box_stride, const CUtensorMap* map_c,
-                                                 int consumer, int row0, int n0,
-                                                 std::integer_sequence<int, kPasses...>) {
-  (store_pass_tma<kCols, kPasses>(d, staging, box_stride, map_c, consumer, row0, n0), ...);
-}
-
-template <int kCols>
-__device__ __forceinline__ void store_tile_tma(const float (&d)[kBlockN / 2], uint8_t* staging,
-                                               uint32_t box_stride, const CUtensorMap* map_c,
-                                               int consumer, int row0, int n0) {
-  static_assert(kCols % kStoreBoxCols == 0 && kBlockN % kCols == 0, "whole boxes, whole passes");
-  store_passes_tma<kCols>(d, staging, box_stride, map_c, consumer, row0, n0,
-                          std::make_integer_sequence<int, kBlockN / kCols>{});
-}
-
 // The work of one CTA: the (kBlockM, kBlockN) tile of C at rows [m0, m0 + kBlockM) and columns
 // [n0, n0 + kBlockN); B's tile starts at row b_row0 of its tensor map (n0, plus a group's first
 // weight row in a grouped GEMM); k-blocks [kb_begin, kb_begin + k_blocks).
@@ -607,21 +639,6 @@ bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, 
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// A row-major (rows, cols) bf16 matrix written in (64, kStoreBoxCols) boxes with the 128-byte
-// swizzle (store_tile_tma). Needs cols % 8 == 0 (16-byte row pitch) and a 16-byte aligned ptr.
-bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
-  auto encode = tensor_map_encoder();
-  if (encode == nullptr || cols % 8 != 0 || reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
-    return false;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
-  const cuuint32_t box[2] = {kStoreBoxCols, 64};
-  const cuuint32_t element_strides[2] = {1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, ptr, dims, strides, box, element_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
 bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
   return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
          t.strides[0] == cols && t.strides[1] == 1;
@@ -712,8 +729,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
                     tile.n0, M, N);
     else if (kTmaStoreEpilogue && store_by_tma)
-      store_tile_tma<kOwnStaging ? kStagingCols : kBlockN>(
-          d,
+      store_tile_tma<kBlockN, kOwnStaging ? kStagingCols : kBlockN>(
+          d, 1.f,
           kOwnStaging ? smem.staging + consumer * kStagingBytes
                       : reinterpret_cast<uint8_t*>(smem.a[0] + consumer * 64 * kBlockK),
           kOwnStaging ? 64 * kStoreBoxCols * 2 : kATileBytes, &map_c, consumer,
