@@ -3,11 +3,11 @@
 // 16384.
 //
 // Today the kernel of the sm90/gemm/bf16-wgmma-tma expert (kernels/gemm/sm90_gemm_bf16_tma_ws.cuh,
-// design in that expert's header): 128x256 tiles, a TMA producer warpgroup and two wgmma
-// consumer warpgroups, setmaxnreg, a 4-stage mbarrier ring, grouped raster, a TMA-store
-// epilogue staged in shared memory, and split-K when the output tiles fill less than half the
-// SMs, which is how it keeps the SMs busy on decode shapes (M <= 64: one tile row) and on
-// few-row mixed ones.
+// design in that expert's header): 128x256 tiles, persistent CTAs (one per SM), a TMA producer
+// warpgroup and two wgmma consumer warpgroups, setmaxnreg, a 4-stage mbarrier ring, grouped
+// raster, a TMA-store epilogue staged in shared memory of its own, and split-K when the output
+// tiles fill less than half the SMs, which is how it keeps the SMs busy on decode shapes (M <= 64:
+// one tile row) and on few-row mixed ones.
 // NOTE: a submission is one self-contained file (docs/abi.md): the code below is a copy of
 // kernels/ptx/ and kernels/gemm/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>

@@ -2,7 +2,9 @@
 // fp32 accumulation and bf16 output (all row-major, B K-major).
 //
 // Design (written for PTXBench from the public description of warp-specialized Hopper GEMMs):
-// - one CTA per 128x256 output tile, 384 threads = 3 warpgroups;
+// - 128x256 output tiles, 384 threads = 3 warpgroups; persistent: one CTA per SM takes tiles
+//   c, c + gridDim.x, ... and the mbarrier ring runs on from tile to tile, so the producer loads
+//   the next tile while the consumers store the last;
 // - warpgroup 0 is the producer: one thread streams (128x64) A and (256x64) B tiles with TMA
 //   (cp.async.bulk.tensor, 128-byte swizzle) into a kStages-deep shared-memory ring; each stage
 //   has a `full` mbarrier (TMA transaction bytes) and an `empty` mbarrier (consumer release);
@@ -10,20 +12,22 @@
 //   wgmma.mma_async m64n256k16 per stage, keeping one wgmma group in flight;
 // - setmaxnreg moves registers from the producer (40) to the consumers (232);
 // - tiles are visited in groups of kGroupM tile rows so that B tiles stay in L2;
-// - epilogue: each consumer rounds its half tile to bf16 into shared memory (the rows of the A
-//   stages only it reads, free once the tile is consumed) in four 64x64 boxes with the 128-byte
-//   swizzle (conflict-free writes) and one thread stores them with TMA (cp.async.bulk.tensor,
-//   full 128-byte lines); stores from registers remain for an N without a 16-byte row pitch;
+// - epilogue: each consumer rounds its half tile to bf16 into a staging buffer of its own
+//   (64x128, 16 KB: two passes per tile, so that 4 stages still fit) as two 64x64 boxes with the
+//   128-byte swizzle (conflict-free writes) and one thread stores them with TMA
+//   (cp.async.bulk.tensor, full 128-byte lines), waiting before each pass until the previous
+//   stores have read the staging; stores from registers remain for an N without a 16-byte row
+//   pitch;
 // - edges: TMA zero-fills out-of-bounds rows and the K tail, and clips the stored boxes;
 // - split-K when the output tiles fill less than half the SMs (few rows, e.g. 128x8192x8192: 32
-//   tiles on 132 SMs): gridDim.y splits of K write fp32 partial tiles into the workspace and a
+//   tiles on 132 SMs): work units (tile, split) write fp32 partial tiles into the workspace and a
 //   second kernel sums them in split order (deterministic) into bf16 C;
-// - knobs, off here, measured by bench/gemm_dev/variants.sh: kPersistent (one CTA per SM
-//   looping over tiles, the ring running on; with the TMA-store epilogue it needs kOwnStaging
-//   and kStages = 3), kClusterM = 2 (CTA pairs along M sharing the B tile through TMA
-//   multicast) and kSplitCluster (the K splits of a tile as one cluster, summed through
-//   distributed shared memory instead of global partials and a second kernel). Split-K partials
-//   stored by TMA were measured too and gave nothing (removed after 7b56920).
+// - knobs measured by bench/gemm_dev/variants.sh (docs/tasks.md has the numbers): kPersistent
+//   (on), kOwnStaging (on) and kStagingCols, kClusterM = 2 (CTA pairs along M sharing the B tile
+//   through TMA multicast; off: slower as written) and kSplitCluster (the K splits of a tile as
+//   one cluster, summed through distributed shared memory; off). Split-K partials stored by TMA
+//   (removed after 7b56920) and split-K summed by the tile's last split (removed after 3ce8fec)
+//   were measured too and lost.
 // Requirements checked by ptxb_run: K % 8 == 0 (16-byte row pitch for TMA), 16-byte aligned
 // pointers, contiguous row-major tensors.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
