@@ -59,6 +59,8 @@ while IFS='|' read -r name expert task program; do
   fi
   task_of[$name]="$task"; names+=("$name")
 done <<< "$table"
+# PTXB_SOURCES_ONLY=1: stop here, the variants' sources written to OUT/src (bench/gemm_dev/probe.sh).
+[[ "${PTXB_SOURCES_ONLY:-0}" == 1 ]] && exit 0
 for r in $(seq 1 "$rounds"); do
   for name in "${names[@]}"; do
     "$bin/ptxbench" eval "$out/src/$name.cu" --task "${task_of[$name]}" \

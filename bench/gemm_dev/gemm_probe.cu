@@ -1,0 +1,183 @@
+// A small GEMM harness for profiling expert variants outside the judge: loads a submission built
+// as a shared object (the ABI of include/ptxbench/abi.h), runs one C = A * B^T bf16 shape with
+// random inputs, times it and cuBLASLt (the heuristic's first algorithm, no workspace limit of
+// the judge) by CUDA events with an L2 flush and a short spin kernel (the host side of the call
+// is enqueued while it runs) before every call, interleaved, and checks the submission's C
+// against the library's (max abs difference). Not the judge's protocol: a quick look, and a
+// process small enough to run under ncu (bench/gemm_dev/probe.sh).
+// Usage: gemm_probe KERNEL.so M N K [CALLS=20]; PROBE_NO_LIBRARY=1 runs the kernel only (for ncu).
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <ptxbench/abi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+namespace {
+
+#define CHECK(call)                                                                         \
+  do {                                                                                      \
+    if (auto status_ = (call); status_ != 0) {                                              \
+      std::fprintf(stderr, "%s failed (%d) at line %d\n", #call, static_cast<int>(status_), \
+                   __LINE__);                                                               \
+      std::exit(1);                                                                         \
+    }                                                                                       \
+  } while (0)
+
+ptxb_tensor_desc row_major(int64_t rows, int64_t cols) {
+  ptxb_tensor_desc t{};
+  t.dtype = PTXB_BF16;
+  t.rank = 2;
+  t.shape[0] = rows;
+  t.shape[1] = cols;
+  t.strides[0] = cols;
+  t.strides[1] = 1;
+  return t;
+}
+
+void* random_bf16(int64_t count, unsigned seed) {
+  std::vector<__nv_bfloat16> host(static_cast<size_t>(count));
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.f, 1.f);
+  for (auto& x : host) x = __float2bfloat16_rn(dist(gen));
+  void* d = nullptr;
+  CHECK(cudaMalloc(&d, host.size() * 2));
+  CHECK(cudaMemcpy(d, host.data(), host.size() * 2, cudaMemcpyHostToDevice));
+  return d;
+}
+
+// Keeps the stream busy for about `cycles` clocks, so that a call's host side (tensor maps,
+// cuBLASLt's checks) is enqueued before the GPU reaches its start event.
+__global__ void spin(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s KERNEL.so M N K [CALLS]\n", argv[0]);
+    return 2;
+  }
+  const int64_t M = std::atoll(argv[2]), N = std::atoll(argv[3]), K = std::atoll(argv[4]);
+  const int calls = argc > 5 ? std::atoi(argv[5]) : 20;
+  void* so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (so == nullptr) {
+    std::fprintf(stderr, "dlopen: %s\n", dlerror());
+    return 1;
+  }
+  auto run = reinterpret_cast<ptxb_run_fn>(dlsym(so, "ptxb_run"));
+  auto plan = reinterpret_cast<ptxb_plan_fn>(dlsym(so, "ptxb_plan"));
+  if (run == nullptr) {
+    std::fprintf(stderr, "no ptxb_run in %s\n", argv[1]);
+    return 1;
+  }
+  void* a = random_bf16(M * K, 1);
+  void* b = random_bf16(N * K, 2);
+  void *c = nullptr, *c_lib = nullptr, *flush = nullptr;
+  CHECK(cudaMalloc(&c, M * N * 2));
+  CHECK(cudaMalloc(&c_lib, M * N * 2));
+  const size_t flush_bytes = size_t{256} << 20;  // well above the H200's 50 MB of L2
+  CHECK(cudaMalloc(&flush, flush_bytes));
+  const ptxb_tensor_desc inputs[2] = {row_major(M, K), row_major(N, K)};
+  const ptxb_tensor_desc outputs[1] = {row_major(M, N)};
+  const ptxb_problem problem{PTXB_ABI_VERSION, 2, 1, 0, inputs, outputs, nullptr};
+  uint64_t workspace_bytes = 0;
+  if (plan != nullptr) CHECK(plan(&problem, &workspace_bytes));
+  void* workspace = nullptr;
+  if (workspace_bytes > 0) CHECK(cudaMalloc(&workspace, workspace_bytes));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  const void* in_ptrs[2] = {a, b};
+  void* out_ptrs[1] = {c};
+  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace, workspace_bytes, stream};
+
+  // cuBLASLt: column-major C^T (N x M) = B (K x N as stored, transposed) * A (K x M as stored).
+  cublasLtHandle_t lt;
+  CHECK(cublasLtCreate(&lt));
+  cublasLtMatmulDesc_t op;
+  CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+  CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa)));
+  CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof(transb)));
+  cublasLtMatrixLayout_t la, lb, lc;
+  CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, K, N, K));
+  CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, K, M, K));
+  CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, N, M, N));
+  const size_t lt_workspace_bytes = size_t{64} << 20;
+  void* lt_workspace = nullptr;
+  CHECK(cudaMalloc(&lt_workspace, lt_workspace_bytes));
+  cublasLtMatmulPreference_t pref;
+  CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &lt_workspace_bytes, sizeof(lt_workspace_bytes)));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  CHECK(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &heuristic, &found));
+  if (found == 0) {
+    std::fprintf(stderr, "cuBLASLt offers no algorithm\n");
+    return 1;
+  }
+  const float alpha = 1.f, beta = 0.f;
+  auto library = [&] {
+    return cublasLtMatmul(lt, op, &alpha, b, la, a, lb, &beta, c_lib, lc, c_lib, lc,
+                          &heuristic.algo, lt_workspace, lt_workspace_bytes, stream);
+  };
+
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  const bool with_library = std::getenv("PROBE_NO_LIBRARY") == nullptr;
+  std::vector<double> mine, lib;
+  for (int i = 0; i < calls + 3; ++i) {
+    for (int which = 0; which < (with_library ? 2 : 1); ++which) {
+      CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, stream));
+      spin<<<1, 1, 0, stream>>>(100000);  // ~50 us at 2 GHz
+      CHECK(cudaEventRecord(start, stream));
+      if (which == 0) {
+        CHECK(run(&args));
+      } else {
+        CHECK(library());
+      }
+      CHECK(cudaEventRecord(stop, stream));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0.f;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      if (i >= 3) (which == 0 ? mine : lib).push_back(1000.0 * ms);
+    }
+  }
+  if (!with_library) {
+    std::printf("%lldx%lldx%lld  kernel %.1f us\n", static_cast<long long>(M),
+                static_cast<long long>(N), static_cast<long long>(K), median(mine));
+    return 0;
+  }
+  std::vector<__nv_bfloat16> got(static_cast<size_t>(M * N)), want(got.size());
+  CHECK(cudaMemcpy(got.data(), c, got.size() * 2, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(want.data(), c_lib, want.size() * 2, cudaMemcpyDeviceToHost));
+  double max_diff = 0.0;
+  for (size_t i = 0; i < got.size(); ++i)
+    max_diff = std::max(max_diff, std::fabs(static_cast<double>(__bfloat162float(got[i])) -
+                                            static_cast<double>(__bfloat162float(want[i]))));
+  const double flop =
+      2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  const double us = median(mine), lib_us = median(lib);
+  std::printf(
+      "%lldx%lldx%lld  kernel %.1f us %.0f TFLOP/s  cublasLt %.1f us %.0f TFLOP/s  "
+      "ratio %.3f  max|diff| %.3g\n",
+      static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K), us,
+      flop / us * 1e-6, lib_us, flop / lib_us * 1e-6, lib_us / us, max_diff);
+  return 0;
+}
