@@ -38,16 +38,9 @@ struct Scratch {
   std::unordered_map<int64_t, void*> pointers;  // uid -> device pointer, for the variant pack
 };
 
-// A device buffer holding `values` (int32), copied before this returns.
-DeviceBuffer upload_ints(const std::vector<int32_t>& values) {
-  DeviceBuffer d(values.size() * sizeof(int32_t));
-  PTXB_CHECK_CUDA(cudaMemcpy(d.data(), values.data(), d.bytes(), cudaMemcpyHostToDevice));
-  return d;
-}
-
 // Paged decode's seq_len_q: SQ new tokens for each of the B sequences.
 DeviceBuffer paged_seq_len_q(const Dims& dims) {
-  return upload_ints(
+  return cudnn_sdpa::upload_int32(
       std::vector<int32_t>(static_cast<size_t>(dims.batch), static_cast<int32_t>(dims.seq)));
 }
 
@@ -59,7 +52,8 @@ Scratch make_scratch(const Dims& dims, SdpaDirection direction, cudaStream_t str
     if (uids[i] == cudnn_sdpa::kCuSeqlens) continue;
     if (dims.paged && uids[i] == cudnn_sdpa::kSeqLenKV) {
       const auto span = static_cast<int32_t>(dims.table_width * dims.page_size);
-      s.buffers.push_back(upload_ints(std::vector<int32_t>(static_cast<size_t>(dims.batch), span)));
+      s.buffers.push_back(
+          cudnn_sdpa::upload_int32(std::vector<int32_t>(static_cast<size_t>(dims.batch), span)));
       s.pointers[uids[i]] = s.buffers.back().data();
       continue;
     }
@@ -67,7 +61,7 @@ Scratch make_scratch(const Dims& dims, SdpaDirection direction, cudaStream_t str
       std::vector<int32_t> table(static_cast<size_t>(dims.batch * dims.table_width));
       for (size_t e = 0; e < table.size(); ++e)
         table[e] = static_cast<int32_t>(static_cast<int64_t>(e) % dims.pages);
-      s.buffers.push_back(upload_ints(table));
+      s.buffers.push_back(cudnn_sdpa::upload_int32(table));
       s.pointers[uids[i]] = s.buffers.back().data();
       continue;
     }

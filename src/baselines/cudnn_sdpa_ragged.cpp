@@ -9,15 +9,12 @@
 #include "cuda/cuda_check.hpp"
 
 namespace ptxb::cudnn_sdpa {
-namespace {
 
-DeviceBuffer upload(const std::vector<int32_t>& values) {
+DeviceBuffer upload_int32(const std::vector<int32_t>& values) {
   DeviceBuffer buffer(values.size() * sizeof(int32_t));
   PTXB_CHECK_CUDA(cudaMemcpy(buffer.data(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice));
   return buffer;
 }
-
-}  // namespace
 
 void RaggedTensors::bind(std::unordered_map<int64_t, void*>& pointers) const {
   pointers[kSeqLenQ] = seq_len.data();
@@ -48,9 +45,9 @@ RaggedTensors make_ragged(const std::vector<int64_t>& cu_seqlens, const Dims& d)
   }
   RaggedTensors r;
   r.cu_seqlens = cu_seqlens;
-  r.seq_len = upload(lengths);
-  r.qo_offsets = upload(qo);
-  r.kv_offsets = upload(kv);
+  r.seq_len = upload_int32(lengths);
+  r.qo_offsets = upload_int32(qo);
+  r.kv_offsets = upload_int32(kv);
   return r;
 }
 

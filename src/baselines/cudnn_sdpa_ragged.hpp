@@ -29,6 +29,10 @@ struct RaggedTensors {
 /// length outside [0, S]).
 RaggedTensors make_ragged(const std::vector<int64_t>& cu_seqlens, const Dims& dims);
 
+/// int32 values in a device buffer of their size, copied before this returns (the baseline's small
+/// index tensors: ragged offsets, lengths, page tables of its plan trials).
+DeviceBuffer upload_int32(const std::vector<int32_t>& values);
+
 /// B+1 offsets of a batch of T tokens split as evenly as B sequences allow (each at most S):
 /// the plan trials' stand-in for lengths plan() cannot see.
 std::vector<int64_t> even_cu_seqlens(const Dims& dims);
