@@ -107,6 +107,27 @@ ptxb_tensor_desc row_major(ptxb_dtype dtype, std::vector<int64_t> shape) {
   return t;
 }
 
+// The ABI description of a paged decode problem of shape `s` (Q [B,SQ,H,D], the caches, seq_lens,
+// page_table | O, LSE; scalars scale and max_seqlen). Not copyable: `problem` points into it.
+struct PagedAbiProblem {
+  PagedAbiProblem(const PagedDecodeShape& s, double max_seqlen)
+      : inputs{row_major(PTXB_BF16, {s.batch(), s.q_len, s.heads, s.head_dim}),
+               row_major(PTXB_BF16, {s.num_pages, s.page_size, s.kv_heads, s.head_dim}),
+               row_major(PTXB_BF16, {s.num_pages, s.page_size, s.kv_heads, s.head_dim}),
+               row_major(PTXB_I32, {s.batch()}), row_major(PTXB_I32, {s.batch(), s.max_pages})},
+        outputs{row_major(PTXB_BF16, {s.batch(), s.q_len, s.heads, s.head_dim}),
+                row_major(PTXB_F32, {s.batch(), s.q_len, s.heads})},
+        scalars{s.scale, max_seqlen},
+        problem{PTXB_ABI_VERSION, 5, 2, 2, inputs, outputs, scalars} {}
+  PagedAbiProblem(const PagedAbiProblem&) = delete;
+  PagedAbiProblem& operator=(const PagedAbiProblem&) = delete;
+
+  ptxb_tensor_desc inputs[5];
+  ptxb_tensor_desc outputs[2];
+  double scalars[2];
+  ptxb_problem problem;
+};
+
 // cuDNN's paged SDPA on the shape's shuffled table, O (bf16) and LSE against the GPU reference:
 // O within the bf16 tasks' tolerance (1e-2 + 2^-7 |ref|), LSE within 1e-4.
 void check_cudnn(int64_t q_len, int64_t head_dim) {
@@ -123,15 +144,8 @@ void check_cudnn(int64_t q_len, int64_t head_dim) {
   reference_paged_decode(dq.data(), dk.data(), dv.data(), lens.as<int32_t>(), table.as<int32_t>(),
                          ref_out.as<float>(), ref_lse.as<float>(), gpu_dims(s), stream.get());
 
-  const ptxb_tensor_desc inputs[] = {
-      row_major(PTXB_BF16, {s.batch(), q_len, s.heads, head_dim}),
-      row_major(PTXB_BF16, {s.num_pages, s.page_size, s.kv_heads, head_dim}),
-      row_major(PTXB_BF16, {s.num_pages, s.page_size, s.kv_heads, head_dim}),
-      row_major(PTXB_I32, {s.batch()}), row_major(PTXB_I32, {s.batch(), s.max_pages})};
-  const ptxb_tensor_desc outputs[] = {row_major(PTXB_BF16, {s.batch(), q_len, s.heads, head_dim}),
-                                      row_major(PTXB_F32, {s.batch(), q_len, s.heads})};
-  const double scalars[] = {s.scale, 600.0};  // max_seqlen: the longest history
-  const ptxb_problem problem{PTXB_ABI_VERSION, 5, 2, 2, inputs, outputs, scalars};
+  const PagedAbiProblem abi(s, 600.0);  // max_seqlen: the longest history
+  const ptxb_problem& problem = abi.problem;
   const void* in_ptrs[] = {dq.data(), dk.data(), dv.data(), lens.data(), table.data()};
   void* out_ptrs[] = {out.data(), lse.data()};
   const ptxb_args args{&problem, in_ptrs, out_ptrs, nullptr, 0, stream.get()};
@@ -161,18 +175,10 @@ TEST(PagedDecodeCudnnGpu, MatchesTheReferenceThroughShuffledTables) {
 
 TEST(PagedDecodeCudnnGpu, RefusesAMaxSeqlenPastTheTable) {
   const PagedDecodeShape s = paged_shape(1, 64);
-  const ptxb_tensor_desc inputs[] = {
-      row_major(PTXB_BF16, {s.batch(), 1, s.heads, 64}),
-      row_major(PTXB_BF16, {s.num_pages, s.page_size, s.kv_heads, 64}),
-      row_major(PTXB_BF16, {s.num_pages, s.page_size, s.kv_heads, 64}),
-      row_major(PTXB_I32, {s.batch()}), row_major(PTXB_I32, {s.batch(), s.max_pages})};
-  const ptxb_tensor_desc outputs[] = {row_major(PTXB_BF16, {s.batch(), 1, s.heads, 64}),
-                                      row_major(PTXB_F32, {s.batch(), 1, s.heads})};
-  const double scalars[] = {s.scale, static_cast<double>(s.max_pages * s.page_size + 1)};
-  const ptxb_problem problem{PTXB_ABI_VERSION, 5, 2, 2, inputs, outputs, scalars};
+  const PagedAbiProblem abi(s, static_cast<double>(s.max_pages * s.page_size + 1));
   CudnnSdpa library(SdpaDirection::kPagedDecode);
   uint64_t workspace = 0;
-  EXPECT_EQ(library.plan(problem, &workspace),
+  EXPECT_EQ(library.plan(abi.problem, &workspace),
             static_cast<int>(CudnnSdpaStatus::kUnsupportedProblem));
   EXPECT_NE(library.plan_report().value("error", "").find("max_seqlen"), std::string::npos);
 }
