@@ -299,6 +299,19 @@ struct Params {
   float scale_log2;  // scale * log2(e)
 };
 
+// ==== begin kernels/attention/sm90_fa3_pieces.cuh (generated: scripts/amalgamate.py) ====
+// The pieces of the FA3-style attention experts (arXiv 2407.08608) that do not depend on the
+// problem's layout: the mbarrier wait with the dev harness's watchdog, the consumers' named
+// barriers, exp2, the wgmma operand descriptors (K-major Q and K, MN-major V, 128-byte swizzle)
+// and instructions (S = Q K^T from shared memory, O += P V with P in registers), the accumulator
+// fragment map, P's packing into bf16 A fragments, and the online-softmax step and rescale.
+// Needs, declared before it by the expert: kBlockN (keys per K/V tile), kChunk (head-dim columns
+// per TMA box), kChunkBytes (bytes of one (kBlockN, kChunk) box), kConsumers (consumer
+// warpgroups), kSplitPvDefault, and PTXB_ATTN_WATCHDOG. Experts hold a copy
+// (scripts/amalgamate.py).
+
+// NOTE: no namespace of its own: the copy sits inside the expert's anonymous namespace, after the
+// constants above.
 #if PTXB_ATTN_WATCHDOG
 __device__ unsigned int g_watchdog_timeouts = 0;
 #endif
@@ -455,21 +468,6 @@ __device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
 }
 
 // ---- softmax ----
-// Sets to -inf the scores of keys >= len (rows of the next sequence, or zero-filled rows past T)
-// and, when causal, of keys after the query. Keys and rows count from the sequence's start.
-__device__ __forceinline__ void mask_tile(float (&s)[kBlockN / 2], int key0, int row0, int len,
-                                          bool causal) {
-#pragma unroll
-  for (int i = 0; i < kBlockN / 8; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int key = key0 + frag_col(i, e);
-        if (key >= len || (causal && key > row0 + frag_row(h))) s[4 * i + 2 * h + e] = -INFINITY;
-      }
-}
-
 // One online-softmax step on a raw score tile. m (running row max of raw scores) and l (this
 // thread's share of the running row sum, relative to m) are updated; s becomes
 // P = exp2(scale_log2 * (s - m)); corr is the factor that rescales the earlier O and l.
@@ -509,6 +507,23 @@ __device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2]) 
       o[4 * i + 2 * h] *= corr[h];
       o[4 * i + 2 * h + 1] *= corr[h];
     }
+}
+// ==== end kernels/attention/sm90_fa3_pieces.cuh ====
+
+// ---- masking ----
+// Sets to -inf the scores of keys >= len (rows of the next sequence, or zero-filled rows past T)
+// and, when causal, of keys after the query. Keys and rows count from the sequence's start.
+__device__ __forceinline__ void mask_tile(float (&s)[kBlockN / 2], int key0, int row0, int len,
+                                          bool causal) {
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int key = key0 + frag_col(i, e);
+        if (key >= len || (causal && key > row0 + frag_row(h))) s[4 * i + 2 * h + e] = -INFINITY;
+      }
 }
 
 // ---- roles ----

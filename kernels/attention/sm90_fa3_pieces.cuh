@@ -1,0 +1,218 @@
+// The pieces of the FA3-style attention experts (arXiv 2407.08608) that do not depend on the
+// problem's layout: the mbarrier wait with the dev harness's watchdog, the consumers' named
+// barriers, exp2, the wgmma operand descriptors (K-major Q and K, MN-major V, 128-byte swizzle)
+// and instructions (S = Q K^T from shared memory, O += P V with P in registers), the accumulator
+// fragment map, P's packing into bf16 A fragments, and the online-softmax step and rescale.
+// Needs, declared before it by the expert: kBlockN (keys per K/V tile), kChunk (head-dim columns
+// per TMA box), kChunkBytes (bytes of one (kBlockN, kChunk) box), kConsumers (consumer
+// warpgroups), kSplitPvDefault, and PTXB_ATTN_WATCHDOG. Experts hold a copy
+// (scripts/amalgamate.py).
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "ptx/mbarrier.cuh"
+#include "ptx/smem.cuh"
+#include "ptx/wgmma.cuh"
+
+// NOTE: no namespace of its own: the copy sits inside the expert's anonymous namespace, after the
+// constants above.
+#if PTXB_ATTN_WATCHDOG
+__device__ unsigned int g_watchdog_timeouts = 0;
+#endif
+
+// mbar_wait, or with PTXB_ATTN_WATCHDOG a wait that gives up after about 2^31 cycles and counts
+// the timeout in g_watchdog_timeouts.
+__device__ __forceinline__ void mbar_wait_checked(uint64_t* bar, uint32_t parity) {
+#if PTXB_ATTN_WATCHDOG
+  const uint32_t addr = smem_addr(bar);
+  if (mbar_try_wait(addr, parity)) return;
+  const long long start = clock64();
+  while (!mbar_try_wait(addr, parity)) {
+    // NOTE: after the first timeout every wait gives up at once, so a broken kernel ends quickly.
+    if (*static_cast<volatile unsigned int*>(&g_watchdog_timeouts) != 0 ||
+        clock64() - start > (1ll << 31)) {
+      atomicAdd(&g_watchdog_timeouts, 1u);
+      return;
+    }
+  }
+#else
+  mbar_wait(bar, parity);
+#endif
+}
+
+// ---- named barriers for the consumer ping-pong (id 0 is __syncthreads) ----
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
+}
+
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// ---- wgmma operands and instructions ----
+// K-major operand (Q, K) in the 128-byte swizzle: leading byte offset unused (16), stride byte
+// offset 1024 (8 rows of 128 bytes). Stepping k by 16 elements inside a swizzled row adds 32 bytes
+// to the start; the next 64 columns are the next box (+16 KiB).
+__device__ __forceinline__ uint64_t desc_k_major(const void* p) {
+  return wgmma_desc_sw128(p, 16, 1024);
+}
+// MN-major operand (V as the (keys, D) B matrix of P V, N = D contiguous) in the 128-byte
+// swizzle. PTX ISA canonical layout for MN-major SW128, in elements with T = 8 bf16:
+// ((T,8,m),(8,k)) : ((1,T,LBO),(8T,SBO)): a swizzle atom is 64 N-contiguous values (one 128-byte
+// row) x 8 consecutive k (keys) at a 128-byte pitch, exactly 8 rows of our TMA box. Hence
+// LBO = distance between 64-wide N blocks = the next box (kChunkBytes = 16 KiB), and
+// SBO = distance between 8-key groups = 1024 bytes. The k-th 16-key slice starts 16 rows
+// (2048 bytes) further, an atom boundary, so the base-offset field stays 0.
+__device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
+  return wgmma_desc_sw128(p, kChunkBytes, 1024);
+}
+
+#define PTXB_ACC8(d, i)                                                                       \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define PTXB_ACC32(d) PTXB_ACC8(d, 0), PTXB_ACC8(d, 8), PTXB_ACC8(d, 16), PTXB_ACC8(d, 24)
+#define PTXB_ACC64(d) \
+  PTXB_ACC32(d), PTXB_ACC8(d, 32), PTXB_ACC8(d, 40), PTXB_ACC8(d, 48), PTXB_ACC8(d, 56)
+#define PTXB_REGS32                                                                            \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_REGS64                                                                              \
+  PTXB_REGS32                                                                                    \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+
+// D(64x128) (+)= A(64x16, smem K-major) * B(16x128, smem K-major); overwrites D when scale_d == 0.
+__device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t desc_a,
+                                                    uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
+      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : PTXB_ACC64(d)
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+// D(64x128) += A(64x16, registers) * B(16x128, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n128k16_tb(float (&d)[64], const uint32_t* a,
+                                                       uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
+               "}, {%64, %65, %66, %67}, %68, 1, 1, 1, 1;\n"
+               : PTXB_ACC64(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+// D(64x64) += A(64x16, registers) * B(16x64, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n64k16_tb(float (&d)[32], const uint32_t* a,
+                                                      uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_REGS32
+               "}, {%32, %33, %34, %35}, %36, 1, 1, 1, 1;\n"
+               : PTXB_ACC32(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+#undef PTXB_ACC8
+#undef PTXB_ACC32
+#undef PTXB_ACC64
+#undef PTXB_REGS32
+#undef PTXB_REGS64
+
+// ---- fragments ----
+// Element (i, h, e) of an m64nN fp32 accumulator is acc[4*i + 2*h + e]: row frag_row(h) of the
+// warpgroup's 64 rows, column frag_col(i, e). The bf16 A operand of m64nNk16 has the same
+// (row, column) map for its 16 columns, so the accumulator of S (keys 16k..16k+15 = entries
+// 8k..8k+7) becomes the k-th A fragment by packing consecutive pairs (pack_p).
+__device__ __forceinline__ int frag_row(int h) {
+  return (threadIdx.x % 128) / 32 * 16 + (threadIdx.x % 32) / 4 + 8 * h;
+}
+__device__ __forceinline__ int frag_col(int i, int e) { return 8 * i + 2 * (threadIdx.x % 4) + e; }
+
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);  // lo in the low half
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+// (64, kBlockN) fp32 fragment -> kBlockN/16 bf16 A fragments of 4 registers each.
+__device__ __forceinline__ void pack_p(const float (&s)[kBlockN / 2], uint32_t (&pa)[kBlockN / 4]) {
+#pragma unroll
+  for (int k = 0; k < kBlockN / 4; ++k) pa[k] = pack_bf16x2(s[2 * k], s[2 * k + 1]);
+}
+
+// S(64, kBlockN) = Q(64 rows of this warpgroup, kHeadDim) K(kBlockN, kHeadDim)^T. Issue only.
+template <int kHeadDim>
+__device__ __forceinline__ void issue_qk(float (&s)[kBlockN / 2], const __nv_bfloat16* q_rows,
+                                         const __nv_bfloat16* k_tile) {
+  const uint64_t qd = desc_k_major(q_rows), kd = desc_k_major(k_tile);
+#pragma unroll
+  for (int kk = 0; kk < kHeadDim / 16; ++kk) {
+    const uint32_t off = (kk / 4) * kChunkBytes + (kk % 4) * 32;  // box, then 16 columns
+    wgmma_ss_m64n128k16(s, qd + (off >> 4), kd + (off >> 4), kk > 0 ? 1 : 0);
+  }
+}
+// O(64, kHeadDim) += P(64, kBlockN) V(kBlockN, kHeadDim), P as bf16 A fragments. Issue only.
+template <int kHeadDim, bool kSplit = kSplitPvDefault>
+__device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
+                                         const uint32_t (&pa)[kBlockN / 4],
+                                         const __nv_bfloat16* v_tile) {
+  const uint64_t vd = desc_mn_major(v_tile);
+#pragma unroll
+  for (int kk = 0; kk < kBlockN / 16; ++kk) {
+    const uint64_t desc = vd + ((kk * 16 * kChunk * 2) >> 4);  // 16 keys = 16 swizzled rows
+    if constexpr (kHeadDim == 64) {
+      wgmma_rs_m64n64k16_tb(o, &pa[4 * kk], desc);
+    } else if constexpr (kSplit) {
+      // NOTE: columns 64..127 of an m64n128 fragment are entries 32..63 (i >= 8).
+      wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[0]), &pa[4 * kk], desc);
+      wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[32]), &pa[4 * kk],
+                            desc + (kChunkBytes >> 4));
+    } else {
+      wgmma_rs_m64n128k16_tb(o, &pa[4 * kk], desc);
+    }
+  }
+}
+
+// ---- softmax ----
+// One online-softmax step on a raw score tile. m (running row max of raw scores) and l (this
+// thread's share of the running row sum, relative to m) are updated; s becomes
+// P = exp2(scale_log2 * (s - m)); corr is the factor that rescales the earlier O and l.
+__device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)[2], float (&l)[2],
+                                             float (&corr)[2], float scale_log2) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = m[h];
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+      mx = fmaxf(mx, fmaxf(s[4 * i + 2 * h], s[4 * i + 2 * h + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 threads of a row (quad)
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    // NOTE: a row with no visible key so far keeps m = -inf; subtracting 0 keeps P = 0, not NaN.
+    const float neg_max = mx == -INFINITY ? 0.f : -mx * scale_log2;
+    corr[h] = exp2_approx(fmaf(m[h], scale_log2, neg_max));  // 0 on the first tile (m = -inf)
+    m[h] = mx;
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& x = s[4 * i + 2 * h + e];
+        x = exp2_approx(fmaf(x, scale_log2, neg_max));
+        sum += x;
+      }
+    l[h] = fmaf(l[h], corr[h], sum);
+  }
+}
+
+template <int kN>
+__device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2]) {
+#pragma unroll
+  for (int i = 0; i < kN / 4; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      o[4 * i + 2 * h] *= corr[h];
+      o[4 * i + 2 * h + 1] *= corr[h];
+    }
+}
