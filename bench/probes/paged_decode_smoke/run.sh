@@ -4,7 +4,8 @@
 # shape timed) and `ptxbench eval` of the SIMT candidate simt_candidate.cu, without the evidence
 # stage. The worker's paged module draws the lengths and the shuffled table, computes the fp64
 # reference, plans cuDNN's paged SDPA and times both; the verdict is `instruction_missing` (no
-# wgmma, by design), its correctness and timing records are what this checks. Prints a summary.
+# wgmma, by design), its correctness and timing records are what this checks. Then the expert
+# (with the evidence stage), which should pass. Prints a summary of both.
 # Usage (GPU machine, repository root): bench/probes/paged_decode_smoke/run.sh BIN_DIR OUT_DIR
 set -euo pipefail
 bin="$(cd "$1" && pwd)" out="$2"
@@ -18,10 +19,15 @@ export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$out/tasks" PTXBENCH_CACHE_DIR="$out/cache"
 "$bin/ptxbench" eval "$here/simt_candidate.cu" --task sm90/attention/decode-paged-smoke \
   --no-evidence --json-out "$out/smoke.json" > "$out/smoke.txt" 2>&1 || true
-python3 - "$out/smoke.json" <<'PY'
+# The expert (kernels/reference/sm90_attention_decode_paged.cu), with the evidence stage.
+"$bin/ptxbench" eval kernels/reference/sm90_attention_decode_paged.cu \
+  --task sm90/attention/decode-paged-smoke --json-out "$out/expert.json" > "$out/expert.txt" 2>&1 ||
+  true
+for verdict in "$out/smoke.json" "$out/expert.json"; do
+python3 - "$verdict" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
-print("outcome", v["outcome"], "|", v["reason"][:160])
+print(sys.argv[1].split("/")[-1], "outcome", v["outcome"], "|", v["reason"][:160])
 c = v.get("correctness") or {}
 print("correctness", c.get("passed"), "of", c.get("total"))
 for case in [x for x in c.get("cases", []) if not x.get("passed")][:3]:
@@ -33,3 +39,4 @@ for t in v.get("timing", []):
           "| candidate us", med(t.get("candidate")), "| cudnn us", med(t.get("baseline")),
           "| cudnn plan", bp.get("chosen_name"), bp.get("error", ""), t.get("error", ""))
 PY
+done

@@ -1,0 +1,883 @@
+// Expert solution for paged decode attention (family attention_decode_paged, docs/attention.md):
+// O = softmax(scale * Q K^T) V and LSE for SQ new query tokens per sequence against its KV
+// history held in pages of a shared pool, bf16 in and out, grouped-query heads.
+//
+// Contract: inputs Q [B,SQ,H,D] bf16, K_cache and V_cache [NP,P,HKV,D] bf16 (the vLLM layout),
+// seq_lens [B] int32 (history lengths, the SQ new tokens included as the last SQ positions; each in
+// [SQ, W * P]) and page_table [B,W] int32 (page p of sequence b is pool page page_table[b][p]);
+// outputs O [B,SQ,H,D] bf16 and LSE [B,SQ,H] f32 (natural log of the row sums of exp of the scaled
+// scores); scalars [scale (> 0), max_seqlen (an integer in [SQ, W * P])]. Query token i of sequence
+// b sees keys 0 .. seq_lens[b] - SQ + i (bottom-right causal). H % HKV == 0 and SQ * H / HKV <= 64;
+// D 64 or 128; P a multiple of 8 that divides 128 or a multiple of 128; all tensors row-major and
+// contiguous. The workspace holds the splits' partial results (ptxb_plan sizes it).
+//
+// Design (split-KV "flash decoding" on the FA3 pieces of the forward experts):
+// - one CTA per (sequence b, split s, kv head g), 256 threads: warpgroup 0's thread 0 is the TMA
+//   producer, warpgroup 1 the consumer. The query rows of the kv head's G = H / HKV heads and the
+//   SQ new tokens are packed into one 64-row wgmma tile (row i * G + r: token i, head g * G + r),
+//   loaded once by a 3-D TMA box {64, G, SQ} on the view {D, H, B * SQ};
+// - the keys of the sequence in 128-key tiles, split in S contiguous ranges (S from the grid size
+//   and max_seqlen, the same for every sequence; a split past a short sequence's tiles only writes
+//   an empty result). A tile's K and V come page by page: per page (or 128-key part of a page) and
+//   64-column chunk one 3-D TMA box {64, 1, min(P, 128)} on the view {D, HKV, NP * P} at the page's
+//   token, landing at its rows of the same 128-row x 128-byte swizzled tile the dense expert uses.
+//   Pages past the sequence's last are read as its last page (finite values, masked);
+// - per tile: S = Q K^T (wgmma m64n128k16, both operands in shared memory), masking of keys past
+//   each row's last visible key, online softmax in registers, O += P V (P as the bf16 register A
+//   operand, V MN-major); K and V have their own full/empty mbarriers per stage;
+// - S = 1: O = acc / rowsum (bf16) and LSE straight to the outputs; S > 1: each split writes its
+//   normalized fp32 O and its LSE to the workspace, and a second kernel merges the splits of each
+//   row (weights exp(LSE_s - max), empty splits skipped).
+// NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers and the attention
+// pieces below are copies of kernels/ptx/ and kernels/attention/ files, kept equal to them by
+// scripts/amalgamate.py.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+// The dev harness sets this to 1: every mbarrier wait then gives up after about a second and
+// counts the timeout in g_watchdog_timeouts instead of hanging.
+#ifndef PTXB_ATTN_WATCHDOG
+#define PTXB_ATTN_WATCHDOG 0
+#endif
+
+// ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
+// Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
+// and the fence between the generic and the async proxy's view of shared memory.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// Orders this thread's generic-proxy accesses of shared memory (plain stores, cp.async, an
+// mbarrier.init) before later async-proxy accesses (wgmma operand reads, TMA, bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// ==== end kernels/ptx/smem.cuh ====
+
+// ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
+// mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
+// byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
+// loop). The barrier lives in shared memory; `parity` is the phase's parity (0, 1, 0, ...).
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+// Releases this thread's mbarrier.init to the other threads of the cluster (before the barrier
+// that publishes it; TMA signalling the barrier also needs fence_proxy_async_shared).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// One try: true once the phase with `parity` has completed (the hardware may suspend the thread
+// for a while before answering false). `addr` is smem_addr(bar).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t addr, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(addr), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Spins until the phase with `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_addr(bar);
+  while (!mbar_try_wait(addr, parity)) {
+  }
+}
+// ==== end kernels/ptx/mbarrier.cuh ====
+
+// ==== begin kernels/ptx/tma.cuh (generated: scripts/amalgamate.py) ====
+// TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
+// (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
+// barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
+// constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores, shared ->
+// global, tracked as bulk groups of the issuing thread.
+
+// The box of a 2-D map at coordinates (inner, outer) into `dst`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// A 1-D copy of `bytes` (a multiple of 16; both ends 16-byte aligned).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+// Fetches the map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// The box of a 2-D map at coordinates (inner, outer) from `src` (written by this CTA's threads,
+// then fence_proxy_async_shared and a barrier) to global memory; elements outside the map's
+// bounds are not written. Joins the issuing thread's open bulk group.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int inner,
+                                             int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(smem_addr(src)), "r"(inner), "r"(outer)
+               : "memory");
+}
+// Closes the issuing thread's open bulk group (the stores since the last commit).
+__device__ __forceinline__ void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// Waits until at most kPending of this thread's bulk groups still read their shared memory (the
+// source may then be overwritten, or the CTA exit); their global writes may still be under way.
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+}
+// ==== end kernels/ptx/tma.cuh ====
+
+// ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
+// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
+// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
+// wgmma. The mma_async instructions themselves are written where they are used (one form per
+// tile shape and operand source).
+
+// Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
+// (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
+// K-major tiles: LBO is unused (16), SBO = 1024 (8 rows of 128 bytes).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo, uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+// Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
+__device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
+                                                           uint32_t sbo) {
+  uint64_t desc = (smem_addr(p) & 0x3FFFF) >> 4;
+  desc |= uint64_t((lbo & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((sbo & 0x3FFFF) >> 4) << 32;
+  return desc;  // base offset 0, no swizzle
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most kPending committed wgmma groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Ties registers to this point of the program: the compiler may not move their reads above a
+// preceding wgmma.wait_group nor their writes below a following wgmma.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// ==== end kernels/ptx/wgmma.cuh ====
+
+namespace {
+
+constexpr int kBlockN = 128;  // keys per K/V tile
+constexpr int kChunk = 64;    // head-dim columns per TMA box: 64 bf16 = one 128-byte swizzled row
+constexpr int kConsumers = 1;
+constexpr int kRows = 64;  // packed query rows: one wgmma m64 block
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16 KiB
+constexpr bool kSplitPvDefault = false;
+constexpr int kMinCtasPerSm = 2;       // splits are added until the grid has this many CTAs per SM
+constexpr int kMaxTilesPerSplit = 16;  // ... and no split has more key tiles than this
+
+template <int kHeadDim>
+struct Config {
+  static_assert(kHeadDim == 64 || kHeadDim == 128, "head dim 64 or 128");
+  static constexpr int kChunks = kHeadDim / kChunk;
+  static constexpr int kStages = kHeadDim == 128 ? 3 : 6;
+};
+
+// Every tile is stored as kChunks boxes of (128 rows, 64 columns) in the 128-byte swizzle, each
+// 16 KiB (a 1024-byte swizzle-atom boundary); Q uses the first 64 rows of its boxes.
+template <int kHeadDim>
+struct SharedStorage {
+  static constexpr int kChunks = Config<kHeadDim>::kChunks;
+  static constexpr int kStages = Config<kHeadDim>::kStages;
+  __nv_bfloat16 q[kChunks][kBlockN * kChunk];
+  __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];
+  __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];
+  uint64_t q_full;
+  uint64_t k_full[kStages], v_full[kStages];    // TMA transaction bytes
+  uint64_t k_empty[kStages], v_empty[kStages];  // lane 0 of every consumer warp
+};
+template <int kHeadDim>
+constexpr size_t kSharedBytes = sizeof(SharedStorage<kHeadDim>) + 1024;  // + base alignment
+static_assert(kSharedBytes<128> <= 227 * 1024 && kSharedBytes<64> <= 227 * 1024, "sm_90 limit");
+
+struct Params {
+  const int* seq_lens;                       // [B]
+  const int* page_table;                     // [B, W]
+  __nv_bfloat16* o;                          // [B, SQ, H, D]
+  float* lse;                                // [B, SQ, H]
+  float* part_o;                             // [S, B, HKV, SQ * G, D] (S > 1)
+  float* part_lse;                           // [S, B, HKV, SQ * G] (S > 1)
+  int batch, q_len, heads, kv_heads, group;  // group = H / HKV
+  int page_size, table_width, box_rows;      // box_rows = min(P, kBlockN)
+  int splits;
+  float scale, scale_log2;  // scale, scale * log2(e)
+};
+
+// ==== begin kernels/attention/sm90_fa3_pieces.cuh (generated: scripts/amalgamate.py) ====
+// The pieces of the FA3-style attention experts (arXiv 2407.08608) that do not depend on the
+// problem's layout: the mbarrier wait with the dev harness's watchdog, the consumers' named
+// barriers, exp2, the wgmma operand descriptors (K-major Q and K, MN-major V, 128-byte swizzle)
+// and instructions (S = Q K^T from shared memory, O += P V with P in registers), the accumulator
+// fragment map, P's packing into bf16 A fragments, and the online-softmax step and rescale.
+// Needs, declared before it by the expert: kBlockN (keys per K/V tile), kChunk (head-dim columns
+// per TMA box), kChunkBytes (bytes of one (kBlockN, kChunk) box), kConsumers (consumer
+// warpgroups), kSplitPvDefault, and PTXB_ATTN_WATCHDOG. Experts hold a copy
+// (scripts/amalgamate.py).
+
+// NOTE: no namespace of its own: the copy sits inside the expert's anonymous namespace, after the
+// constants above.
+#if PTXB_ATTN_WATCHDOG
+__device__ unsigned int g_watchdog_timeouts = 0;
+#endif
+
+// mbar_wait, or with PTXB_ATTN_WATCHDOG a wait that gives up after about 2^31 cycles and counts
+// the timeout in g_watchdog_timeouts.
+__device__ __forceinline__ void mbar_wait_checked(uint64_t* bar, uint32_t parity) {
+#if PTXB_ATTN_WATCHDOG
+  const uint32_t addr = smem_addr(bar);
+  if (mbar_try_wait(addr, parity)) return;
+  const long long start = clock64();
+  while (!mbar_try_wait(addr, parity)) {
+    // NOTE: after the first timeout every wait gives up at once, so a broken kernel ends quickly.
+    if (*static_cast<volatile unsigned int*>(&g_watchdog_timeouts) != 0 ||
+        clock64() - start > (1ll << 31)) {
+      atomicAdd(&g_watchdog_timeouts, 1u);
+      return;
+    }
+  }
+#else
+  mbar_wait(bar, parity);
+#endif
+}
+
+// ---- named barriers for the consumer ping-pong (id 0 is __syncthreads) ----
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
+}
+
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// ---- wgmma operands and instructions ----
+// K-major operand (Q, K) in the 128-byte swizzle: leading byte offset unused (16), stride byte
+// offset 1024 (8 rows of 128 bytes). Stepping k by 16 elements inside a swizzled row adds 32 bytes
+// to the start; the next 64 columns are the next box (+16 KiB).
+__device__ __forceinline__ uint64_t desc_k_major(const void* p) {
+  return wgmma_desc_sw128(p, 16, 1024);
+}
+// MN-major operand (V as the (keys, D) B matrix of P V, N = D contiguous) in the 128-byte
+// swizzle. PTX ISA canonical layout for MN-major SW128, in elements with T = 8 bf16:
+// ((T,8,m),(8,k)) : ((1,T,LBO),(8T,SBO)): a swizzle atom is 64 N-contiguous values (one 128-byte
+// row) x 8 consecutive k (keys) at a 128-byte pitch, exactly 8 rows of our TMA box. Hence
+// LBO = distance between 64-wide N blocks = the next box (kChunkBytes = 16 KiB), and
+// SBO = distance between 8-key groups = 1024 bytes. The k-th 16-key slice starts 16 rows
+// (2048 bytes) further, an atom boundary, so the base-offset field stays 0.
+__device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
+  return wgmma_desc_sw128(p, kChunkBytes, 1024);
+}
+
+#define PTXB_ACC8(d, i)                                                                       \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define PTXB_ACC32(d) PTXB_ACC8(d, 0), PTXB_ACC8(d, 8), PTXB_ACC8(d, 16), PTXB_ACC8(d, 24)
+#define PTXB_ACC64(d) \
+  PTXB_ACC32(d), PTXB_ACC8(d, 32), PTXB_ACC8(d, 40), PTXB_ACC8(d, 48), PTXB_ACC8(d, 56)
+#define PTXB_REGS32                                                                            \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_REGS64                                                                              \
+  PTXB_REGS32                                                                                    \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+
+// D(64x128) (+)= A(64x16, smem K-major) * B(16x128, smem K-major); overwrites D when scale_d == 0.
+__device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t desc_a,
+                                                    uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
+      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : PTXB_ACC64(d)
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+// D(64x128) += A(64x16, registers) * B(16x128, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n128k16_tb(float (&d)[64], const uint32_t* a,
+                                                       uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
+               "}, {%64, %65, %66, %67}, %68, 1, 1, 1, 1;\n"
+               : PTXB_ACC64(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+// D(64x64) += A(64x16, registers) * B(16x64, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n64k16_tb(float (&d)[32], const uint32_t* a,
+                                                      uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_REGS32
+               "}, {%32, %33, %34, %35}, %36, 1, 1, 1, 1;\n"
+               : PTXB_ACC32(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+#undef PTXB_ACC8
+#undef PTXB_ACC32
+#undef PTXB_ACC64
+#undef PTXB_REGS32
+#undef PTXB_REGS64
+
+// ---- fragments ----
+// Element (i, h, e) of an m64nN fp32 accumulator is acc[4*i + 2*h + e]: row frag_row(h) of the
+// warpgroup's 64 rows, column frag_col(i, e). The bf16 A operand of m64nNk16 has the same
+// (row, column) map for its 16 columns, so the accumulator of S (keys 16k..16k+15 = entries
+// 8k..8k+7) becomes the k-th A fragment by packing consecutive pairs (pack_p).
+__device__ __forceinline__ int frag_row(int h) {
+  return (threadIdx.x % 128) / 32 * 16 + (threadIdx.x % 32) / 4 + 8 * h;
+}
+__device__ __forceinline__ int frag_col(int i, int e) { return 8 * i + 2 * (threadIdx.x % 4) + e; }
+
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);  // lo in the low half
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+// (64, kBlockN) fp32 fragment -> kBlockN/16 bf16 A fragments of 4 registers each.
+__device__ __forceinline__ void pack_p(const float (&s)[kBlockN / 2], uint32_t (&pa)[kBlockN / 4]) {
+#pragma unroll
+  for (int k = 0; k < kBlockN / 4; ++k) pa[k] = pack_bf16x2(s[2 * k], s[2 * k + 1]);
+}
+
+// S(64, kBlockN) = Q(64 rows of this warpgroup, kHeadDim) K(kBlockN, kHeadDim)^T. Issue only.
+template <int kHeadDim>
+__device__ __forceinline__ void issue_qk(float (&s)[kBlockN / 2], const __nv_bfloat16* q_rows,
+                                         const __nv_bfloat16* k_tile) {
+  const uint64_t qd = desc_k_major(q_rows), kd = desc_k_major(k_tile);
+#pragma unroll
+  for (int kk = 0; kk < kHeadDim / 16; ++kk) {
+    const uint32_t off = (kk / 4) * kChunkBytes + (kk % 4) * 32;  // box, then 16 columns
+    wgmma_ss_m64n128k16(s, qd + (off >> 4), kd + (off >> 4), kk > 0 ? 1 : 0);
+  }
+}
+// O(64, kHeadDim) += P(64, kBlockN) V(kBlockN, kHeadDim), P as bf16 A fragments. Issue only.
+template <int kHeadDim, bool kSplit = kSplitPvDefault>
+__device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
+                                         const uint32_t (&pa)[kBlockN / 4],
+                                         const __nv_bfloat16* v_tile) {
+  const uint64_t vd = desc_mn_major(v_tile);
+#pragma unroll
+  for (int kk = 0; kk < kBlockN / 16; ++kk) {
+    const uint64_t desc = vd + ((kk * 16 * kChunk * 2) >> 4);  // 16 keys = 16 swizzled rows
+    if constexpr (kHeadDim == 64) {
+      wgmma_rs_m64n64k16_tb(o, &pa[4 * kk], desc);
+    } else if constexpr (kSplit) {
+      // NOTE: columns 64..127 of an m64n128 fragment are entries 32..63 (i >= 8).
+      wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[0]), &pa[4 * kk], desc);
+      wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[32]), &pa[4 * kk],
+                            desc + (kChunkBytes >> 4));
+    } else {
+      wgmma_rs_m64n128k16_tb(o, &pa[4 * kk], desc);
+    }
+  }
+}
+
+// ---- softmax ----
+// One online-softmax step on a raw score tile. m (running row max of raw scores) and l (this
+// thread's share of the running row sum, relative to m) are updated; s becomes
+// P = exp2(scale_log2 * (s - m)); corr is the factor that rescales the earlier O and l.
+__device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)[2], float (&l)[2],
+                                             float (&corr)[2], float scale_log2) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = m[h];
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+      mx = fmaxf(mx, fmaxf(s[4 * i + 2 * h], s[4 * i + 2 * h + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 threads of a row (quad)
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    // NOTE: a row with no visible key so far keeps m = -inf; subtracting 0 keeps P = 0, not NaN.
+    const float neg_max = mx == -INFINITY ? 0.f : -mx * scale_log2;
+    corr[h] = exp2_approx(fmaf(m[h], scale_log2, neg_max));  // 0 on the first tile (m = -inf)
+    m[h] = mx;
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& x = s[4 * i + 2 * h + e];
+        x = exp2_approx(fmaf(x, scale_log2, neg_max));
+        sum += x;
+      }
+    l[h] = fmaf(l[h], corr[h], sum);
+  }
+}
+
+template <int kN>
+__device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2]) {
+#pragma unroll
+  for (int i = 0; i < kN / 4; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      o[4 * i + 2 * h] *= corr[h];
+      o[4 * i + 2 * h + 1] *= corr[h];
+    }
+}
+// ==== end kernels/attention/sm90_fa3_pieces.cuh ====
+
+// ---- this CTA's work ----
+struct Job {
+  int b, split, kv_head;
+  int len;           // the sequence's history length
+  int tile0, tile1;  // key tiles [tile0, tile1) of this split
+};
+
+__device__ __forceinline__ Job find_job(const Params& p) {
+  Job j;
+  const int x = static_cast<int>(blockIdx.x);
+  j.kv_head = x % p.kv_heads;
+  j.split = (x / p.kv_heads) % p.splits;
+  j.b = x / (p.kv_heads * p.splits);
+  j.len = __ldg(p.seq_lens + j.b);
+  const int tiles = (j.len + kBlockN - 1) / kBlockN;
+  const int per = (tiles + p.splits - 1) / p.splits;
+  j.tile0 = min(tiles, j.split * per);
+  j.tile1 = min(tiles, j.tile0 + per);
+  return j;
+}
+
+// The key of packed row `row`'s last visible key: token i = row / group sees keys up to
+// len - SQ + i; padding rows (row >= SQ * group) count as the last token.
+__device__ __forceinline__ int last_visible(const Params& p, int len, int row) {
+  return len - p.q_len + min(row / p.group, p.q_len - 1);
+}
+
+// Sets to -inf the scores of keys after each row's last visible key.
+__device__ __forceinline__ void mask_tile(float (&s)[kBlockN / 2], const Params& p, int key0,
+                                          int len) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int last = last_visible(p, len, frag_row(h));
+#pragma unroll
+    for (int i = 0; i < kBlockN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        if (key0 + frag_col(i, e) > last) s[4 * i + 2 * h + e] = -INFINITY;
+  }
+}
+
+// ---- producer ----
+// The K or V tile `tile` of the job into `dst` (kChunks boxes), page by page.
+template <int kHeadDim>
+__device__ __forceinline__ void load_kv_tile(__nv_bfloat16 (*dst)[kBlockN * kChunk],
+                                             const CUtensorMap* map, uint64_t* bar, const Params& p,
+                                             const Job& job, int tile) {
+  const int last_page = (job.len - 1) / p.page_size;
+  const int* table = p.page_table + static_cast<int64_t>(job.b) * p.table_width;
+  for (int row = 0; row < kBlockN; row += p.box_rows) {
+    const int key = tile * kBlockN + row;
+    const int page_index = min(key / p.page_size, last_page);
+    const int token = __ldg(table + page_index) * p.page_size + key % p.page_size;
+#pragma unroll
+    for (int c = 0; c < Config<kHeadDim>::kChunks; ++c)
+      tma_load_3d(dst[c] + row * kChunk, map, bar, c * kChunk, job.kv_head, token);
+  }
+}
+
+template <int kHeadDim>
+__device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
+                        const CUtensorMap* k_map, const CUtensorMap* v_map, const Params& p,
+                        const Job& job) {
+  constexpr int kChunks = Config<kHeadDim>::kChunks, kStages = Config<kHeadDim>::kStages;
+  constexpr uint32_t kTileBytes = kChunks * kChunkBytes;
+  prefetch_map(q_map);
+  prefetch_map(k_map);
+  prefetch_map(v_map);
+  mbar_arrive_expect_tx(&sm.q_full, kChunks * p.q_len * p.group * kChunk * 2);
+  for (int c = 0; c < kChunks; ++c)
+    tma_load_3d(sm.q[c], q_map, &sm.q_full, c * kChunk, job.kv_head * p.group, job.b * p.q_len);
+  for (int t = job.tile0; t < job.tile1; ++t) {
+    const int n = t - job.tile0, s = n % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    const uint32_t parity = ((n / kStages) & 1) ^ 1;
+    mbar_wait_checked(&sm.k_empty[s], parity);
+    mbar_arrive_expect_tx(&sm.k_full[s], kTileBytes);
+    load_kv_tile<kHeadDim>(sm.k[s], k_map, &sm.k_full[s], p, job, t);
+    mbar_wait_checked(&sm.v_empty[s], parity);
+    mbar_arrive_expect_tx(&sm.v_full[s], kTileBytes);
+    load_kv_tile<kHeadDim>(sm.v[s], v_map, &sm.v_full[s], p, job, t);
+  }
+}
+
+// ---- consumer ----
+// The rows' results: O = acc / rowsum and LSE = scale * max + ln(rowsum), to the outputs (one
+// split) or to the split's slot of the workspace.
+template <int kHeadDim>
+__device__ __forceinline__ void store_rows(const float (&o)[kHeadDim / 2], const float (&m)[2],
+                                           const float (&l)[2], const Params& p, const Job& job) {
+  const int rows = p.q_len * p.group;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float sum = l[h];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const int row = frag_row(h);
+    if (row >= rows) continue;
+    const float inv = 1.f / sum, lse = m[h] * p.scale + logf(sum);
+    if (p.splits == 1) {
+      const int head = job.kv_head * p.group + row % p.group;
+      const int64_t index =
+          (static_cast<int64_t>(job.b) * p.q_len + row / p.group) * p.heads + head;
+      __nv_bfloat16* dst = p.o + index * kHeadDim;
+#pragma unroll
+      for (int i = 0; i < kHeadDim / 8; ++i)
+        *reinterpret_cast<__nv_bfloat162*>(dst + frag_col(i, 0)) =
+            __floats2bfloat162_rn(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
+      if (threadIdx.x % 4 == 0) p.lse[index] = lse;
+    } else {
+      const int64_t slot =
+          ((static_cast<int64_t>(job.split) * p.batch + job.b) * p.kv_heads + job.kv_head) * rows +
+          row;
+      float* dst = p.part_o + slot * kHeadDim;
+#pragma unroll
+      for (int i = 0; i < kHeadDim / 8; ++i)
+        *reinterpret_cast<float2*>(dst + frag_col(i, 0)) =
+            make_float2(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
+      if (threadIdx.x % 4 == 0) p.part_lse[slot] = lse;
+    }
+  }
+}
+
+template <int kHeadDim>
+__device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Job& job) {
+  constexpr int kStages = Config<kHeadDim>::kStages;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  const int min_last = job.len - p.q_len;  // the last visible key of token 0
+  float o[kHeadDim / 2];                   // (64, kHeadDim) accumulator
+  float s[kBlockN / 2];                    // (64, kBlockN) scores, then P
+  uint32_t pa[kBlockN / 4];                // P as bf16 A fragments
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
+#pragma unroll
+  for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
+
+  mbar_wait_checked(&sm.q_full, 0);
+#pragma unroll 1
+  for (int t = job.tile0; t < job.tile1; ++t) {
+    const int n = t - job.tile0, st = n % kStages;
+    const uint32_t parity = (n / kStages) & 1;
+    mbar_wait_checked(&sm.k_full[st], parity);
+    fence_regs(s);
+    wgmma_fence();
+    issue_qk<kHeadDim>(s, sm.q[0], sm.k[st][0]);
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_regs(s);
+    if (lane0) mbar_arrive(&sm.k_empty[st]);
+    if ((t + 1) * kBlockN - 1 > min_last) mask_tile(s, p, t * kBlockN, job.len);
+    softmax_step(s, m, l, corr, p.scale_log2);
+    rescale(o, corr);
+    pack_p(s, pa);
+    mbar_wait_checked(&sm.v_full[st], parity);
+    fence_regs(o);
+    fence_regs(pa);
+    wgmma_fence();
+    issue_pv<kHeadDim>(o, pa, sm.v[st][0]);
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_regs(o);
+    if (lane0) mbar_arrive(&sm.v_empty[st]);
+  }
+  store_rows<kHeadDim>(o, m, l, p, job);
+}
+
+template <int kHeadDim>
+__global__ void __launch_bounds__(kThreads, 1)
+    paged_decode(const __grid_constant__ CUtensorMap q_map,
+                 const __grid_constant__ CUtensorMap k_map,
+                 const __grid_constant__ CUtensorMap v_map, const Params p) {
+  using Smem = SharedStorage<kHeadDim>;
+  extern __shared__ uint8_t smem_raw[];
+  Smem& sm =
+      *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  const Job job = find_job(p);
+  if (job.tile0 >= job.tile1) {  // a split past the sequence's tiles: an empty result
+    const int rows = p.q_len * p.group;
+    if (p.splits > 1 && static_cast<int>(threadIdx.x) < rows)
+      p.part_lse[((static_cast<int64_t>(job.split) * p.batch + job.b) * p.kv_heads + job.kv_head) *
+                     rows +
+                 threadIdx.x] = -INFINITY;
+    return;
+  }
+  if (threadIdx.x == 0) {
+    mbar_init(&sm.q_full, 1);
+    for (int s = 0; s < Config<kHeadDim>::kStages; ++s) {
+      mbar_init(&sm.k_full[s], 1);
+      mbar_init(&sm.v_full[s], 1);
+      mbar_init(&sm.k_empty[s], 4);
+      mbar_init(&sm.v_empty[s], 4);
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x < 128) {
+    if (threadIdx.x == 0) produce<kHeadDim>(sm, &q_map, &k_map, &v_map, p, job);
+    return;
+  }
+  consume<kHeadDim>(sm, p, job);
+}
+
+// The splits of each row merged: one CTA per (b, token i, head h), one thread per column.
+// Weights exp(LSE_s - max LSE); splits with LSE -inf (no keys) are skipped.
+__global__ void merge_splits(const Params p, int head_dim) {
+  const int row = static_cast<int>(blockIdx.x);  // (b * SQ + i) * H + h
+  const int h = row % p.heads, i = (row / p.heads) % p.q_len, b = row / (p.heads * p.q_len);
+  const int g = h / p.group, rows = p.q_len * p.group, packed = i * p.group + h % p.group;
+  auto slot = [&](int s) {
+    return ((static_cast<int64_t>(s) * p.batch + b) * p.kv_heads + g) * rows + packed;
+  };
+  float top = -INFINITY;
+  for (int s = 0; s < p.splits; ++s) top = fmaxf(top, p.part_lse[slot(s)]);
+  float sum = 0.f, acc = 0.f;
+  const int d = static_cast<int>(threadIdx.x);
+  for (int s = 0; s < p.splits; ++s) {
+    const float lse = p.part_lse[slot(s)];
+    if (lse == -INFINITY) continue;
+    const float w = __expf(lse - top);
+    sum += w;
+    acc += w * p.part_o[slot(s) * head_dim + d];
+  }
+  p.o[static_cast<int64_t>(row) * head_dim + d] = __float2bfloat16_rn(acc / sum);
+  if (d == 0) p.lse[row] = top + logf(sum);
+}
+
+}  // namespace
+
+// ---- host side ----
+// ==== begin kernels/ptx/tensor_map.cuh (generated: scripts/amalgamate.py) ====
+// Host side of TMA: the driver's tensor-map encoder, reached through the CUDA runtime (a
+// submission links only the runtime, docs/abi.md). nullptr when the driver does not offer it.
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+// ==== end kernels/ptx/tensor_map.cuh ====
+
+namespace {
+
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+// A contiguous bf16 tensor seen as the 3-D view {inner, middle, outer} (innermost first), read in
+// boxes {64, box_middle, box_outer} with the 128-byte swizzle: Q as {D, H, B * SQ}, the caches as
+// {D, HKV, NP * P}.
+bool encode_3d(CUtensorMap* map, const void* ptr, int64_t inner, int64_t middle, int64_t outer,
+               uint32_t box_middle, uint32_t box_outer) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(middle),
+                              static_cast<cuuint64_t>(outer)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(inner) * 2,
+                                 static_cast<cuuint64_t>(middle * inner) * 2};
+  const cuuint32_t box[3] = {kChunk, box_middle, box_outer};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(ptr), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool is_contiguous(const ptxb_tensor_desc& t, int32_t dtype, int32_t rank) {
+  if (t.dtype != dtype || t.rank != rank) return false;
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (t.shape[d] < 1 || t.strides[d] != stride) return false;
+    stride *= t.shape[d];
+  }
+  return true;
+}
+
+struct Problem {
+  int64_t batch, q_len, heads, head_dim, pages, page_size, kv_heads, table_width;
+  int64_t max_seqlen;
+  float scale;
+};
+
+// Validates the descriptors and scalars against the contract (no data pointers needed).
+std::optional<Problem> parse_problem(const ptxb_problem& pr) {
+  if (pr.num_inputs != 5 || pr.num_outputs != 2 || pr.num_scalars != 2) return std::nullopt;
+  const ptxb_tensor_desc &q = pr.inputs[0], &k = pr.inputs[1], &v = pr.inputs[2];
+  const ptxb_tensor_desc &lens = pr.inputs[3], &table = pr.inputs[4];
+  const ptxb_tensor_desc &o = pr.outputs[0], &lse = pr.outputs[1];
+  if (!is_contiguous(q, PTXB_BF16, 4) || !is_contiguous(k, PTXB_BF16, 4) ||
+      !is_contiguous(v, PTXB_BF16, 4) || !is_contiguous(lens, PTXB_I32, 1) ||
+      !is_contiguous(table, PTXB_I32, 2) || !is_contiguous(o, PTXB_BF16, 4) ||
+      !is_contiguous(lse, PTXB_F32, 3))
+    return std::nullopt;
+  Problem p{q.shape[0], q.shape[1], q.shape[2],     q.shape[3], k.shape[0],
+            k.shape[1], k.shape[2], table.shape[1], 0,          0.f};
+  for (int d = 0; d < 4; ++d)
+    if (o.shape[d] != q.shape[d] || v.shape[d] != k.shape[d]) return std::nullopt;
+  if (lens.shape[0] != p.batch || table.shape[0] != p.batch || k.shape[3] != p.head_dim ||
+      lse.shape[0] != p.batch || lse.shape[1] != p.q_len || lse.shape[2] != p.heads)
+    return std::nullopt;
+  if ((p.head_dim != 64 && p.head_dim != 128) || p.heads % p.kv_heads != 0 ||
+      p.q_len * (p.heads / p.kv_heads) > kRows)
+    return std::nullopt;
+  const bool small_pages = p.page_size <= kBlockN && kBlockN % p.page_size == 0;
+  if (p.page_size % 8 != 0 || !(small_pages || p.page_size % kBlockN == 0)) return std::nullopt;
+  const double scale = pr.scalars[0], max_seqlen = pr.scalars[1];
+  const double span = static_cast<double>(p.table_width) * static_cast<double>(p.page_size);
+  if (!(scale > 0.0 && std::isfinite(scale)) || !(max_seqlen >= p.q_len && max_seqlen <= span) ||
+      max_seqlen != std::floor(max_seqlen))
+    return std::nullopt;
+  // NOTE: TMA coordinates are 32-bit: pool tokens and query rows must fit an int.
+  if (p.pages * p.page_size > INT32_MAX || p.batch * p.q_len > INT32_MAX) return std::nullopt;
+  p.max_seqlen = static_cast<int64_t>(max_seqlen);
+  p.scale = static_cast<float>(scale);
+  return p;
+}
+
+int g_sms = 0;  // the device's SM count, read by ptxb_plan
+
+// Key-range splits per sequence: enough CTAs for kMinCtasPerSm per SM, no split longer than
+// kMaxTilesPerSplit tiles of the longest sequence, at most its tile count.
+int64_t split_count(const Problem& pb) {
+  const int64_t tiles = (pb.max_seqlen + kBlockN - 1) / kBlockN;
+  const int64_t ctas = pb.batch * pb.kv_heads;
+  const int64_t for_sms = (int64_t{kMinCtasPerSm} * std::max(g_sms, 1) + ctas - 1) / ctas;
+  const int64_t for_length = (tiles + kMaxTilesPerSplit - 1) / kMaxTilesPerSplit;
+  return std::max<int64_t>(1, std::min(tiles, std::max(for_sms, for_length)));
+}
+
+uint64_t workspace_for(const Problem& pb, int64_t splits) {
+  if (splits == 1) return 0;
+  const int64_t rows = splits * pb.batch * pb.heads * pb.q_len;  // = S * B * HKV * SQ * G
+  return static_cast<uint64_t>(rows * (pb.head_dim + 1)) * sizeof(float);
+}
+
+template <int kHeadDim>
+cudaError_t launch(const Problem& pb, const Params& p, const ptxb_args& args, cudaStream_t stream) {
+  CUtensorMap q_map, k_map, v_map;
+  const auto group = static_cast<uint32_t>(p.group), box_rows = static_cast<uint32_t>(p.box_rows);
+  if (!encode_3d(&q_map, args.inputs[0], kHeadDim, pb.heads, pb.batch * pb.q_len, group,
+                 static_cast<uint32_t>(pb.q_len)) ||
+      !encode_3d(&k_map, args.inputs[1], kHeadDim, pb.kv_heads, pb.pages * pb.page_size, 1,
+                 box_rows) ||
+      !encode_3d(&v_map, args.inputs[2], kHeadDim, pb.kv_heads, pb.pages * pb.page_size, 1,
+                 box_rows))
+    return cudaErrorInvalidValue;
+  const int64_t ctas = pb.batch * p.splits * pb.kv_heads;
+  paged_decode<kHeadDim><<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(
+      q_map, k_map, v_map, p);
+  if (p.splits > 1)
+    merge_splits<<<static_cast<unsigned>(pb.batch * pb.q_len * pb.heads), kHeadDim, 0, stream>>>(
+        p, kHeadDim);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  *workspace_bytes = 0;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaFuncSetAttribute(paged_decode<64>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes<64>)) != cudaSuccess ||
+      cudaFuncSetAttribute(paged_decode<128>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes<128>)) != cudaSuccess)
+    return kLaunchFailed;
+  const std::optional<Problem> pb = parse_problem(*problem);
+  if (!pb) return kBadProblem;
+  *workspace_bytes = workspace_for(*pb, split_count(*pb));
+  return PTXB_OK;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const std::optional<Problem> parsed = parse_problem(*args->problem);
+  if (!parsed) return kBadProblem;
+  const Problem& pb = *parsed;
+  const int64_t splits = split_count(pb);
+  if (args->workspace_bytes < workspace_for(pb, splits) ||
+      pb.batch * splits * pb.kv_heads > INT32_MAX)
+    return kBadProblem;
+  Params p{};
+  p.seq_lens = static_cast<const int*>(args->inputs[3]);
+  p.page_table = static_cast<const int*>(args->inputs[4]);
+  p.o = static_cast<__nv_bfloat16*>(args->outputs[0]);
+  p.lse = static_cast<float*>(args->outputs[1]);
+  p.part_o = static_cast<float*>(args->workspace);
+  p.part_lse = p.part_o + splits * pb.batch * pb.heads * pb.q_len * pb.head_dim;
+  p.batch = static_cast<int>(pb.batch);
+  p.q_len = static_cast<int>(pb.q_len);
+  p.heads = static_cast<int>(pb.heads);
+  p.kv_heads = static_cast<int>(pb.kv_heads);
+  p.group = static_cast<int>(pb.heads / pb.kv_heads);
+  p.page_size = static_cast<int>(pb.page_size);
+  p.table_width = static_cast<int>(pb.table_width);
+  p.box_rows = static_cast<int>(std::min<int64_t>(pb.page_size, kBlockN));
+  p.splits = static_cast<int>(splits);
+  p.scale = pb.scale;
+  p.scale_log2 = pb.scale * 1.4426950408889634f;
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  const cudaError_t err =
+      pb.head_dim == 64 ? launch<64>(pb, p, *args, stream) : launch<128>(pb, p, *args, stream);
+  if (err == cudaErrorInvalidValue) return kNoTensorMap;
+  return err == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
