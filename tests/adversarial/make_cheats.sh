@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Generates the cheats of tests/adversarial/evidence/, timing/, fp8/, llm/, grouped/, attention/
-# and varlen/ as complete submissions ("evidence_NAME.cu", "timing_NAME.cu", "fp8_NAME.cu", ...);
+# Generates the cheats of tests/adversarial/evidence/, timing/, fp8/, llm/, grouped/, attention/,
+# varlen/ and paged/ as complete submissions ("evidence_NAME.cu", "timing_NAME.cu", ...);
 # an evidence or timing cheat is the prelude (a SIMT GEMM), the wgmma expert solution with its
 # kernel diverting to the SIMT path when the cheat's divert_to_simt() says so and its entry points
 # renamed expert_plan/expert_run, then the cheat itself (its own ptxb_plan/ptxb_run). The cheat's
@@ -27,14 +27,16 @@ for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/t
 done
 # The fp8, production-shape, grouped and attention cheats: an expert (the fp8 one for fp8/, the
 # bf16-llm one for llm/, the grouped one for grouped/, the attention backward one for attention/,
-# the variable-length attention one for varlen/, or the file a "// ptxbench-base: PATH" line names) with its entry points renamed and the edits
+# the variable-length attention one for varlen/, the paged decode one for paged/, or the file a
+# "// ptxbench-base: PATH" line names) with its entry points renamed and the edits
 # of the cheat's "// ptxbench-sed: EXPR" lines applied, then the cheat.
 declare -A default_base=([fp8]=kernels/reference/sm90_gemm_fp8_e4m3.cu
   [llm]=kernels/reference/sm90_gemm_bf16_llm.cu
   [grouped]=kernels/reference/sm90_gemm_bf16_grouped.cu
   [attention]=kernels/reference/sm90_attention_bwd_bf16.cu
-  [varlen]=kernels/reference/sm90_attention_fwd_varlen.cu)
-for folder in fp8 llm grouped attention varlen; do
+  [varlen]=kernels/reference/sm90_attention_fwd_varlen.cu
+  [paged]=kernels/reference/sm90_attention_decode_paged.cu)
+for folder in fp8 llm grouped attention varlen paged; do
   for cheat in "$root"/tests/adversarial/"$folder"/*.cu; do
     name="${folder}_$(basename "$cheat" .cu)"
     base="$(sed -n 's|^// ptxbench-base: \(.*\)$|\1|p' "$cheat")"
