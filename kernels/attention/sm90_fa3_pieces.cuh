@@ -179,10 +179,15 @@ __device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
 // One online-softmax step on a raw score tile. m (running row max of raw scores) and l (this
 // thread's share of the running row sum, relative to m) are updated; s becomes
 // P = exp2(scale_log2 * (s - m)); corr is the factor that rescales the earlier O and l.
+// kRowGuard: only the rows below `rows` count; a warp skips its rows h (frag_row(h) of its lanes,
+// 8 consecutive rows) when all of them are at or past `rows` (their m, l and corr stay as they
+// were: those rows are never stored), so that padding rows cost no arithmetic.
+template <bool kRowGuard = false>
 __device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)[2], float (&l)[2],
-                                             float (&corr)[2], float scale_log2) {
+                                             float (&corr)[2], float scale_log2, int rows = 0) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
+    if (kRowGuard && (threadIdx.x % 128) / 32 * 16 + 8 * h >= rows) continue;
     float mx = m[h];
 #pragma unroll
     for (int i = 0; i < kBlockN / 8; ++i)
@@ -206,12 +211,14 @@ __device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)
   }
 }
 
-template <int kN>
-__device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2]) {
+// kRowGuard: as in softmax_step, a warp's rows h at or past `rows` are left alone.
+template <int kN, bool kRowGuard = false>
+__device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2], int rows = 0) {
 #pragma unroll
   for (int i = 0; i < kN / 4; ++i)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+      if (kRowGuard && (threadIdx.x % 128) / 32 * 16 + 8 * h >= rows) continue;
       o[4 * i + 2 * h] *= corr[h];
       o[4 * i + 2 * h + 1] *= corr[h];
     }

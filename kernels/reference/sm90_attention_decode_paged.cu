@@ -24,7 +24,9 @@
 //   Pages past the sequence's last are read as its last page (finite values, masked);
 // - per tile: S = Q K^T (wgmma m64n128k16, both operands in shared memory), masking of keys past
 //   each row's last visible key, online softmax in registers, O += P V (P as the bf16 register A
-//   operand, V MN-major); K and V have their own full/empty mbarriers per stage;
+//   operand, V MN-major); K and V have their own full/empty mbarriers per stage. The softmax and
+//   the rescale skip a warp's 8-row groups that are all padding (the arithmetic outside the
+//   tensor cores counts against the task's bound, and with 4 real rows of 64 it would exceed it);
 // - S = 1: O = acc / rowsum (bf16) and LSE straight to the outputs; S > 1: each split writes its
 //   normalized fp32 O and its LSE to the workspace, and a second kernel merges the splits of each
 //   row (weights exp(LSE_s - max), empty splits skipped).
@@ -433,10 +435,15 @@ __device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
 // One online-softmax step on a raw score tile. m (running row max of raw scores) and l (this
 // thread's share of the running row sum, relative to m) are updated; s becomes
 // P = exp2(scale_log2 * (s - m)); corr is the factor that rescales the earlier O and l.
+// kRowGuard: only the rows below `rows` count; a warp skips its rows h (frag_row(h) of its lanes,
+// 8 consecutive rows) when all of them are at or past `rows` (their m, l and corr stay as they
+// were: those rows are never stored), so that padding rows cost no arithmetic.
+template <bool kRowGuard = false>
 __device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)[2], float (&l)[2],
-                                             float (&corr)[2], float scale_log2) {
+                                             float (&corr)[2], float scale_log2, int rows = 0) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
+    if (kRowGuard && (threadIdx.x % 128) / 32 * 16 + 8 * h >= rows) continue;
     float mx = m[h];
 #pragma unroll
     for (int i = 0; i < kBlockN / 8; ++i)
@@ -460,12 +467,14 @@ __device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)
   }
 }
 
-template <int kN>
-__device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2]) {
+// kRowGuard: as in softmax_step, a warp's rows h at or past `rows` are left alone.
+template <int kN, bool kRowGuard = false>
+__device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2], int rows = 0) {
 #pragma unroll
   for (int i = 0; i < kN / 4; ++i)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+      if (kRowGuard && (threadIdx.x % 128) / 32 * 16 + 8 * h >= rows) continue;
       o[4 * i + 2 * h] *= corr[h];
       o[4 * i + 2 * h + 1] *= corr[h];
     }
@@ -601,6 +610,7 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Job&
   constexpr int kStages = Config<kHeadDim>::kStages;
   const bool lane0 = threadIdx.x % 32 == 0;
   const int min_last = job.len - p.q_len;  // the last visible key of token 0
+  const int rows = p.q_len * p.group;      // packed rows; the rest of the 64 are padding
   float o[kHeadDim / 2];                   // (64, kHeadDim) accumulator
   float s[kBlockN / 2];                    // (64, kBlockN) scores, then P
   uint32_t pa[kBlockN / 4];                // P as bf16 A fragments
@@ -622,8 +632,8 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Job&
     fence_regs(s);
     if (lane0) mbar_arrive(&sm.k_empty[st]);
     if ((t + 1) * kBlockN - 1 > min_last) mask_tile(s, p, t * kBlockN, job.len);
-    softmax_step(s, m, l, corr, p.scale_log2);
-    rescale(o, corr);
+    softmax_step<true>(s, m, l, corr, p.scale_log2, rows);
+    rescale<kHeadDim / 2, true>(o, corr, rows);
     pack_p(s, pa);
     mbar_wait_checked(&sm.v_full[st], parity);
     fence_regs(o);
