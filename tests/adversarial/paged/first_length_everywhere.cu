@@ -1,5 +1,7 @@
 // ptxbench-expect: task=sm90/attention/decode-paged outcome=incorrect
+// clang-format off
 // ptxbench-sed: s|j.len = __ldg(p.seq_lens + j.b);|j.len = __ldg(p.seq_lens);|
+// clang-format on
 // Reads one length only: the paged decode expert giving every sequence the first one's history
 // length, as a kernel tested on a batch of equal lengths would.
 // Caught by: correctness on every shape (the lengths of a shape differ): `incorrect`.
