@@ -5,7 +5,8 @@
 # Usage (GPU machine): bench/evidence_session.sh BIN_DIR OUT_DIR PART...   PARTs:
 #   gputests         the GPU test binary (ptxbench_gpu_tests in BIN_DIR)
 #   experts LIST N   the experts in LIST (comma-separated: tma,wgmma,gelu,fwd,bwd,gqa,fp8,fp8b,
-#                    llm,grouped,varlen; gqa: the backward expert on bwd-bf16-gqa) N times each
+#                    llm,grouped,varlen,paged; gqa: the backward expert on bwd-bf16-gqa) N times
+#                    each
 #   self             the TMA GEMM expert timed against itself (--self-baseline)
 #   old LIST N DIR   the experts in LIST N times each with DIR/bin/ptxbench and DIR/tasks
 #   cheats [K]     every generated cheat (evidence, timing) once, random_half K times in all,
@@ -51,14 +52,16 @@ fp8b=kernels/reference/sm90_gemm_fp8_blockwise.cu
 llm=kernels/reference/sm90_gemm_bf16_llm.cu
 grouped=kernels/reference/sm90_gemm_bf16_grouped.cu
 varlen=kernels/reference/sm90_attention_fwd_varlen.cu
+paged=kernels/reference/sm90_attention_decode_paged.cu
 declare -A expert_file=([tma]="$gemm_tma" [wgmma]="$gemm_wg" [gelu]="$gelu" [fwd]="$fwd"
   [bwd]="$bwd" [gqa]="$bwd" [fp8]="$fp8" [fp8b]="$fp8b" [llm]="$llm" [grouped]="$grouped"
-  [varlen]="$varlen")
+  [varlen]="$varlen" [paged]="$paged")
 declare -A expert_task=([tma]=sm90/gemm/bf16-wgmma-tma [wgmma]=sm90/gemm/bf16-wgmma
   [gelu]=sm90/gemm_bias_gelu/bf16-wgmma-tma [fwd]=sm90/attention/fwd-bf16
   [bwd]=sm90/attention/bwd-bf16 [gqa]=sm90/attention/bwd-bf16-gqa [fp8]=sm90/gemm/fp8-e4m3
   [fp8b]=sm90/gemm/fp8-blockwise
-  [llm]=sm90/gemm/bf16-llm [grouped]=sm90/gemm/bf16-grouped [varlen]=sm90/attention/fwd-varlen)
+  [llm]=sm90/gemm/bf16-llm [grouped]=sm90/gemm/bf16-grouped [varlen]=sm90/attention/fwd-varlen
+  [paged]=sm90/attention/decode-paged)
 while [[ $# -gt 0 ]]; do
   part="$1"; shift
   case "$part" in
