@@ -9,16 +9,20 @@
 // scores); scalars [scale (> 0), max_seqlen (an integer in [SQ, W * P])]. Query token i of sequence
 // b sees keys 0 .. seq_lens[b] - SQ + i (bottom-right causal). H % HKV == 0 and SQ * H / HKV <= 64;
 // D 64 or 128; P a multiple of 8 that divides 128 or a multiple of 128; all tensors row-major and
-// contiguous. The workspace holds the splits' partial results (ptxb_plan sizes it).
+// contiguous. The workspace holds the work units' partial results (ptxb_plan sizes it).
 //
 // Design (split-KV "flash decoding" on the FA3 pieces of the forward experts):
-// - one CTA per (sequence b, split s, kv head g), 256 threads: warpgroup 0's thread 0 is the TMA
+// - one CTA per (work unit, kv head g; units below), 256 threads: warpgroup 0's thread 0 is the TMA
 //   producer, warpgroup 1 the consumer. The query rows of the kv head's G = H / HKV heads and the
 //   SQ new tokens are packed into one 64-row wgmma tile (row i * G + r: token i, head g * G + r),
 //   loaded once by a 3-D TMA box {64, G, SQ} on the view {D, H, B * SQ};
-// - the keys of the sequence in 128-key tiles, split in S contiguous ranges (S from the grid size
-//   and max_seqlen, the same for every sequence; a split past a short sequence's tiles only writes
-//   an empty result). A tile's K and V come page by page: per page (or 128-key part of a page) and
+// - the keys of every sequence in 128-key tiles, cut into work units of at most C tiles (C from
+//   the pool's size and the SM count, so that the units fill the GPU about kMinCtasPerSm times
+//   whatever the mix of lengths); the units of sequence b are numbered from f(b) = the units of
+//   the sequences before it. A CTA (one kv head of one unit) finds its unit's sequence on the
+//   device (a prefix sum over seq_lens by one warp, 32 sequences a step); the grid has a CTA for
+//   every unit the pool's size allows, and the CTAs past the last unit exit at once. A tile's K
+//   and V come page by page: per page (or 128-key part of a page) and
 //   64-column chunk one 3-D TMA box {64, 1, min(P, 128)} on the view {D, HKV, NP * P} at the page's
 //   token, landing at its rows of the same 128-row x 128-byte swizzled tile the dense expert uses.
 //   Pages past the sequence's last are read as its last page (finite values, masked);
@@ -27,9 +31,10 @@
 //   operand, V MN-major); K and V have their own full/empty mbarriers per stage. The softmax and
 //   the rescale skip a warp's 8-row groups that are all padding (the arithmetic outside the
 //   tensor cores counts against the task's bound, and with 4 real rows of 64 it would exceed it);
-// - S = 1: O = acc / rowsum (bf16) and LSE straight to the outputs; S > 1: each split writes its
-//   normalized fp32 O and its LSE to the workspace, and a second kernel merges the splits of each
-//   row (weights exp(LSE_s - max), empty splits skipped).
+// - a sequence of one unit: O = acc / rowsum (bf16) and LSE straight to the outputs; of several:
+//   each unit writes its normalized fp32 O and its LSE to the workspace, and a second kernel
+//   merges the units of each row (weights exp(LSE_u - max)), reading f(b) and the unit count from
+//   a table the sequence's first unit writes. No merge kernel when no sequence can have two units.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers and the attention
 // pieces below are copies of kernels/ptx/ and kernels/attention/ files, kept equal to them by
 // scripts/amalgamate.py.
@@ -223,8 +228,7 @@ constexpr int kRows = 64;  // packed query rows: one wgmma m64 block
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16 KiB
 constexpr bool kSplitPvDefault = false;
-constexpr int kMinCtasPerSm = 2;       // splits are added until the grid has this many CTAs per SM
-constexpr int kMaxTilesPerSplit = 16;  // ... and no split has more key tiles than this
+constexpr int kMinCtasPerSm = 2;  // work units are cut to give about this many CTAs per SM
 
 template <int kHeadDim>
 struct Config {
@@ -243,24 +247,27 @@ struct SharedStorage {
   __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];
   __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];
   uint64_t q_full;
-  uint64_t k_full[kStages], v_full[kStages];    // TMA transaction bytes
-  uint64_t k_empty[kStages], v_empty[kStages];  // lane 0 of every consumer warp
+  uint64_t k_full[kStages], v_full[kStages];         // TMA transaction bytes
+  uint64_t k_empty[kStages], v_empty[kStages];       // lane 0 of every consumer warp
+  int found_b, found_first, found_units, found_len;  // the unit's sequence (find_job)
 };
 template <int kHeadDim>
 constexpr size_t kSharedBytes = sizeof(SharedStorage<kHeadDim>) + 1024;  // + base alignment
 static_assert(kSharedBytes<128> <= 227 * 1024 && kSharedBytes<64> <= 227 * 1024, "sm_90 limit");
 
 struct Params {
-  const int* seq_lens;                       // [B]
-  const int* page_table;                     // [B, W]
-  __nv_bfloat16* o;                          // [B, SQ, H, D]
-  float* lse;                                // [B, SQ, H]
-  float* part_o;                             // [S, B, HKV, SQ * G, D] (S > 1)
-  float* part_lse;                           // [S, B, HKV, SQ * G] (S > 1)
+  const int* seq_lens;    // [B]
+  const int* page_table;  // [B, W]
+  __nv_bfloat16* o;       // [B, SQ, H, D]
+  float* lse;             // [B, SQ, H]
+  float* part_o;          // [units, HKV, SQ * G, D] (merge)
+  float* part_lse;        // [units, HKV, SQ * G] (merge)
+  int* unit_table;        // [B, 2]: f(b) and the unit count of sequence b (merge)
   int batch, q_len, heads, kv_heads, group;  // group = H / HKV
   int page_size, table_width, box_rows;      // box_rows = min(P, kBlockN)
-  int splits;
-  float scale, scale_log2;  // scale, scale * log2(e)
+  int tiles_per_unit;                        // C
+  bool merge;                                // some sequence may have several units
+  float scale, scale_log2;                   // scale, scale * log2(e)
 };
 
 // ==== begin kernels/attention/sm90_fa3_pieces.cuh (generated: scripts/amalgamate.py) ====
@@ -483,23 +490,57 @@ __device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2], 
 
 // ---- this CTA's work ----
 struct Job {
-  int b, split, kv_head;
+  int b, kv_head, unit;
   int len;           // the sequence's history length
-  int tile0, tile1;  // key tiles [tile0, tile1) of this split
+  int tile0, tile1;  // key tiles [tile0, tile1) of this unit
+  int first, units;  // f(b) and the sequence's unit count
 };
 
-__device__ __forceinline__ Job find_job(const Params& p) {
-  Job j;
+// The unit blockIdx.x / HKV of kv head blockIdx.x % HKV: its sequence b (f(b) <= unit < f(b) +
+// units(b)) found by warp 0 with a running prefix sum over seq_lens, 32 sequences a step, and
+// published through shared memory. False when the unit is past the last (the CTA has no work);
+// every thread gets the same answer. Every thread of the CTA calls it.
+template <int kHeadDim>
+__device__ __forceinline__ bool find_job(SharedStorage<kHeadDim>& sm, const Params& p, Job& job) {
   const int x = static_cast<int>(blockIdx.x);
-  j.kv_head = x % p.kv_heads;
-  j.split = (x / p.kv_heads) % p.splits;
-  j.b = x / (p.kv_heads * p.splits);
-  j.len = __ldg(p.seq_lens + j.b);
-  const int tiles = (j.len + kBlockN - 1) / kBlockN;
-  const int per = (tiles + p.splits - 1) / p.splits;
-  j.tile0 = min(tiles, j.split * per);
-  j.tile1 = min(tiles, j.tile0 + per);
-  return j;
+  job.kv_head = x % p.kv_heads;
+  job.unit = x / p.kv_heads;
+  if (threadIdx.x < 32) {
+    const int lane = static_cast<int>(threadIdx.x);
+    int carry = 0;
+    bool found = false;
+    for (int b0 = 0; b0 < p.batch && !found; b0 += 32) {
+      const int b = b0 + lane;
+      const int len = b < p.batch ? __ldg(p.seq_lens + b) : 0;
+      const int units = ((len + kBlockN - 1) / kBlockN + p.tiles_per_unit - 1) / p.tiles_per_unit;
+      int upto = units;  // inclusive prefix sum of the units over the step's lanes
+#pragma unroll
+      for (int o = 1; o < 32; o *= 2) {
+        const int v = __shfl_up_sync(0xffffffffu, upto, o);
+        if (lane >= o) upto += v;
+      }
+      const int first = carry + upto - units;
+      const bool mine = units > 0 && job.unit >= first && job.unit < first + units;
+      if (mine) {
+        sm.found_b = b;
+        sm.found_first = first;
+        sm.found_units = units;
+        sm.found_len = len;
+      }
+      found = __any_sync(0xffffffffu, mine);
+      carry += __shfl_sync(0xffffffffu, upto, 31);
+    }
+    if (!found && lane == 0) sm.found_b = -1;
+  }
+  __syncthreads();
+  if (sm.found_b < 0) return false;
+  job.b = sm.found_b;
+  job.first = sm.found_first;
+  job.units = sm.found_units;
+  job.len = sm.found_len;
+  job.tile0 = (job.unit - job.first) * p.tiles_per_unit;
+  job.tile1 = min((job.len + kBlockN - 1) / kBlockN, job.tile0 + p.tiles_per_unit);
+  return true;
 }
 
 // The key of packed row `row`'s last visible key: token i = row / group sees keys up to
@@ -567,8 +608,8 @@ __device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
 }
 
 // ---- consumer ----
-// The rows' results: O = acc / rowsum and LSE = scale * max + ln(rowsum), to the outputs (one
-// split) or to the split's slot of the workspace.
+// The rows' results: O = acc / rowsum and LSE = scale * max + ln(rowsum), to the outputs (a
+// sequence of one unit) or to the unit's slot of the workspace.
 template <int kHeadDim>
 __device__ __forceinline__ void store_rows(const float (&o)[kHeadDim / 2], const float (&m)[2],
                                            const float (&l)[2], const Params& p, const Job& job) {
@@ -581,7 +622,7 @@ __device__ __forceinline__ void store_rows(const float (&o)[kHeadDim / 2], const
     const int row = frag_row(h);
     if (row >= rows) continue;
     const float inv = 1.f / sum, lse = m[h] * p.scale + logf(sum);
-    if (p.splits == 1) {
+    if (job.units == 1) {
       const int head = job.kv_head * p.group + row % p.group;
       const int64_t index =
           (static_cast<int64_t>(job.b) * p.q_len + row / p.group) * p.heads + head;
@@ -592,9 +633,7 @@ __device__ __forceinline__ void store_rows(const float (&o)[kHeadDim / 2], const
             __floats2bfloat162_rn(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
       if (threadIdx.x % 4 == 0) p.lse[index] = lse;
     } else {
-      const int64_t slot =
-          ((static_cast<int64_t>(job.split) * p.batch + job.b) * p.kv_heads + job.kv_head) * rows +
-          row;
+      const int64_t slot = (static_cast<int64_t>(job.unit) * p.kv_heads + job.kv_head) * rows + row;
       float* dst = p.part_o + slot * kHeadDim;
 #pragma unroll
       for (int i = 0; i < kHeadDim / 8; ++i)
@@ -657,14 +696,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ uint8_t smem_raw[];
   Smem& sm =
       *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  const Job job = find_job(p);
-  if (job.tile0 >= job.tile1) {  // a split past the sequence's tiles: an empty result
-    const int rows = p.q_len * p.group;
-    if (p.splits > 1 && static_cast<int>(threadIdx.x) < rows)
-      p.part_lse[((static_cast<int64_t>(job.split) * p.batch + job.b) * p.kv_heads + job.kv_head) *
-                     rows +
-                 threadIdx.x] = -INFINITY;
-    return;
+  Job job;
+  // NOTE: the whole CTA leaves before any mbarrier or TMA use when its unit is past the last.
+  if (!find_job(sm, p, job)) return;
+  if (p.merge && job.unit == job.first && job.kv_head == 0 && threadIdx.x == 0) {
+    p.unit_table[2 * job.b] = job.first;
+    p.unit_table[2 * job.b + 1] = job.units;
   }
   if (threadIdx.x == 0) {
     mbar_init(&sm.q_full, 1);
@@ -684,25 +721,28 @@ __global__ void __launch_bounds__(kThreads, 1)
   consume<kHeadDim>(sm, p, job);
 }
 
-// The splits of each row merged: one CTA per (b, token i, head h), one thread per column.
-// Weights exp(LSE_s - max LSE); splits with LSE -inf (no keys) are skipped.
-__global__ void merge_splits(const Params p, int head_dim) {
+// The units of each row merged: one CTA per (b, token i, head h), one thread per column, for the
+// sequences of several units (unit_table); weights exp(LSE_u - max LSE).
+__global__ void merge_units(const Params p, int head_dim) {
   const int row = static_cast<int>(blockIdx.x);  // (b * SQ + i) * H + h
   const int h = row % p.heads, i = (row / p.heads) % p.q_len, b = row / (p.heads * p.q_len);
+  const int first = p.unit_table[2 * b], units = p.unit_table[2 * b + 1];
+  if (units < 2) return;  // the unit wrote O and LSE itself
   const int g = h / p.group, rows = p.q_len * p.group, packed = i * p.group + h % p.group;
-  auto slot = [&](int s) {
-    return ((static_cast<int64_t>(s) * p.batch + b) * p.kv_heads + g) * rows + packed;
+  auto slot = [&](int u) {
+    return (static_cast<int64_t>(first + u) * p.kv_heads + g) * rows + packed;
   };
   float top = -INFINITY;
-  for (int s = 0; s < p.splits; ++s) top = fmaxf(top, p.part_lse[slot(s)]);
+  for (int u = 0; u < units; ++u) top = fmaxf(top, p.part_lse[slot(u)]);
   float sum = 0.f, acc = 0.f;
   const int d = static_cast<int>(threadIdx.x);
-  for (int s = 0; s < p.splits; ++s) {
-    const float lse = p.part_lse[slot(s)];
+  for (int u = 0; u < units; ++u) {
+    // NOTE: a unit whose keys this row cannot see (all masked) has LSE -inf and weight 0.
+    const float lse = p.part_lse[slot(u)];
     if (lse == -INFINITY) continue;
     const float w = __expf(lse - top);
     sum += w;
-    acc += w * p.part_o[slot(s) * head_dim + d];
+    acc += w * p.part_o[slot(u) * head_dim + d];
   }
   p.o[static_cast<int64_t>(row) * head_dim + d] = __float2bfloat16_rn(acc / sum);
   if (d == 0) p.lse[row] = top + logf(sum);
@@ -805,24 +845,32 @@ std::optional<Problem> parse_problem(const ptxb_problem& pr) {
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
-// Key-range splits per sequence: enough CTAs for kMinCtasPerSm per SM, no split longer than
-// kMaxTilesPerSplit tiles of the longest sequence, at most its tile count.
-int64_t split_count(const Problem& pb) {
-  const int64_t tiles = (pb.max_seqlen + kBlockN - 1) / kBlockN;
-  const int64_t ctas = pb.batch * pb.kv_heads;
-  const int64_t for_sms = (int64_t{kMinCtasPerSm} * std::max(g_sms, 1) + ctas - 1) / ctas;
-  const int64_t for_length = (tiles + kMaxTilesPerSplit - 1) / kMaxTilesPerSplit;
-  return std::max<int64_t>(1, std::min(tiles, std::max(for_sms, for_length)));
+// The work cut: C tiles per unit and a bound on the units. The pool bounds the key tiles of all
+// sequences (sum of ceil(len_b / 128) <= NP * P / 128 + B: a sequence's pages are its own); C is
+// chosen so that about kMinCtasPerSm CTAs per SM would cover that many tiles, and at most the
+// longest sequence's tiles; each sequence adds at most one partial unit to the bound.
+struct WorkCut {
+  int64_t tiles_per_unit, units_max;
+  bool merge;  // C below the longest sequence's tiles: a sequence may have several units
+};
+WorkCut work_cut(const Problem& pb) {
+  const int64_t tiles = (pb.pages * pb.page_size + kBlockN - 1) / kBlockN + pb.batch;
+  const int64_t longest = (pb.max_seqlen + kBlockN - 1) / kBlockN;
+  const int64_t units =
+      (int64_t{kMinCtasPerSm} * std::max(g_sms, 1) + pb.kv_heads - 1) / pb.kv_heads;
+  const int64_t c = std::max<int64_t>(1, std::min(longest, (tiles + units - 1) / units));
+  return {c, (tiles + c - 1) / c + pb.batch, c < longest};
 }
 
-uint64_t workspace_for(const Problem& pb, int64_t splits) {
-  if (splits == 1) return 0;
-  const int64_t rows = splits * pb.batch * pb.heads * pb.q_len;  // = S * B * HKV * SQ * G
-  return static_cast<uint64_t>(rows * (pb.head_dim + 1)) * sizeof(float);
+uint64_t workspace_for(const Problem& pb, const WorkCut& cut) {
+  if (!cut.merge) return 0;
+  const int64_t rows = cut.units_max * pb.heads * pb.q_len;  // units * HKV * SQ * G
+  return static_cast<uint64_t>(rows * (pb.head_dim + 1) + 2 * pb.batch) * sizeof(float);
 }
 
 template <int kHeadDim>
-cudaError_t launch(const Problem& pb, const Params& p, const ptxb_args& args, cudaStream_t stream) {
+cudaError_t launch(const Problem& pb, const Params& p, int64_t units_max, const ptxb_args& args,
+                   cudaStream_t stream) {
   CUtensorMap q_map, k_map, v_map;
   const auto group = static_cast<uint32_t>(p.group), box_rows = static_cast<uint32_t>(p.box_rows);
   if (!encode_3d(&q_map, args.inputs[0], kHeadDim, pb.heads, pb.batch * pb.q_len, group,
@@ -832,11 +880,11 @@ cudaError_t launch(const Problem& pb, const Params& p, const ptxb_args& args, cu
       !encode_3d(&v_map, args.inputs[2], kHeadDim, pb.kv_heads, pb.pages * pb.page_size, 1,
                  box_rows))
     return cudaErrorInvalidValue;
-  const int64_t ctas = pb.batch * p.splits * pb.kv_heads;
+  const int64_t ctas = units_max * pb.kv_heads;
   paged_decode<kHeadDim><<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(
       q_map, k_map, v_map, p);
-  if (p.splits > 1)
-    merge_splits<<<static_cast<unsigned>(pb.batch * pb.q_len * pb.heads), kHeadDim, 0, stream>>>(
+  if (p.merge)
+    merge_units<<<static_cast<unsigned>(pb.batch * pb.q_len * pb.heads), kHeadDim, 0, stream>>>(
         p, kHeadDim);
   return cudaGetLastError();
 }
@@ -855,7 +903,7 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
     return kLaunchFailed;
   const std::optional<Problem> pb = parse_problem(*problem);
   if (!pb) return kBadProblem;
-  *workspace_bytes = workspace_for(*pb, split_count(*pb));
+  *workspace_bytes = workspace_for(*pb, work_cut(*pb));
   return PTXB_OK;
 }
 
@@ -863,9 +911,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const std::optional<Problem> parsed = parse_problem(*args->problem);
   if (!parsed) return kBadProblem;
   const Problem& pb = *parsed;
-  const int64_t splits = split_count(pb);
-  if (args->workspace_bytes < workspace_for(pb, splits) ||
-      pb.batch * splits * pb.kv_heads > INT32_MAX)
+  const WorkCut cut = work_cut(pb);
+  if (args->workspace_bytes < workspace_for(pb, cut) || cut.units_max * pb.kv_heads > INT32_MAX)
     return kBadProblem;
   Params p{};
   p.seq_lens = static_cast<const int*>(args->inputs[3]);
@@ -873,7 +920,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   p.o = static_cast<__nv_bfloat16*>(args->outputs[0]);
   p.lse = static_cast<float*>(args->outputs[1]);
   p.part_o = static_cast<float*>(args->workspace);
-  p.part_lse = p.part_o + splits * pb.batch * pb.heads * pb.q_len * pb.head_dim;
+  p.part_lse = p.part_o + cut.units_max * pb.heads * pb.q_len * pb.head_dim;
+  p.unit_table = reinterpret_cast<int*>(p.part_lse + cut.units_max * pb.heads * pb.q_len);
   p.batch = static_cast<int>(pb.batch);
   p.q_len = static_cast<int>(pb.q_len);
   p.heads = static_cast<int>(pb.heads);
@@ -882,12 +930,13 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   p.page_size = static_cast<int>(pb.page_size);
   p.table_width = static_cast<int>(pb.table_width);
   p.box_rows = static_cast<int>(std::min<int64_t>(pb.page_size, kBlockN));
-  p.splits = static_cast<int>(splits);
+  p.tiles_per_unit = static_cast<int>(cut.tiles_per_unit);
+  p.merge = cut.merge;
   p.scale = pb.scale;
   p.scale_log2 = pb.scale * 1.4426950408889634f;
   const auto stream = static_cast<cudaStream_t>(args->stream);
-  const cudaError_t err =
-      pb.head_dim == 64 ? launch<64>(pb, p, *args, stream) : launch<128>(pb, p, *args, stream);
+  const cudaError_t err = pb.head_dim == 64 ? launch<64>(pb, p, cut.units_max, *args, stream)
+                                            : launch<128>(pb, p, cut.units_max, *args, stream);
   if (err == cudaErrorInvalidValue) return kNoTensorMap;
   return err == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
