@@ -319,7 +319,7 @@ __global__ void selftest_pv_kernel(const __grid_constant__ CUtensorMap v_map, co
   fence_regs(o);
   fence_regs(pa);
   wgmma_fence();
-  issue_pv<kHeadDim, kSplit>(o, pa, sm.b[0]);
+  issue_pv<kSplit>(o, pa, sm.b[0]);
   wgmma_commit();
   wgmma_wait<0>();
   fence_regs(o);

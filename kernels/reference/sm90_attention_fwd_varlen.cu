@@ -305,10 +305,10 @@ struct Params {
 // barriers, exp2, the wgmma operand descriptors (K-major Q and K, MN-major V, 128-byte swizzle)
 // and instructions (S = Q K^T from shared memory, O += P V with P in registers), the accumulator
 // fragment map, P's packing into bf16 A fragments, and the online-softmax step and rescale.
-// Needs, declared before it by the expert: kBlockN (keys per K/V tile), kChunk (head-dim columns
-// per TMA box), kChunkBytes (bytes of one (kBlockN, kChunk) box), kConsumers (consumer
-// warpgroups), kSplitPvDefault, and PTXB_ATTN_WATCHDOG. Experts hold a copy
-// (scripts/amalgamate.py).
+// Tiles of 128 or 64 keys (the score fragments' size says which) and head dims 64, 96, 128 and
+// 256. Needs, declared before it by the expert: kChunk (head-dim columns per TMA box),
+// kChunkBytes (the default distance between a tile's boxes), kConsumers (consumer warpgroups),
+// kSplitPvDefault, and PTXB_ATTN_WATCHDOG. Experts hold a copy (scripts/amalgamate.py).
 
 // NOTE: no namespace of its own: the copy sits inside the expert's anonymous namespace, after the
 // constants above.
@@ -361,22 +361,26 @@ __device__ __forceinline__ uint64_t desc_k_major(const void* p) {
 // swizzle. PTX ISA canonical layout for MN-major SW128, in elements with T = 8 bf16:
 // ((T,8,m),(8,k)) : ((1,T,LBO),(8T,SBO)): a swizzle atom is 64 N-contiguous values (one 128-byte
 // row) x 8 consecutive k (keys) at a 128-byte pitch, exactly 8 rows of our TMA box. Hence
-// LBO = distance between 64-wide N blocks = the next box (kChunkBytes = 16 KiB), and
+// LBO = distance between 64-wide N blocks = the next box (kBoxBytes: 16 KiB for 128 keys), and
 // SBO = distance between 8-key groups = 1024 bytes. The k-th 16-key slice starts 16 rows
 // (2048 bytes) further, an atom boundary, so the base-offset field stays 0.
+template <uint32_t kBoxBytes = kChunkBytes>
 __device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
-  return wgmma_desc_sw128(p, kChunkBytes, 1024);
+  return wgmma_desc_sw128(p, kBoxBytes, 1024);
 }
 
 #define PTXB_ACC8(d, i)                                                                       \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
 #define PTXB_ACC32(d) PTXB_ACC8(d, 0), PTXB_ACC8(d, 8), PTXB_ACC8(d, 16), PTXB_ACC8(d, 24)
-#define PTXB_ACC64(d) \
-  PTXB_ACC32(d), PTXB_ACC8(d, 32), PTXB_ACC8(d, 40), PTXB_ACC8(d, 48), PTXB_ACC8(d, 56)
+#define PTXB_ACC48(d) PTXB_ACC32(d), PTXB_ACC8(d, 32), PTXB_ACC8(d, 40)
+#define PTXB_ACC64(d) PTXB_ACC48(d), PTXB_ACC8(d, 48), PTXB_ACC8(d, 56)
 #define PTXB_REGS32                                                                            \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_REGS48 \
+  PTXB_REGS32       \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
 #define PTXB_REGS64                                                                              \
   PTXB_REGS32                                                                                    \
   ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
@@ -390,6 +394,16 @@ __device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t des
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
       "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
       : PTXB_ACC64(d)
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+// D(64x64) (+)= A(64x16, smem K-major) * B(16x64, smem K-major); overwrites D when scale_d == 0.
+__device__ __forceinline__ void wgmma_ss_m64n64k16(float (&d)[32], uint64_t desc_a,
+                                                   uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_REGS32
+      "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+      : PTXB_ACC32(d)
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 // D(64x128) += A(64x16, registers) * B(16x128, smem MN-major: imm-trans-b = 1).
@@ -408,10 +422,21 @@ __device__ __forceinline__ void wgmma_rs_m64n64k16_tb(float (&d)[32], const uint
                : PTXB_ACC32(d)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
 }
+// D(64x96) += A(64x16, registers) * B(16x96, smem MN-major: imm-trans-b = 1). The 96 columns
+// are a whole 64-wide swizzle block and half of the next (LBO away).
+__device__ __forceinline__ void wgmma_rs_m64n96k16_tb(float (&d)[48], const uint32_t* a,
+                                                      uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 {" PTXB_REGS48
+               "}, {%48, %49, %50, %51}, %52, 1, 1, 1, 1;\n"
+               : PTXB_ACC48(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
 #undef PTXB_ACC8
 #undef PTXB_ACC32
+#undef PTXB_ACC48
 #undef PTXB_ACC64
 #undef PTXB_REGS32
+#undef PTXB_REGS48
 #undef PTXB_REGS64
 
 // ---- fragments ----
@@ -428,39 +453,58 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);  // lo in the low half
   return *reinterpret_cast<const uint32_t*>(&v);
 }
-// (64, kBlockN) fp32 fragment -> kBlockN/16 bf16 A fragments of 4 registers each.
-__device__ __forceinline__ void pack_p(const float (&s)[kBlockN / 2], uint32_t (&pa)[kBlockN / 4]) {
+// (64, N) fp32 fragment (kS = N / 2 entries) -> N/16 bf16 A fragments of 4 registers each.
+template <int kS>
+__device__ __forceinline__ void pack_p(const float (&s)[kS], uint32_t (&pa)[kS / 2]) {
 #pragma unroll
-  for (int k = 0; k < kBlockN / 4; ++k) pa[k] = pack_bf16x2(s[2 * k], s[2 * k + 1]);
+  for (int k = 0; k < kS / 2; ++k) pa[k] = pack_bf16x2(s[2 * k], s[2 * k + 1]);
 }
 
-// S(64, kBlockN) = Q(64 rows of this warpgroup, kHeadDim) K(kBlockN, kHeadDim)^T. Issue only.
-template <int kHeadDim>
-__device__ __forceinline__ void issue_qk(float (&s)[kBlockN / 2], const __nv_bfloat16* q_rows,
+// S(64, N) = Q(64 rows of this warpgroup, kHeadDim) K(N, kHeadDim)^T for tiles of N = 128 or 64
+// keys (kS = N / 2 entries); kHeadDim a multiple of 16. The 64-column boxes of Q lie kQBoxBytes
+// apart, those of K kKBoxBytes. Issue only.
+template <int kHeadDim, uint32_t kQBoxBytes = kChunkBytes, uint32_t kKBoxBytes = kChunkBytes,
+          int kS>
+__device__ __forceinline__ void issue_qk(float (&s)[kS], const __nv_bfloat16* q_rows,
                                          const __nv_bfloat16* k_tile) {
+  static_assert(kS == 64 || kS == 32, "tiles of 128 or 64 keys");
   const uint64_t qd = desc_k_major(q_rows), kd = desc_k_major(k_tile);
 #pragma unroll
   for (int kk = 0; kk < kHeadDim / 16; ++kk) {
-    const uint32_t off = (kk / 4) * kChunkBytes + (kk % 4) * 32;  // box, then 16 columns
-    wgmma_ss_m64n128k16(s, qd + (off >> 4), kd + (off >> 4), kk > 0 ? 1 : 0);
+    const uint32_t column = (kk % 4) * 32;  // 16 columns further inside the box
+    const uint32_t q_off = (kk / 4) * kQBoxBytes + column, k_off = (kk / 4) * kKBoxBytes + column;
+    if constexpr (kS == 64) {
+      wgmma_ss_m64n128k16(s, qd + (q_off >> 4), kd + (k_off >> 4), kk > 0 ? 1 : 0);
+    } else {
+      wgmma_ss_m64n64k16(s, qd + (q_off >> 4), kd + (k_off >> 4), kk > 0 ? 1 : 0);
+    }
   }
 }
-// O(64, kHeadDim) += P(64, kBlockN) V(kBlockN, kHeadDim), P as bf16 A fragments. Issue only.
-template <int kHeadDim, bool kSplit = kSplitPvDefault>
-__device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
-                                         const uint32_t (&pa)[kBlockN / 4],
+// O(64, 2 kO) += P(64, N) V(N, 2 kO), P as N/16 bf16 A fragments (kP = N / 4 registers), V's
+// 64-column boxes kVBoxBytes apart. By the accumulator's size: kO = 32 (head dim 64), 48 (96:
+// one m64n96), 64 (128: one m64n128, or two m64n64 when kSplit), 128 (256: two m64n128, the
+// second two boxes further). Issue only.
+template <bool kSplit = kSplitPvDefault, uint32_t kVBoxBytes = kChunkBytes, int kO, int kP>
+__device__ __forceinline__ void issue_pv(float (&o)[kO], const uint32_t (&pa)[kP],
                                          const __nv_bfloat16* v_tile) {
-  const uint64_t vd = desc_mn_major(v_tile);
+  static_assert(kO == 32 || kO == 48 || kO == 64 || kO == 128, "head dim 64, 96, 128 or 256");
+  const uint64_t vd = desc_mn_major<kVBoxBytes>(v_tile);
 #pragma unroll
-  for (int kk = 0; kk < kBlockN / 16; ++kk) {
+  for (int kk = 0; kk < kP / 4; ++kk) {
     const uint64_t desc = vd + ((kk * 16 * kChunk * 2) >> 4);  // 16 keys = 16 swizzled rows
-    if constexpr (kHeadDim == 64) {
+    // NOTE: columns 64c.. of an m64nN fragment are entries 32c.. (i >= 8c).
+    if constexpr (kO == 32) {
       wgmma_rs_m64n64k16_tb(o, &pa[4 * kk], desc);
+    } else if constexpr (kO == 48) {
+      wgmma_rs_m64n96k16_tb(o, &pa[4 * kk], desc);
+    } else if constexpr (kO == 128) {
+      wgmma_rs_m64n128k16_tb(*reinterpret_cast<float(*)[64]>(&o[0]), &pa[4 * kk], desc);
+      wgmma_rs_m64n128k16_tb(*reinterpret_cast<float(*)[64]>(&o[64]), &pa[4 * kk],
+                             desc + ((2 * kVBoxBytes) >> 4));
     } else if constexpr (kSplit) {
-      // NOTE: columns 64..127 of an m64n128 fragment are entries 32..63 (i >= 8).
       wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[0]), &pa[4 * kk], desc);
       wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[32]), &pa[4 * kk],
-                            desc + (kChunkBytes >> 4));
+                            desc + (kVBoxBytes >> 4));
     } else {
       wgmma_rs_m64n128k16_tb(o, &pa[4 * kk], desc);
     }
@@ -474,15 +518,15 @@ __device__ __forceinline__ void issue_pv(float (&o)[kHeadDim / 2],
 // kRowGuard: only the rows below `rows` count; a warp skips its rows h (frag_row(h) of its lanes,
 // 8 consecutive rows) when all of them are at or past `rows` (their m, l and corr stay as they
 // were: those rows are never stored), so that padding rows cost no arithmetic.
-template <bool kRowGuard = false>
-__device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)[2], float (&l)[2],
+template <bool kRowGuard = false, int kS>
+__device__ __forceinline__ void softmax_step(float (&s)[kS], float (&m)[2], float (&l)[2],
                                              float (&corr)[2], float scale_log2, int rows = 0) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     if (kRowGuard && (threadIdx.x % 128) / 32 * 16 + 8 * h >= rows) continue;
     float mx = m[h];
 #pragma unroll
-    for (int i = 0; i < kBlockN / 8; ++i)
+    for (int i = 0; i < kS / 4; ++i)
       mx = fmaxf(mx, fmaxf(s[4 * i + 2 * h], s[4 * i + 2 * h + 1]));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 threads of a row (quad)
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
@@ -492,7 +536,7 @@ __device__ __forceinline__ void softmax_step(float (&s)[kBlockN / 2], float (&m)
     m[h] = mx;
     float sum = 0.f;
 #pragma unroll
-    for (int i = 0; i < kBlockN / 8; ++i)
+    for (int i = 0; i < kS / 4; ++i)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         float& x = s[4 * i + 2 * h + e];
@@ -718,7 +762,7 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     wgmma_fence();
     issue_qk<kHeadDim>(s, q_rows, sm.k[sj][0]);
     wgmma_commit();
-    issue_pv<kHeadDim>(o, p_prev, sm.v[sp][0]);
+    issue_pv(o, p_prev, sm.v[sp][0]);
     wgmma_commit();
     if (kPingPong && !(consumer == 1 && j == job.n_tiles - 1)) named_barrier_arrive(other_bar);
     if constexpr (kOverlap) {
@@ -750,7 +794,7 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     fence_regs(o);
     fence_regs(p_last);
     wgmma_fence();
-    issue_pv<kHeadDim>(o, p_last, sm.v[last % kStages][0]);
+    issue_pv(o, p_last, sm.v[last % kStages][0]);
     wgmma_commit();
     wgmma_wait<0>();
     fence_regs(o);
