@@ -247,11 +247,13 @@ void report(const std::string& test, const std::string& variant, bool pass,
 // Tensors of 3 heads x 200 rows; the tile loaded is head 1, rows 128..255, so rows 200..255 are
 // out of bounds: they must arrive as zeros, not as rows of head 2.
 constexpr int kStHeads = 3, kStSeq = 200, kStHead = 1, kStRow0 = 128;
+constexpr int kBlockN = 128;  // keys of the self-tests' K and V tiles (every head dim)
 
 template <int kHeadDim>
 struct SelftestSmem {
-  __nv_bfloat16 a[kHeadDim / kChunk][kBlockM * kChunk];  // (128, kHeadDim): Q
-  __nv_bfloat16 b[kHeadDim / kChunk][kBlockN * kChunk];  // (128, kHeadDim): K or V
+  static constexpr int kChunks = Config<kHeadDim>::kChunks;
+  __nv_bfloat16 a[kChunks][kBlockM * kChunk];  // (128, kHeadDim): Q
+  __nv_bfloat16 b[kChunks][kBlockN * kChunk];  // (128, kHeadDim): K or V
   uint64_t bar;
 };
 template <int kHeadDim>
@@ -263,7 +265,7 @@ __device__ SelftestSmem<kHeadDim>& selftest_load(const CUtensorMap* a_map,
   extern __shared__ uint8_t smem_raw[];
   auto& sm = *reinterpret_cast<SelftestSmem<kHeadDim>*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  constexpr int kChunks = kHeadDim / kChunk;
+  constexpr int kChunks = Config<kHeadDim>::kChunks;
   if (threadIdx.x == 0) {
     mbar_init(&sm.bar, 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -313,8 +315,8 @@ __global__ void selftest_pv_kernel(const __grid_constant__ CUtensorMap v_map, co
         s[4 * i + 2 * h + e] = p_in[(wg * kWgRows + frag_row(h)) * kBlockN + frag_col(i, e)];
   uint32_t pa[kBlockN / 4];
   pack_p(s, pa);
-  float o[kHeadDim / 2];
-  for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
+  float o[Config<kHeadDim>::kOCols / 2];
+  for (int i = 0; i < Config<kHeadDim>::kOCols / 2; ++i) o[i] = 0.f;
   auto& sm = selftest_load<kHeadDim>(nullptr, &v_map);
   fence_regs(o);
   fence_regs(pa);
@@ -370,8 +372,8 @@ void selftest_qk(const std::string& name) {
   fill_normal_bf16<<<256, 256>>>(k.get<__nv_bfloat16>(), n, 12);
   cudaMemset(s_out.get(), 0xFF, s_out.bytes());
   CUtensorMap qm, km;
-  if (!encode_bhsd(&qm, q.get(), kStHeads, kStSeq, kHeadDim) ||
-      !encode_bhsd(&km, k.get(), kStHeads, kStSeq, kHeadDim)) {
+  if (!encode_bhsd(&qm, q.get(), kStHeads, kStSeq, kHeadDim, 128) ||
+      !encode_bhsd(&km, k.get(), kStHeads, kStSeq, kHeadDim, 128)) {
     report(name, "-", false, "cuTensorMapEncodeTiled failed");
     return;
   }
@@ -424,7 +426,7 @@ void selftest_pv(const std::string& name) {
   cudaMemcpy(p_in.get(), ph.data(), p_in.bytes(), cudaMemcpyHostToDevice);
   cudaMemset(o_out.get(), 0xFF, o_out.bytes());
   CUtensorMap vm;
-  if (!encode_bhsd(&vm, v.get(), kStHeads, kStSeq, kHeadDim)) {
+  if (!encode_bhsd(&vm, v.get(), kStHeads, kStSeq, kHeadDim, 128)) {
     report(name, "-", false, "cuTensorMapEncodeTiled failed");
     return;
   }
@@ -564,7 +566,8 @@ struct Variant {
 
 template <Schedule kSched>
 Variant direct_variant(const char* name) {
-  return Variant{name, [](Workload&, cudaStream_t) { return set_smem_attributes<kSched>(); },
+  return Variant{name,
+                 [](Workload& w, cudaStream_t) { return set_smem_attributes<kSched>(w.sh.d); },
                  [](Workload& w, cudaStream_t stream) {
                    AbiProblem abi;
                    build_abi(w.sh, &abi);
@@ -756,12 +759,12 @@ void abi_validation(const std::string& test) {
       {"valid problem", [](AbiProblem&) {}},
       {"f16 Q", [](AbiProblem& p) { p.in[0].dtype = PTXB_F16; }},
       {"rank-3 K", [](AbiProblem& p) { p.in[1].rank = 3; }},
-      {"head dim 96",
+      {"head dim 80",
        [](AbiProblem& p) {
          for (auto* t : {&p.in[0], &p.in[1], &p.in[2], &p.out[0]}) {
-           t->shape[3] = 96;
-           t->strides[2] = 96;
-           t->strides[1] = 96 * t->shape[2];
+           t->shape[3] = 80;
+           t->strides[2] = 80;
+           t->strides[1] = 80 * t->shape[2];
            t->strides[0] = t->strides[1] * t->shape[1];
          }
        }},
@@ -811,6 +814,10 @@ std::vector<Test> all_tests() {
   t.push_back({"selftest.pv.d64", selftest_pv<64, false>});
   t.push_back({"selftest.pv.d128", selftest_pv<128, false>});       // one n128: LBO = next box
   t.push_back({"selftest.pv.d128.split", selftest_pv<128, true>});  // two n64: no LBO
+  t.push_back({"selftest.qk.d96", selftest_qk<96>});    // k-steps 4 and 5 in the half box
+  t.push_back({"selftest.qk.d256", selftest_qk<256>});  // four boxes
+  t.push_back({"selftest.pv.d96", selftest_pv<96, false>});    // n96: a box and a half
+  t.push_back({"selftest.pv.d256", selftest_pv<256, false>});  // n256: four boxes
   t.push_back({"abi.validation", abi_validation});
   // The brief's shapes, a few edge cases (S = 1, S < 128, GQA), and the task spec's shapes, some
   // with the peaked distribution.
@@ -824,13 +831,23 @@ std::vector<Test> all_tests() {
                           {1, 64, 64, 512, 128, false},  {2, 16, 4, 2048, 128, true},
                           {4, 32, 32, 4096, 64, false},  {4, 16, 16, 4096, 128, false},
                           {4, 16, 16, 4096, 128, true},  {4, 16, 4, 4096, 128, false, 2.f},
-                          {1, 16, 16, 16384, 128, false}};
+                          {1, 16, 16, 16384, 128, false},
+                          // Head dims 96 and 256 (tasks fwd-bf16-d96, fwd-bf16-d256).
+                          {1, 1, 1, 1, 96, false},       {1, 3, 1, 77, 96, true},
+                          {1, 2, 2, 1000, 96, true},     {2, 8, 2, 1000, 96, false, 2.f},
+                          {4, 16, 16, 4096, 96, true},   {4, 16, 4, 4096, 96, false},
+                          {1, 1, 1, 1, 256, false},      {1, 3, 1, 77, 256, true},
+                          {1, 2, 2, 128, 256, true},     {1, 2, 2, 1000, 256, false},
+                          {2, 8, 2, 1000, 256, true, 2.f}, {3, 6, 2, 777, 256, true},
+                          {4, 8, 8, 4096, 256, true},    {4, 8, 8, 4096, 256, false}};
   for (const Shape& sh : checks)
     t.push_back({"check." + sh.name(), [sh](const std::string& n) { check_shape(sh, n); }});
   const Shape timed[] = {{4, 16, 16, 4096, 128, false},  {4, 16, 16, 4096, 128, true},
                          {1, 16, 16, 16384, 128, false}, {4, 32, 32, 4096, 64, false},
                          {4, 16, 4, 4096, 128, false},   {1, 64, 64, 512, 128, false},
-                         {2, 8, 8, 1000, 128, false},    {2, 16, 4, 2048, 128, true}};
+                         {2, 8, 8, 1000, 128, false},    {2, 16, 4, 2048, 128, true},
+                         {4, 16, 16, 4096, 96, false},   {4, 16, 16, 4096, 96, true},
+                         {4, 8, 8, 4096, 256, false},    {4, 8, 8, 4096, 256, true}};
   for (const Shape& sh : timed)
     t.push_back({"time." + sh.name(), [sh](const std::string& n) { time_shape(sh, n); }});
   return t;
@@ -857,9 +874,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf(
-      "INFO default schedule: %s; split P V: %d; watchdog: %d; smem bytes d64=%zu d128=%zu\n",
-      dev::schedule_name(kDefaultSchedule), int(kSplitPvDefault), PTXB_ATTN_WATCHDOG,
-      kSharedBytes<64>, kSharedBytes<128>);
+      "INFO default schedule: %s; split P V: %d; padded D 96: %d; watchdog: %d; smem bytes "
+      "d64=%zu d96=%zu d128=%zu d256=%zu\n",
+      dev::schedule_name(kDefaultSchedule), int(kSplitPvDefault), int(kPadHeadDim96),
+      PTXB_ATTN_WATCHDOG, kSharedBytes<64>, kSharedBytes<96>, kSharedBytes<128>,
+      kSharedBytes<256>);
   int ran = 0;
   for (const auto& t : tests) {
     if (!only.empty() && std::find(only.begin(), only.end(), t.name) == only.end()) continue;

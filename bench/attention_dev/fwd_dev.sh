@@ -21,7 +21,9 @@ cuobjdump="$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)"
 [ -x "$cuobjdump" ] || cuobjdump="$root/.tools/bin/cuobjdump"
 kernel=kernels/reference/sm90_attention_fwd_bf16.cu
 flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo)
-dev_srcs=(bench/attention_dev/fwd_dev.cu src/verify/gpu_reference_attention.cu src/core/error.cpp)
+dev_srcs=(bench/attention_dev/fwd_dev.cu src/verify/gpu_reference_attention.cu
+  src/verify/fp64_buffers.cu src/cuda/fp64_gemm.cpp src/cuda/device.cpp src/core/error.cpp)
+dev_libs=(-lcublas -lcuda)
 summary="$out/summary.txt"
 
 {
@@ -35,20 +37,26 @@ summary="$out/summary.txt"
 
 # Three builds in parallel: the submission exactly as PTXBench compiles it (plus -v), the dev
 # binary with the mbarrier watchdog (correctness) and without it (timing, the kernel as shipped).
+# FWD_DEV_PREBUILT=1: BUILD_DIR already holds all three and their logs (built by this script
+# with FWD_DEV_BUILD_ONLY=1 on another machine with the same toolkit), so the GPU machine spends
+# no time compiling.
 start=$SECONDS
-"$nvcc" "${flags[@]}" -shared -Xcompiler -fPIC -I include -Xptxas -v "$kernel" \
-  -o "$build/attention_fwd.so" > "$build/so.log" 2>&1 &
-pid_so=$!
-"$nvcc" "${flags[@]}" -DPTXB_ATTN_WATCHDOG=1 -Xptxas -v -I src -I include "${dev_srcs[@]}" \
-  -o "$build/fwd_dev" > "$build/dev.log" 2>&1 &
-pid_dev=$!
-"$nvcc" "${flags[@]}" -I src -I include "${dev_srcs[@]}" -o "$build/fwd_dev_timing" \
-  > "$build/timing.log" 2>&1 &
-pid_timing=$!
 build_ok=1
-wait $pid_so || build_ok=0
-wait $pid_dev || build_ok=0
-wait $pid_timing || build_ok=0
+if [ "${FWD_DEV_PREBUILT:-0}" != 1 ]; then
+  "$nvcc" "${flags[@]}" -shared -Xcompiler -fPIC -I include -Xptxas -v "$kernel" \
+    -o "$build/attention_fwd.so" > "$build/so.log" 2>&1 &
+  pid_so=$!
+  "$nvcc" "${flags[@]}" -DPTXB_ATTN_WATCHDOG=1 -Xptxas -v -I src -I include "${dev_srcs[@]}" \
+    "${dev_libs[@]}" -o "$build/fwd_dev" > "$build/dev.log" 2>&1 &
+  pid_dev=$!
+  "$nvcc" "${flags[@]}" -I src -I include "${dev_srcs[@]}" "${dev_libs[@]}" \
+    -o "$build/fwd_dev_timing" > "$build/timing.log" 2>&1 &
+  pid_timing=$!
+  wait $pid_so || build_ok=0
+  wait $pid_dev || build_ok=0
+  wait $pid_timing || build_ok=0
+fi
+for f in attention_fwd.so fwd_dev fwd_dev_timing; do [ -x "$build/$f" ] || build_ok=0; done
 for f in so dev timing; do
   echo "===== $f build"
   cat "$build/$f.log"
@@ -58,6 +66,8 @@ if [ $build_ok = 0 ]; then
   grep -E "error|BUILD" "$out/build.log" | head -30 | tee -a "$summary"
   exit 1
 fi
+
+[ "${FWD_DEV_BUILD_ONLY:-0}" = 1 ] && exit 0  # building ahead for FWD_DEV_PREBUILT
 
 if [ -x "$cuobjdump" ]; then
   "$cuobjdump" -sass "$build/attention_fwd.so" > "$build/sass.txt" 2>&1
@@ -73,17 +83,19 @@ if [ -x "$cuobjdump" ]; then
 fi
 
 # Each test in its own process (a sticky CUDA error or a hang loses only that test), at most
-# 60 s each and 300 s together; time.* tests use the binary without the watchdog.
+# 60 s each and FWD_DEV_BUDGET s together (default 300); FWD_DEV_TESTS (an extended regular
+# expression, default all) picks tests by name; time.* tests use the binary without the watchdog.
 # NOTE: the watchdog bounds mbarrier waits only; a named-barrier (ping-pong) deadlock hangs until
 # the timeout, which is why the variants run from the least to the most involved schedule.
 log="$out/run.log"
+budget="${FWD_DEV_BUDGET:-300}" pattern="${FWD_DEV_TESTS:-.}"
 : > "$log"
-deadline=$((SECONDS + 300))
-for t in $("$build/fwd_dev" --list); do
+deadline=$((SECONDS + budget))
+for t in $("$build/fwd_dev" --list | grep -E "$pattern"); do
   left=$((deadline - SECONDS))
   [ $left -gt 60 ] && left=60
   if [ $left -le 5 ]; then
-    echo -e "RESULT\t$t\t-\tFAIL\tnot run: the 300 s budget is spent" >> "$log"
+    echo -e "RESULT\t$t\t-\tFAIL\tnot run: the $budget s budget is spent" >> "$log"
     continue
   fi
   bin="$build/fwd_dev"

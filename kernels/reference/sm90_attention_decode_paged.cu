@@ -349,6 +349,9 @@ __device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
 #define PTXB_REGS32                                                                            \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_ACC128(d)                                                                        \
+  PTXB_ACC64(d), PTXB_ACC8(d, 64), PTXB_ACC8(d, 72), PTXB_ACC8(d, 80), PTXB_ACC8(d, 88),       \
+      PTXB_ACC8(d, 96), PTXB_ACC8(d, 104), PTXB_ACC8(d, 112), PTXB_ACC8(d, 120)
 #define PTXB_REGS48 \
   PTXB_REGS32       \
   ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
@@ -402,8 +405,21 @@ __device__ __forceinline__ void wgmma_rs_m64n96k16_tb(float (&d)[48], const uint
                : PTXB_ACC48(d)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
 }
+// D(64x256) += A(64x16, registers) * B(16x256, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n256k16_tb(float (&d)[128], const uint32_t* a,
+                                                       uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" PTXB_REGS64
+               ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+               "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "
+               "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "
+               "%123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, 1, 1, 1, 1;\n"
+               : PTXB_ACC128(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
 #undef PTXB_ACC8
 #undef PTXB_ACC32
+#undef PTXB_ACC128
 #undef PTXB_ACC48
 #undef PTXB_ACC64
 #undef PTXB_REGS32
@@ -453,8 +469,8 @@ __device__ __forceinline__ void issue_qk(float (&s)[kS], const __nv_bfloat16* q_
 }
 // O(64, 2 kO) += P(64, N) V(N, 2 kO), P as N/16 bf16 A fragments (kP = N / 4 registers), V's
 // 64-column boxes kVBoxBytes apart. By the accumulator's size: kO = 32 (head dim 64), 48 (96:
-// one m64n96), 64 (128: one m64n128, or two m64n64 when kSplit), 128 (256: two m64n128, the
-// second two boxes further). Issue only.
+// one m64n96), 64 (128: one m64n128, or two m64n64 when kSplit), 128 (256: one m64n256; two
+// m64n128 made ptxas serialize the wgmma for want of registers). Issue only.
 template <bool kSplit = kSplitPvDefault, uint32_t kVBoxBytes = kChunkBytes, int kO, int kP>
 __device__ __forceinline__ void issue_pv(float (&o)[kO], const uint32_t (&pa)[kP],
                                          const __nv_bfloat16* v_tile) {
@@ -469,9 +485,7 @@ __device__ __forceinline__ void issue_pv(float (&o)[kO], const uint32_t (&pa)[kP
     } else if constexpr (kO == 48) {
       wgmma_rs_m64n96k16_tb(o, &pa[4 * kk], desc);
     } else if constexpr (kO == 128) {
-      wgmma_rs_m64n128k16_tb(*reinterpret_cast<float(*)[64]>(&o[0]), &pa[4 * kk], desc);
-      wgmma_rs_m64n128k16_tb(*reinterpret_cast<float(*)[64]>(&o[64]), &pa[4 * kk],
-                             desc + ((2 * kVBoxBytes) >> 4));
+      wgmma_rs_m64n256k16_tb(o, &pa[4 * kk], desc);
     } else if constexpr (kSplit) {
       wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[0]), &pa[4 * kk], desc);
       wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[32]), &pa[4 * kk],

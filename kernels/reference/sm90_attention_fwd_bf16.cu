@@ -3,26 +3,34 @@
 //
 // Contract (docs/attention.md): inputs Q [B,H,S,D], K and V [B,HKV,S,D] (H % HKV == 0; query head
 // h reads kv head h / (H / HKV)); outputs O [B,H,S,D] bf16 and LSE [B,H,S] fp32 (natural log);
-// scalars [scale, causal]. All tensors row-major and contiguous; D is 64 or 128; any S >= 1.
+// scalars [scale, causal]. All tensors row-major and contiguous; D is 64, 96, 128 or 256; any
+// S >= 1.
 // Causal masks key j for query i when j > i. Returns a non-zero status for any other problem.
 //
 // Design (written for PTXBench from the public FlashAttention-3 description, arXiv 2407.08608):
 // - one CTA per (128-query tile, head, batch), 384 threads = 3 warpgroups; query tiles of one
 //   head are adjacent in the grid (K and V of a head stay in L2), the last tile first;
 // - warpgroup 0 is the producer (setmaxnreg down to 24): one thread loads the Q tile once and
-//   streams 128-key K and V tiles with 3-D TMA ({D, S, B*heads}, box {64, 128, 1}, 128-byte
-//   swizzle, rows past S zero-filled) through a kStages ring; K and V have separate full/empty
-//   mbarriers so that a K tile is refilled as soon as Q K^T has read it;
+//   streams K and V tiles of 128 keys (64 at D = 256) with 3-D TMA ({D, S, B*heads}, box
+//   {64, keys, 1}, 128-byte swizzle, rows past S and columns past D zero-filled) through a
+//   kStages ring; K and V have separate full/empty mbarriers so that a K tile is refilled as soon
+//   as Q K^T has read it;
 // - warpgroups 1 and 2 are consumers (setmaxnreg up to 240), 64 query rows each:
-//   S = Q K^T with wgmma m64n128k16 (both operands K-major in shared memory), online softmax in
+//   S = Q K^T with wgmma m64n128k16 (m64n64k16 at D = 256; both operands K-major in shared
+//   memory, D / 16 k-steps: at D = 96 the second box's zero-filled half is never read), online
+//   softmax in
 //   registers (exp2 with scale*log2(e) folded in, row max through quad shuffles, row sums kept
 //   per thread until the end), P rounded to bf16 in registers and fed as the register A operand
-//   of O += P V (wgmma m64nDk16 with V read MN-major from the same row-major TMA tile);
+//   of O += P V (wgmma m64nDk16, two m64n128k16 at D = 256, with V read MN-major from the same
+//   row-major TMA tile);
 // - the loop issues Q K_j^T and P_{j-1} V_{j-1} back to back; Schedule picks whether softmax of
 //   tile j overlaps the P V product (intra-warpgroup overlap) and whether the two consumers take
 //   turns at the tensor cores (ping-pong through two named barriers);
-// - causal: key tiles above the diagonal are skipped and only the diagonal tile is masked; keys
-//   >= S (ragged last tile) are masked to -inf; rows >= S are never stored.
+// - causal: key tiles above the diagonal are skipped and only tiles that reach past a
+//   warpgroup's first row are masked; keys >= S (ragged last tile) are masked to -inf; rows >= S
+//   are never stored.
+// - D = 256 takes tiles of 64 keys so that O (128 registers), S and two P buffers fit the
+//   consumers' 240 registers, and K and V still have two stages next to the 64 KiB Q tile.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
@@ -219,13 +227,12 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
 namespace {
 
 constexpr int kBlockM = 128;  // query rows per CTA
-constexpr int kBlockN = 128;  // keys per K/V tile
 constexpr int kChunk = 64;    // head-dim columns per TMA box: 64 bf16 = one 128-byte swizzled row
 constexpr int kConsumers = 2;
 constexpr int kWgRows = kBlockM / kConsumers;  // 64 query rows per consumer warpgroup
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16 KiB
-static_assert(kBlockM == kBlockN, "causal tile counting and the Q chunk stride assume this");
+// One (128 rows, 64) box: 16 KiB. Q's boxes, and those of K and V at tiles of 128 keys.
+constexpr uint32_t kChunkBytes = kBlockM * kChunk * 2;
 static_assert(kWgRows == 64, "one wgmma m64 row block per consumer");
 
 enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
@@ -233,20 +240,30 @@ constexpr Schedule kDefaultSchedule = Schedule::kOverlapPingPong;
 // D = 128: true issues P V as two m64n64k16 per 16 keys (one per 64-column box of V) instead of
 // one m64n128k16 that reaches the second box through the descriptor's leading byte offset.
 constexpr bool kSplitPvDefault = false;
+// D = 96: true accumulates O over 128 columns (m64n128k16, the zero-filled half box included)
+// instead of m64n96k16.
+constexpr bool kPadHeadDim96 = false;
 
 template <int kHeadDim>
 struct Config {
-  static_assert(kHeadDim == 64 || kHeadDim == 128, "head dim 64 or 128");
-  static constexpr int kChunks = kHeadDim / kChunk;
-  static constexpr int kStages = kHeadDim == 128 ? 2 : 4;
+  static_assert(kHeadDim == 64 || kHeadDim == 96 || kHeadDim == 128 || kHeadDim == 256,
+                "head dim 64, 96, 128 or 256");
+  static constexpr int kBlockN = kHeadDim == 256 ? 64 : 128;  // keys per K/V tile
+  // 64-column boxes per row; at D = 96 the second box's columns past D are zero-filled.
+  static constexpr int kChunks = (kHeadDim + kChunk - 1) / kChunk;
+  static constexpr int kStages = kHeadDim == 64 ? 4 : 2;
+  static constexpr uint32_t kKvBoxBytes = kBlockN * kChunk * 2;  // one (kBlockN, 64) box
+  // Columns of the O accumulator (registers: kOCols / 2).
+  static constexpr int kOCols = kHeadDim == 96 && kPadHeadDim96 ? 128 : kHeadDim;
 };
 
 // Every tile is stored as kChunks boxes of (rows, 64) in the TMA 128-byte swizzle; each box is
-// 16 KiB, so every box starts on a 1024-byte swizzle-atom boundary.
+// 16 or 8 KiB, so every box starts on a 1024-byte swizzle-atom boundary.
 template <int kHeadDim>
 struct SharedStorage {
   static constexpr int kChunks = Config<kHeadDim>::kChunks;
   static constexpr int kStages = Config<kHeadDim>::kStages;
+  static constexpr int kBlockN = Config<kHeadDim>::kBlockN;
   __nv_bfloat16 q[kChunks][kBlockM * kChunk];           // (kBlockM, kHeadDim)
   __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
   __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
@@ -344,6 +361,9 @@ __device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
 #define PTXB_REGS32                                                                            \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_ACC128(d)                                                                        \
+  PTXB_ACC64(d), PTXB_ACC8(d, 64), PTXB_ACC8(d, 72), PTXB_ACC8(d, 80), PTXB_ACC8(d, 88),       \
+      PTXB_ACC8(d, 96), PTXB_ACC8(d, 104), PTXB_ACC8(d, 112), PTXB_ACC8(d, 120)
 #define PTXB_REGS48 \
   PTXB_REGS32       \
   ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
@@ -397,8 +417,21 @@ __device__ __forceinline__ void wgmma_rs_m64n96k16_tb(float (&d)[48], const uint
                : PTXB_ACC48(d)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
 }
+// D(64x256) += A(64x16, registers) * B(16x256, smem MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n256k16_tb(float (&d)[128], const uint32_t* a,
+                                                       uint64_t desc_b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" PTXB_REGS64
+               ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+               "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "
+               "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "
+               "%123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, 1, 1, 1, 1;\n"
+               : PTXB_ACC128(d)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
 #undef PTXB_ACC8
 #undef PTXB_ACC32
+#undef PTXB_ACC128
 #undef PTXB_ACC48
 #undef PTXB_ACC64
 #undef PTXB_REGS32
@@ -448,8 +481,8 @@ __device__ __forceinline__ void issue_qk(float (&s)[kS], const __nv_bfloat16* q_
 }
 // O(64, 2 kO) += P(64, N) V(N, 2 kO), P as N/16 bf16 A fragments (kP = N / 4 registers), V's
 // 64-column boxes kVBoxBytes apart. By the accumulator's size: kO = 32 (head dim 64), 48 (96:
-// one m64n96), 64 (128: one m64n128, or two m64n64 when kSplit), 128 (256: two m64n128, the
-// second two boxes further). Issue only.
+// one m64n96), 64 (128: one m64n128, or two m64n64 when kSplit), 128 (256: one m64n256; two
+// m64n128 made ptxas serialize the wgmma for want of registers). Issue only.
 template <bool kSplit = kSplitPvDefault, uint32_t kVBoxBytes = kChunkBytes, int kO, int kP>
 __device__ __forceinline__ void issue_pv(float (&o)[kO], const uint32_t (&pa)[kP],
                                          const __nv_bfloat16* v_tile) {
@@ -464,9 +497,7 @@ __device__ __forceinline__ void issue_pv(float (&o)[kO], const uint32_t (&pa)[kP
     } else if constexpr (kO == 48) {
       wgmma_rs_m64n96k16_tb(o, &pa[4 * kk], desc);
     } else if constexpr (kO == 128) {
-      wgmma_rs_m64n128k16_tb(*reinterpret_cast<float(*)[64]>(&o[0]), &pa[4 * kk], desc);
-      wgmma_rs_m64n128k16_tb(*reinterpret_cast<float(*)[64]>(&o[64]), &pa[4 * kk],
-                             desc + ((2 * kVBoxBytes) >> 4));
+      wgmma_rs_m64n256k16_tb(o, &pa[4 * kk], desc);
     } else if constexpr (kSplit) {
       wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[0]), &pa[4 * kk], desc);
       wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[32]), &pa[4 * kk],
@@ -529,10 +560,11 @@ __device__ __forceinline__ void rescale(float (&o)[kN], const float (&corr)[2], 
 
 // ---- masking ----
 // Sets to -inf the scores of keys >= seq and, when causal, of keys after the query.
-__device__ __forceinline__ void mask_tile(float (&s)[kBlockN / 2], int key0, int row0, int seq,
+template <int kS>
+__device__ __forceinline__ void mask_tile(float (&s)[kS], int key0, int row0, int seq,
                                           bool causal) {
 #pragma unroll
-  for (int i = 0; i < kBlockN / 8; ++i)
+  for (int i = 0; i < kS / 4; ++i)
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -542,9 +574,10 @@ __device__ __forceinline__ void mask_tile(float (&s)[kBlockN / 2], int key0, int
       }
 }
 
-// O = acc / rowsum as bf16 and LSE = scale * max + log(rowsum) for rows < seq.
-template <int kHeadDim>
-__device__ __forceinline__ void store_output(const float (&o)[kHeadDim / 2], const float (&m)[2],
+// O = acc / rowsum as bf16 (the first kHeadDim columns of the accumulator) and
+// LSE = scale * max + log(rowsum) for rows < seq.
+template <int kHeadDim, int kO>
+__device__ __forceinline__ void store_output(const float (&o)[kO], const float (&m)[2],
                                              const float (&l)[2], const Params& p, int q_head,
                                              int row0) {
 #pragma unroll
@@ -576,12 +609,14 @@ struct TileJob {
 template <int kHeadDim>
 __device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
                         const CUtensorMap* k_map, const CUtensorMap* v_map, const TileJob& job) {
-  constexpr int kChunks = Config<kHeadDim>::kChunks, kStages = Config<kHeadDim>::kStages;
-  constexpr uint32_t kTileBytes = kChunks * kChunkBytes;
+  using Cfg = Config<kHeadDim>;
+  constexpr int kChunks = Cfg::kChunks, kStages = Cfg::kStages, kBlockN = Cfg::kBlockN;
+  // NOTE: a box's bytes count in full, its zero-filled part included.
+  constexpr uint32_t kQBytes = kChunks * kChunkBytes, kTileBytes = kChunks * Cfg::kKvBoxBytes;
   prefetch_map(q_map);
   prefetch_map(k_map);
   prefetch_map(v_map);
-  mbar_arrive_expect_tx(&sm.q_full, kTileBytes);
+  mbar_arrive_expect_tx(&sm.q_full, kQBytes);
   for (int c = 0; c < kChunks; ++c)
     tma_load_3d(sm.q[c], q_map, &sm.q_full, c * kChunk, job.m_tile * kBlockM, job.q_head);
   for (int j = 0; j < job.n_tiles; ++j) {
@@ -603,29 +638,35 @@ __device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
 template <int kHeadDim, bool kCausal, Schedule kSched>
 __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const TileJob& job,
                         int consumer) {
-  constexpr int kStages = Config<kHeadDim>::kStages;
+  using Cfg = Config<kHeadDim>;
+  constexpr int kStages = Cfg::kStages, kBlockN = Cfg::kBlockN;
+  constexpr uint32_t kKvBox = Cfg::kKvBoxBytes;
   constexpr bool kOverlap = kSched == Schedule::kOverlap || kSched == Schedule::kOverlapPingPong;
   constexpr bool kPingPong = kSched == Schedule::kPingPong || kSched == Schedule::kOverlapPingPong;
   const bool lane0 = threadIdx.x % 32 == 0;
   const int row0 = job.m_tile * kBlockM + consumer * kWgRows;  // first query row of this WG
   const __nv_bfloat16* q_rows = sm.q[0] + consumer * kWgRows * kChunk;
   auto needs_mask = [&](int j) {
-    return (kCausal && j == job.m_tile) || (j + 1) * kBlockN > p.seq;
+    if constexpr (kBlockN == kBlockM) {
+      return (kCausal && j == job.m_tile) || (j + 1) * kBlockN > p.seq;
+    } else {  // the tile's last key is past this warpgroup's first row
+      return (kCausal && (j + 1) * kBlockN - 1 > row0) || (j + 1) * kBlockN > p.seq;
+    }
   };
 
-  float o[kHeadDim / 2];        // (64, kHeadDim) accumulator
+  float o[Cfg::kOCols / 2];     // (64, kOCols) accumulator
   float s[kBlockN / 2];         // (64, kBlockN) scores, then P
   uint32_t pa[2][kBlockN / 4];  // P as bf16 A fragments, double-buffered (see step)
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
 #pragma unroll
-  for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
+  for (int i = 0; i < Cfg::kOCols / 2; ++i) o[i] = 0.f;
 
   // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product.
   mbar_wait_checked(&sm.q_full, 0);
   mbar_wait_checked(&sm.k_full[0], 0);
   fence_regs(s);
   wgmma_fence();
-  issue_qk<kHeadDim>(s, q_rows, sm.k[0][0]);
+  issue_qk<kHeadDim, kChunkBytes, kKvBox>(s, q_rows, sm.k[0][0]);
   wgmma_commit();
   wgmma_wait<0>();
   fence_regs(s);
@@ -657,9 +698,9 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     fence_regs(o);
     fence_regs(p_prev);
     wgmma_fence();
-    issue_qk<kHeadDim>(s, q_rows, sm.k[sj][0]);
+    issue_qk<kHeadDim, kChunkBytes, kKvBox>(s, q_rows, sm.k[sj][0]);
     wgmma_commit();
-    issue_pv(o, p_prev, sm.v[sp][0]);
+    issue_pv<kSplitPvDefault, kKvBox>(o, p_prev, sm.v[sp][0]);
     wgmma_commit();
     if (kPingPong && !(consumer == 1 && j == job.n_tiles - 1)) named_barrier_arrive(other_bar);
     if constexpr (kOverlap) {
@@ -691,7 +732,7 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     fence_regs(o);
     fence_regs(p_last);
     wgmma_fence();
-    issue_pv(o, p_last, sm.v[last % kStages][0]);
+    issue_pv<kSplitPvDefault, kKvBox>(o, p_last, sm.v[last % kStages][0]);
     wgmma_commit();
     wgmma_wait<0>();
     fence_regs(o);
@@ -719,8 +760,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   job.q_head = static_cast<int>(blockIdx.x / p.m_tiles);
   const int group = p.heads / p.kv_heads;
   job.kv_head = (job.q_head / p.heads) * p.kv_heads + (job.q_head % p.heads) / group;
+  constexpr int kBlockN = Config<kHeadDim>::kBlockN;
+  static_assert(kBlockM % kBlockN == 0, "a query tile ends where a key tile ends");
   const int kv_tiles = (p.seq + kBlockN - 1) / kBlockN;
-  job.n_tiles = kCausal ? min(kv_tiles, job.m_tile + 1) : kv_tiles;
+  job.n_tiles = kCausal ? min(kv_tiles, (job.m_tile + 1) * (kBlockM / kBlockN)) : kv_tiles;
 
   if (threadIdx.x == 0) {
     mbar_init(&sm.q_full, 1);
@@ -763,17 +806,18 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 // ==== end kernels/ptx/tensor_map.cuh ====
 
-// A contiguous [heads, seq, head_dim] bf16 tensor read in (128 rows, 64 columns) boxes of one head
-// with the 128-byte swizzle. NOTE: 3-D so that rows past seq are out of bounds and zero-filled
-// instead of being read from the next head.
-bool encode_bhsd(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, int64_t head_dim) {
+// A contiguous [heads, seq, head_dim] bf16 tensor read in (box_rows, 64 columns) boxes of one
+// head with the 128-byte swizzle. NOTE: 3-D so that rows past seq are out of bounds and
+// zero-filled instead of being read from the next head (columns past head_dim likewise).
+bool encode_bhsd(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, int64_t head_dim,
+                 uint32_t box_rows) {
   auto encode = tensor_map_encoder();
   if (encode == nullptr) return false;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq),
                               static_cast<cuuint64_t>(heads)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(head_dim) * 2,
                                  static_cast<cuuint64_t>(seq * head_dim) * 2};
-  const cuuint32_t box[3] = {kChunk, kBlockN, 1};
+  const cuuint32_t box[3] = {kChunk, box_rows, 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(ptr), dims, strides,
                 box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -814,7 +858,9 @@ std::optional<Problem> parse_problem(const ptxb_problem& pr) {
   if (k.shape[0] != p.batch || k.shape[2] != p.seq || k.shape[3] != p.head_dim) return std::nullopt;
   if (lse.shape[0] != p.batch || lse.shape[1] != p.heads || lse.shape[2] != p.seq)
     return std::nullopt;
-  if ((p.head_dim != 64 && p.head_dim != 128) || p.heads % p.kv_heads != 0) return std::nullopt;
+  if ((p.head_dim != 64 && p.head_dim != 96 && p.head_dim != 128 && p.head_dim != 256) ||
+      p.heads % p.kv_heads != 0)
+    return std::nullopt;
   const int64_t m_tiles = (p.seq + kBlockM - 1) / kBlockM;
   if (p.seq > INT32_MAX || m_tiles * p.batch * p.heads > INT32_MAX) return std::nullopt;
   p.causal = pr.num_scalars >= 2 && pr.scalars[1] != 0.0;
@@ -830,13 +876,21 @@ int set_kernel_smem() {
              ? PTXB_OK
              : kLaunchFailed;
 }
-template <Schedule kSched>
+template <int kHeadDim, Schedule kSched>
 int set_smem_attributes() {
-  const int st[4] = {set_kernel_smem<64, false, kSched>(), set_kernel_smem<64, true, kSched>(),
-                     set_kernel_smem<128, false, kSched>(), set_kernel_smem<128, true, kSched>()};
-  for (int s : st)
-    if (s != PTXB_OK) return s;
-  return PTXB_OK;
+  const int st[2] = {set_kernel_smem<kHeadDim, false, kSched>(),
+                     set_kernel_smem<kHeadDim, true, kSched>()};
+  return st[0] != PTXB_OK ? st[0] : st[1];
+}
+// Both masks' kernels of the problem's head dim.
+template <Schedule kSched>
+int set_smem_attributes(int64_t head_dim) {
+  switch (head_dim) {
+    case 64: return set_smem_attributes<64, kSched>();
+    case 96: return set_smem_attributes<96, kSched>();
+    case 128: return set_smem_attributes<128, kSched>();
+    default: return set_smem_attributes<256, kSched>();
+  }
 }
 
 template <int kHeadDim, bool kCausal, Schedule kSched>
@@ -845,15 +899,25 @@ void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorM
   attention_fwd<kHeadDim, kCausal, kSched>
       <<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
 }
+template <int kHeadDim, Schedule kSched>
+void launch_kernel(bool causal, const CUtensorMap& qm, const CUtensorMap& km,
+                   const CUtensorMap& vm, const Params& p, int64_t ctas, cudaStream_t stream) {
+  if (causal) {
+    launch_kernel<kHeadDim, true, kSched>(qm, km, vm, p, ctas, stream);
+  } else {
+    launch_kernel<kHeadDim, false, kSched>(qm, km, vm, p, ctas, stream);
+  }
+}
 
 // Encodes the tensor maps and launches one kernel; the smem attribute must have been set.
 template <Schedule kSched>
 int launch_forward(const Problem& pb, const void* q, const void* k, const void* v, void* o,
                    void* lse, cudaStream_t stream) {
   CUtensorMap qm, km, vm;
-  if (!encode_bhsd(&qm, q, pb.batch * pb.heads, pb.seq, pb.head_dim) ||
-      !encode_bhsd(&km, k, pb.batch * pb.kv_heads, pb.seq, pb.head_dim) ||
-      !encode_bhsd(&vm, v, pb.batch * pb.kv_heads, pb.seq, pb.head_dim))
+  const uint32_t key_rows = pb.head_dim == 256 ? Config<256>::kBlockN : Config<128>::kBlockN;
+  if (!encode_bhsd(&qm, q, pb.batch * pb.heads, pb.seq, pb.head_dim, kBlockM) ||
+      !encode_bhsd(&km, k, pb.batch * pb.kv_heads, pb.seq, pb.head_dim, key_rows) ||
+      !encode_bhsd(&vm, v, pb.batch * pb.kv_heads, pb.seq, pb.head_dim, key_rows))
     return kNoTensorMap;
   Params p;
   p.o = static_cast<__nv_bfloat16*>(o);
@@ -865,14 +929,11 @@ int launch_forward(const Problem& pb, const void* q, const void* k, const void* 
   p.scale = pb.scale;
   p.scale_log2 = pb.scale * 1.4426950408889634f;
   const int64_t ctas = p.m_tiles * pb.batch * pb.heads;
-  if (pb.head_dim == 64 && pb.causal) {
-    launch_kernel<64, true, kSched>(qm, km, vm, p, ctas, stream);
-  } else if (pb.head_dim == 64) {
-    launch_kernel<64, false, kSched>(qm, km, vm, p, ctas, stream);
-  } else if (pb.causal) {
-    launch_kernel<128, true, kSched>(qm, km, vm, p, ctas, stream);
-  } else {
-    launch_kernel<128, false, kSched>(qm, km, vm, p, ctas, stream);
+  switch (pb.head_dim) {
+    case 64: launch_kernel<64, kSched>(pb.causal, qm, km, vm, p, ctas, stream); break;
+    case 96: launch_kernel<96, kSched>(pb.causal, qm, km, vm, p, ctas, stream); break;
+    case 128: launch_kernel<128, kSched>(pb.causal, qm, km, vm, p, ctas, stream); break;
+    default: launch_kernel<256, kSched>(pb.causal, qm, km, vm, p, ctas, stream); break;
   }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
@@ -881,8 +942,9 @@ int launch_forward(const Problem& pb, const void* q, const void* k, const void* 
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   *workspace_bytes = 0;
-  if (!parse_problem(*problem)) return kBadProblem;
-  return set_smem_attributes<kDefaultSchedule>();
+  const std::optional<Problem> pb = parse_problem(*problem);
+  if (!pb) return kBadProblem;
+  return set_smem_attributes<kDefaultSchedule>(pb->head_dim);
 }
 
 extern "C" int ptxb_run(const ptxb_args* args) {
