@@ -6,7 +6,7 @@
 # Usage (GPU machine, repository root): bench/gemm_dev/variants.sh BIN_DIR OUT [N] [VARIANTS]
 #   VARIANTS: comma-separated names of the table below (default: all); the experts of the chosen
 #   variants run too
-# PTXB_OLD_EXPERTS=DIR: also judge DIR/sm90_gemm_bf16_NAME.cu (an earlier commit's expert) as
+# PTXB_OLD_EXPERTS=DIR: also judge DIR/sm90_gemm_NAME.cu (an earlier commit's expert) as
 #   old_NAME next to each expert that runs
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-2}" only="${4:-}"
@@ -26,33 +26,38 @@ persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = 
 deep='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 1 << 20;/'
 wide='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 0;/'
 unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
-# name | expert (kernels/reference/sm90_gemm_bf16_NAME.cu) | task | sed program (must change it)
+tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
+# name | expert (kernels/reference/sm90_gemm_NAME.cu) | task | sed program (must change it)
 table="
-tma_single|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging
-tma_fullstaging3|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
-tma_groupm8|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
-tma_cluster2|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
-tma_cluster2_single|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $single; $sharedstaging
-tma_splitcluster|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
-tma_directstore|wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $sharedstaging
-llm_single|llm|sm90/gemm/bf16-llm|$single; $sharedstaging
-llm_splitcluster|llm|sm90/gemm/bf16-llm|$splitcluster
-grouped_persistent|grouped|sm90/gemm/bf16-grouped|$persistent
-wgmma_deep|wgmma|sm90/gemm/bf16-wgmma|$deep
-wgmma_wide|wgmma|sm90/gemm/bf16-wgmma|$wide
-wgmma_unstaged|wgmma|sm90/gemm/bf16-wgmma|$unstaged
+tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging
+tma_fullstaging3|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
+tma_groupm8|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
+tma_cluster2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
+tma_cluster2_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $single; $sharedstaging
+tma_splitcluster|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
+tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $sharedstaging
+llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging
+llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster
+grouped_persistent|bf16_grouped|sm90/gemm/bf16-grouped|$persistent
+wgmma_deep|bf16_wgmma|sm90/gemm/bf16-wgmma|$deep
+wgmma_wide|bf16_wgmma|sm90/gemm/bf16-wgmma|$wide
+wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
+fp8_persistent|fp8_e4m3|sm90/gemm/fp8-e4m3|$persistent
+fp8_tmastore|fp8_e4m3|sm90/gemm/fp8-e4m3|$tmastore
+fp8_persistent_tmastore|fp8_e4m3|sm90/gemm/fp8-e4m3|$persistent; $tmastore
+fp8b_persistent_tmastore|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent; $tmastore
 "
 declare -A task_of
 names=()
 while IFS='|' read -r name expert task program; do
   [[ -z "$name" ]] && continue
   [[ -n "$only" && ",$only," != *",$name,"* ]] && continue
-  src="kernels/reference/sm90_gemm_bf16_$expert.cu"
+  src="kernels/reference/sm90_gemm_$expert.cu"
   sed -e "$program" "$src" > "$out/src/$name.cu"
   if cmp -s "$src" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
   if [[ -z "${task_of[expert_$expert]:-}" ]]; then
     cp "$src" "$out/src/expert_$expert.cu"; task_of[expert_$expert]="$task"; names+=("expert_$expert")
-    old="${PTXB_OLD_EXPERTS:-}/sm90_gemm_bf16_$expert.cu"
+    old="${PTXB_OLD_EXPERTS:-}/sm90_gemm_$expert.cu"
     if [[ -n "${PTXB_OLD_EXPERTS:-}" && -f "$old" ]]; then
       cp "$old" "$out/src/old_$expert.cu"; task_of[old_$expert]="$task"; names+=("old_$expert")
     fi

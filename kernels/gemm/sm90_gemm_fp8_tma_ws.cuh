@@ -2,7 +2,8 @@
 // B^T with E4M3 operands, fp32 accumulation, bf16 out; row-major, K-major): the tile's shared
 // memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
 // by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
-// epilogue and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
+// epilogue (stores from registers, or the TMA-store epilogue of gemm/sm90_tma_store_tile.cuh),
+// the tile loop and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
 #pragma once
 
 #include <cuda.h>
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 
+#include "gemm/sm90_tma_store_tile.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/smem.cuh"
@@ -33,14 +35,27 @@ constexpr uint32_t kATileBytes = kBlockM * kBlockK;
 constexpr uint32_t kBTileBytes = kBlockN * kBlockK;
 constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (64 x kBlockN / 128)
 
+// Whether a CTA loops over output tiles (one CTA per SM: the producer loads the next tile while
+// the consumers store the last) or takes one tile; whether C leaves through the TMA-store
+// epilogue (staging of its own, (64, kBlockN) bf16 per consumer: 16 KB each, next to the 6
+// stages) instead of bf16x2 stores from registers. The bf16 experts gained 4-7% from both; here
+// not yet measured: off, and bench/gemm_dev/variants.sh has the variants that turn them on.
+constexpr bool kPersistent = false;
+constexpr bool kTmaStoreEpilogue = false;
+constexpr uint32_t kStagingBytes = 64 * kBlockN * 2;  // a consumer's staged tile
+
 struct SharedStorage {
   uint8_t a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK) per stage, swizzled
   uint8_t b[kStages][kBlockN * kBlockK];  // (kBlockN, kBlockK) per stage, swizzled
   uint64_t full[kStages];
   uint64_t empty[kStages];
+  // NOTE: last, so that the layout before it does not depend on kTmaStoreEpilogue.
+  static constexpr size_t kStagingAlign = kTmaStoreEpilogue ? 1024 : 8;  // the swizzle atom
+  alignas(kStagingAlign) uint8_t staging[kTmaStoreEpilogue ? kConsumers * kStagingBytes : 8];
 };
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
+static_assert(kSharedBytes <= 227 * 1024, "sm_90's opt-in shared memory per block");
 
 // wgmma m64n128k32, e4m3 x e4m3 -> f32, A and B from shared memory (K-major: fp8 has no
 // transposed form). Accumulates into d (64 floats per thread) when scale_d != 0, overwrites it
@@ -127,6 +142,17 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
                                            ~uintptr_t(1023));
 }
 
+// Calls body(t) for each output tile t of this CTA: blockIdx.x, blockIdx.x + gridDim.x, ... below
+// `tiles` when kPersistent, else blockIdx.x alone (the grid has a CTA per tile).
+template <typename Body>
+__device__ __forceinline__ void for_each_tile(int tiles, Body&& body) {
+  if constexpr (kPersistent) {
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) body(t);
+  } else {
+    body(static_cast<int>(blockIdx.x));
+  }
+}
+
 // Thread 0: one full and one empty mbarrier per stage.
 __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
   for (int s = 0; s < kStages; ++s) {
@@ -137,16 +163,18 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 }
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring.
+// through the ring. `it` counts the k-blocks this CTA put through the ring before (its earlier
+// tiles; 0 for the first) and is advanced past this tile's.
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
-                                        const CUtensorMap* map_b, int m0, int n0, int k_blocks) {
+                                        const CUtensorMap* map_b, int m0, int n0, int k_blocks,
+                                        uint32_t& it) {
   prefetch_map(map_a);
   prefetch_map(map_b);
-  for (int kb = 0; kb < k_blocks; ++kb) {
-    const int s = kb % kStages;
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
-    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     tma_load_2d(smem.a[s], map_a, &smem.full[s], kb * kBlockK, m0);
     tma_load_2d(smem.b[s], map_b, &smem.full[s], kb * kBlockK, n0);
@@ -167,18 +195,20 @@ struct SumPromotion {
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
 // MMAs accumulate in `part` (the tensor cores' fp8 accumulation), then promotion.apply adds them
 // into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the MMAs.
+// `it` as in produce(): the consumers' count runs in step with the producer's.
 template <typename Promotion>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
-                                        const Promotion& promotion, float (&acc)[kAccum]) {
+                                        const Promotion& promotion, float (&acc)[kAccum],
+                                        uint32_t& it) {
   const bool lane0 = (threadIdx.x % 32) == 0;
   float part[kAccum];
 #pragma unroll
   for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
 
-  for (int kb = 0; kb < k_blocks; ++kb) {
-    const int s = kb % kStages;
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
     const auto scales = promotion.load(kb);
-    mbar_wait(&smem.full[s], (kb / kStages) & 1);
+    mbar_wait(&smem.full[s], (it / kStages) & 1);
     const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
     wgmma_fence();
@@ -197,7 +227,42 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
   }
 }
 
+// A consumer's tile of C: acc times `scale`, through the TMA-store epilogue when store_by_tma
+// (kTmaStoreEpilogue and a map of C), else from registers.
+__device__ __forceinline__ void store_output(const float (&acc)[kAccum], float scale,
+                                             SharedStorage& smem, const CUtensorMap* map_c,
+                                             bool store_by_tma, __nv_bfloat16* c, int consumer,
+                                             int row0, int n0, int M, int N) {
+  if (kTmaStoreEpilogue && store_by_tma)
+    store_tile_tma<kBlockN, kBlockN, true>(acc, scale, smem.staging + consumer * kStagingBytes,
+                                           64 * kStoreBoxCols * 2, map_c, consumer, row0, n0);
+  else
+    store_tile(acc, scale, c, row0, n0, M, N);
+}
+
+// A consumer warpgroup after its last tile: the TMA stores still reading its staging finish
+// before the CTA exits.
+__device__ __forceinline__ void finish_stores() {
+  if (kTmaStoreEpilogue && threadIdx.x % 128 == 0) bulk_wait_group_read<0>();
+}
+
 // ---- host side ----
+
+int g_sms = 0;  // the device's SM count, read by read_sm_count (ptxb_plan)
+
+bool read_sm_count() {
+  int device = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess;
+}
+
+// CTAs for `tiles` output tiles: one per tile, or at most one per SM when kPersistent.
+int grid_for(int tiles) { return kPersistent && g_sms > 0 && g_sms < tiles ? g_sms : tiles; }
+
+// Whether C can leave by TMA stores (kTmaStoreEpilogue and a 16-byte row pitch); maps it if so.
+bool map_output(CUtensorMap* map_c, void* c, int64_t M, int64_t N) {
+  return kTmaStoreEpilogue && encode_c_store(map_c, c, M, N);
+}
 
 // A row-major (rows, k) E4M3 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
 bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {

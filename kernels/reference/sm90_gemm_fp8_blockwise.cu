@@ -4,8 +4,9 @@
 // B, row-major) and bf16 C (DeepSeek-V3's scheme).
 //
 // Design (the per-tensor fp8 expert's pipeline, with the scales applied at promotion):
-// - one CTA per 128x128 output tile, 384 threads = 3 warpgroups: a TMA producer and two consumer
-//   warpgroups of 64x128 each; kStages-deep ring of (128x128-byte) A and B tiles with the 128-byte
+// - one CTA per 128x128 output tile (kPersistent, off: one per SM looping over tiles), 384
+//   threads = 3 warpgroups: a TMA producer and two consumer warpgroups of 64x128 each;
+//   kStages-deep ring of (128x128-byte) A and B tiles with the 128-byte
 //   swizzle, full/empty mbarriers per stage; setmaxnreg moves registers to the consumers;
 // - per 128-element k-block each consumer issues four wgmma.mma_async m64n128k32 e4m3 x e4m3 into
 //   a fresh fp32 accumulator and then adds it into its running accumulator in registers:
@@ -14,7 +15,8 @@
 //   multiply-add per element and k-block, 1/128 of the FLOPs; the task's non-target limit is 2%).
 //   The tile's 128 columns are one block of B, so one sb per k-block; each thread's two rows read
 //   their sa from global memory (L2-resident: ceil(K/128) x M floats);
-// - the epilogue stores bf16, masking rows >= M, cols >= N;
+// - the epilogue stores bf16, masking rows >= M, cols >= N (kTmaStoreEpilogue, off: staged in
+//   shared memory and stored by TMA, the map clipping);
 // - edges: TMA zero-fills out-of-bounds rows and the K tail.
 // Requirements checked by ptxb_run: K % 16 == 0 (16-byte row pitch for TMA), contiguous row-major
 // tensors, scales of the shapes above.
@@ -28,6 +30,7 @@
 #include <ptxbench/abi.h>
 
 #include <cstdint>
+#include <utility>
 
 // ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
 // Shared-memory addresses as PTX instructions take them (the 32-bit offset in the shared window),
@@ -221,12 +224,105 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 // ==== end kernels/ptx/tensor_map.cuh ====
+// ==== begin kernels/gemm/sm90_tma_store_tile.cuh (generated: scripts/amalgamate.py) ====
+// The TMA-store epilogue of the GEMM experts: a consumer warpgroup's (64, kTileCols) fp32
+// accumulator tile (wgmma's D fragment: row warp*16 + lane/4 (+8), columns 8i + 2(lane%4) (+1)),
+// optionally times a scale, rounded to bf16, as kTileCols / 64 boxes of 64 rows by 64 columns
+// (8 KB, 128-byte swizzle: the writes hit 32 distinct banks per warp), staged in shared memory
+// only this consumer warpgroup touches and stored through `map_c` (box {64, 64}:
+// encode_c_store), which clips rows >= M and columns >= N. The staging holds kCols columns (a
+// multiple of 64; box j at staging + j * box_stride, 1024-byte aligned): the tile goes out in
+// kTileCols / kCols passes. Before each pass thread 0 of the warpgroup waits until the stores
+// before read their staging, and it leaves the last stores reading (bulk_wait_group_read before
+// the staging is reused or the CTA exits). Named barrier 2 + consumer.
+
+namespace {
+
+constexpr int kStoreBoxCols = 64;
+
+// One pass: columns [kPass * kCols, (kPass + 1) * kCols) of the tile.
+// NOTE: a template per pass, not a loop over passes: with a loop ptxas kept d in local memory.
+template <int kTileCols, int kCols, bool kScaled, int kPass>
+__device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], float scale,
+                                               uint8_t* staging, uint32_t box_stride,
+                                               const CUtensorMap* map_c, int consumer, int row0,
+                                               int n0) {
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const bool leader = threadIdx.x % 128 == 0;
+  if (leader) bulk_wait_group_read<0>();
+  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+#pragma unroll
+  for (int c = 0; c < kCols / 8; ++c) {
+    const int i = kPass * kCols / 8 + c;  // the accumulator's columns 8 i .. 8 i + 7
+    uint8_t* box = staging + (c / 8) * box_stride;
+    const int chunk = c % 8;  // 16-byte chunk of the box row
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = warp * 16 + lane / 4 + half * 8;
+      const uint32_t offset = r * 128 + ((chunk ^ (r % 8)) * 16) + (lane % 4) * 4;
+      float v0 = d[i * 4 + half * 2], v1 = d[i * 4 + half * 2 + 1];
+      if constexpr (kScaled) v0 *= scale, v1 *= scale;
+      *reinterpret_cast<__nv_bfloat162*>(box + offset) = __floats2bfloat162_rn(v0, v1);
+    }
+  }
+  fence_proxy_async_shared();
+  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  if (leader) {
+#pragma unroll
+    for (int j = 0; j < kCols / kStoreBoxCols; ++j)
+      tma_store_2d(map_c, staging + j * box_stride, n0 + kPass * kCols + j * kStoreBoxCols, row0);
+    bulk_commit_group();
+  }
+}
+
+template <int kTileCols, int kCols, bool kScaled, int... kPasses>
+__device__ __forceinline__ void store_passes_tma(const float (&d)[kTileCols / 2], float scale,
+                                                 uint8_t* staging, uint32_t box_stride,
+                                                 const CUtensorMap* map_c, int consumer, int row0,
+                                                 int n0, std::integer_sequence<int, kPasses...>) {
+  (store_pass_tma<kTileCols, kCols, kScaled, kPasses>(d, scale, staging, box_stride, map_c,
+                                                      consumer, row0, n0),
+   ...);
+}
+
+// The whole tile; `scale` multiplies every value when kScaled (else it is not read).
+template <int kTileCols, int kCols, bool kScaled = false>
+__device__ __forceinline__ void store_tile_tma(const float (&d)[kTileCols / 2], float scale,
+                                               uint8_t* staging, uint32_t box_stride,
+                                               const CUtensorMap* map_c, int consumer, int row0,
+                                               int n0) {
+  static_assert(kCols % kStoreBoxCols == 0 && kTileCols % kCols == 0, "whole boxes, passes");
+  store_passes_tma<kTileCols, kCols, kScaled>(d, scale, staging, box_stride, map_c, consumer, row0,
+                                              n0,
+                                              std::make_integer_sequence<int, kTileCols / kCols>{});
+}
+
+// A row-major (rows, cols) bf16 matrix written in (64, kStoreBoxCols) boxes with the 128-byte
+// swizzle (store_tile_tma). Needs cols % 8 == 0 (16-byte row pitch) and a 16-byte aligned ptr.
+bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr || cols % 8 != 0 || reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
+    return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {kStoreBoxCols, 64};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, ptr, dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+}  // namespace
+// ==== end kernels/gemm/sm90_tma_store_tile.cuh ====
+
 // ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
 // The pieces of the warp-specialized TMA + wgmma E4M3 GEMM of the fp8 expert solutions (C = A *
 // B^T with E4M3 operands, fp32 accumulation, bf16 out; row-major, K-major): the tile's shared
 // memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
 // by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
-// epilogue and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
+// epilogue (stores from registers, or the TMA-store epilogue of gemm/sm90_tma_store_tile.cuh),
+// the tile loop and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
 
 namespace {
 
@@ -241,14 +337,27 @@ constexpr uint32_t kATileBytes = kBlockM * kBlockK;
 constexpr uint32_t kBTileBytes = kBlockN * kBlockK;
 constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (64 x kBlockN / 128)
 
+// Whether a CTA loops over output tiles (one CTA per SM: the producer loads the next tile while
+// the consumers store the last) or takes one tile; whether C leaves through the TMA-store
+// epilogue (staging of its own, (64, kBlockN) bf16 per consumer: 16 KB each, next to the 6
+// stages) instead of bf16x2 stores from registers. The bf16 experts gained 4-7% from both; here
+// not yet measured: off, and bench/gemm_dev/variants.sh has the variants that turn them on.
+constexpr bool kPersistent = false;
+constexpr bool kTmaStoreEpilogue = false;
+constexpr uint32_t kStagingBytes = 64 * kBlockN * 2;  // a consumer's staged tile
+
 struct SharedStorage {
   uint8_t a[kStages][kBlockM * kBlockK];  // (kBlockM, kBlockK) per stage, swizzled
   uint8_t b[kStages][kBlockN * kBlockK];  // (kBlockN, kBlockK) per stage, swizzled
   uint64_t full[kStages];
   uint64_t empty[kStages];
+  // NOTE: last, so that the layout before it does not depend on kTmaStoreEpilogue.
+  static constexpr size_t kStagingAlign = kTmaStoreEpilogue ? 1024 : 8;  // the swizzle atom
+  alignas(kStagingAlign) uint8_t staging[kTmaStoreEpilogue ? kConsumers * kStagingBytes : 8];
 };
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
+static_assert(kSharedBytes <= 227 * 1024, "sm_90's opt-in shared memory per block");
 
 // wgmma m64n128k32, e4m3 x e4m3 -> f32, A and B from shared memory (K-major: fp8 has no
 // transposed form). Accumulates into d (64 floats per thread) when scale_d != 0, overwrites it
@@ -335,6 +444,17 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
                                            ~uintptr_t(1023));
 }
 
+// Calls body(t) for each output tile t of this CTA: blockIdx.x, blockIdx.x + gridDim.x, ... below
+// `tiles` when kPersistent, else blockIdx.x alone (the grid has a CTA per tile).
+template <typename Body>
+__device__ __forceinline__ void for_each_tile(int tiles, Body&& body) {
+  if constexpr (kPersistent) {
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) body(t);
+  } else {
+    body(static_cast<int>(blockIdx.x));
+  }
+}
+
 // Thread 0: one full and one empty mbarrier per stage.
 __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
   for (int s = 0; s < kStages; ++s) {
@@ -345,16 +465,18 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 }
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring.
+// through the ring. `it` counts the k-blocks this CTA put through the ring before (its earlier
+// tiles; 0 for the first) and is advanced past this tile's.
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
-                                        const CUtensorMap* map_b, int m0, int n0, int k_blocks) {
+                                        const CUtensorMap* map_b, int m0, int n0, int k_blocks,
+                                        uint32_t& it) {
   prefetch_map(map_a);
   prefetch_map(map_b);
-  for (int kb = 0; kb < k_blocks; ++kb) {
-    const int s = kb % kStages;
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
-    mbar_wait(&smem.empty[s], ((kb / kStages) & 1) ^ 1);
+    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     tma_load_2d(smem.a[s], map_a, &smem.full[s], kb * kBlockK, m0);
     tma_load_2d(smem.b[s], map_b, &smem.full[s], kb * kBlockK, n0);
@@ -375,18 +497,20 @@ struct SumPromotion {
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
 // MMAs accumulate in `part` (the tensor cores' fp8 accumulation), then promotion.apply adds them
 // into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the MMAs.
+// `it` as in produce(): the consumers' count runs in step with the producer's.
 template <typename Promotion>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
-                                        const Promotion& promotion, float (&acc)[kAccum]) {
+                                        const Promotion& promotion, float (&acc)[kAccum],
+                                        uint32_t& it) {
   const bool lane0 = (threadIdx.x % 32) == 0;
   float part[kAccum];
 #pragma unroll
   for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
 
-  for (int kb = 0; kb < k_blocks; ++kb) {
-    const int s = kb % kStages;
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
     const auto scales = promotion.load(kb);
-    mbar_wait(&smem.full[s], (kb / kStages) & 1);
+    mbar_wait(&smem.full[s], (it / kStages) & 1);
     const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
     wgmma_fence();
@@ -405,7 +529,42 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
   }
 }
 
+// A consumer's tile of C: acc times `scale`, through the TMA-store epilogue when store_by_tma
+// (kTmaStoreEpilogue and a map of C), else from registers.
+__device__ __forceinline__ void store_output(const float (&acc)[kAccum], float scale,
+                                             SharedStorage& smem, const CUtensorMap* map_c,
+                                             bool store_by_tma, __nv_bfloat16* c, int consumer,
+                                             int row0, int n0, int M, int N) {
+  if (kTmaStoreEpilogue && store_by_tma)
+    store_tile_tma<kBlockN, kBlockN, true>(acc, scale, smem.staging + consumer * kStagingBytes,
+                                           64 * kStoreBoxCols * 2, map_c, consumer, row0, n0);
+  else
+    store_tile(acc, scale, c, row0, n0, M, N);
+}
+
+// A consumer warpgroup after its last tile: the TMA stores still reading its staging finish
+// before the CTA exits.
+__device__ __forceinline__ void finish_stores() {
+  if (kTmaStoreEpilogue && threadIdx.x % 128 == 0) bulk_wait_group_read<0>();
+}
+
 // ---- host side ----
+
+int g_sms = 0;  // the device's SM count, read by read_sm_count (ptxb_plan)
+
+bool read_sm_count() {
+  int device = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess;
+}
+
+// CTAs for `tiles` output tiles: one per tile, or at most one per SM when kPersistent.
+int grid_for(int tiles) { return kPersistent && g_sms > 0 && g_sms < tiles ? g_sms : tiles; }
+
+// Whether C can leave by TMA stores (kTmaStoreEpilogue and a 16-byte row pitch); maps it if so.
+bool map_output(CUtensorMap* map_c, void* c, int64_t M, int64_t N) {
+  return kTmaStoreEpilogue && encode_c_store(map_c, c, M, N);
+}
 
 // A row-major (rows, k) E4M3 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
 bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
@@ -458,32 +617,43 @@ struct BlockScalePromotion {
 
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_fp8_blockwise_tma_ws(const __grid_constant__ CUtensorMap map_a,
-                              const __grid_constant__ CUtensorMap map_b, const float* scale_a,
-                              const float* scale_b, __nv_bfloat16* c, int M, int N, int K) {
+                              const __grid_constant__ CUtensorMap map_b,
+                              const __grid_constant__ CUtensorMap map_c, bool store_by_tma,
+                              const float* scale_a, const float* scale_b, __nv_bfloat16* c, int M,
+                              int N, int K) {
   SharedStorage& smem = shared_storage();
   const int warpgroup = threadIdx.x / 128;
   const int tiles_m = (M + kBlockM - 1) / kBlockM;
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
-  const TileCoord tile = tile_of_block(blockIdx.x, tiles_m, tiles_n);
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
 
   if (threadIdx.x == 0) init_barriers(smem);
   __syncthreads();
 
+  uint32_t it = 0;  // k-blocks through the ring so far (produce, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) produce(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks);
+    if (threadIdx.x == 0)
+      for_each_tile(tiles_m * tiles_n, [&](int t) {
+        const TileCoord tile = tile_of_block(t, tiles_m, tiles_n);
+        produce(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks, it);
+      });
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  const BlockScalePromotion promotion{scale_a,
-                                      scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks,
-                                      M, fragment_row(tile.m0 + consumer * 64)};
-  float acc[kAccum];
-  consume(smem, consumer, k_blocks, promotion, acc);
-  store_tile(acc, 1.f, c, tile.m0 + consumer * 64, tile.n0, M, N);
+  for_each_tile(tiles_m * tiles_n, [&](int t) {
+    const TileCoord tile = tile_of_block(t, tiles_m, tiles_n);
+    const BlockScalePromotion promotion{
+        scale_a, scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks, M,
+        fragment_row(tile.m0 + consumer * 64)};
+    float acc[kAccum];
+    consume(smem, consumer, k_blocks, promotion, acc, it);
+    store_output(acc, 1.f, smem, &map_c, store_by_tma, c, consumer, tile.m0 + consumer * 64,
+                 tile.n0, M, N);
+  });
+  finish_stores();
 }
 
 bool is_f32_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
@@ -495,9 +665,9 @@ bool is_f32_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   (void)problem;
   *workspace_bytes = 0;
-  return cudaFuncSetAttribute(gemm_fp8_blockwise_tma_ws,
-                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(kSharedBytes)) == cudaSuccess
+  return read_sm_count() && cudaFuncSetAttribute(gemm_fp8_blockwise_tma_ws,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(kSharedBytes)) == cudaSuccess
              ? PTXB_OK
              : kLaunchFailed;
 }
@@ -514,15 +684,17 @@ extern "C" int ptxb_run(const ptxb_args* args) {
       N > INT32_MAX || K > INT32_MAX)
     return kBadProblem;
 
-  CUtensorMap map_a, map_b;
+  CUtensorMap map_a, map_b, map_c = {};
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
       !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN))
     return kNoTensorMap;
+  // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
+  const bool store_by_tma = map_output(&map_c, args->outputs[0], M, N);
 
   const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
-  gemm_fp8_blockwise_tma_ws<<<tiles, kThreads, kSharedBytes,
+  gemm_fp8_blockwise_tma_ws<<<grid_for(tiles), kThreads, kSharedBytes,
                               static_cast<cudaStream_t>(args->stream)>>>(
-      map_a, map_b, static_cast<const float*>(args->inputs[2]),
+      map_a, map_b, map_c, store_by_tma, static_cast<const float*>(args->inputs[2]),
       static_cast<const float*>(args->inputs[3]), static_cast<__nv_bfloat16*>(args->outputs[0]),
       static_cast<int>(M), static_cast<int>(N), static_cast<int>(K));
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
