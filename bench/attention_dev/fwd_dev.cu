@@ -614,6 +614,8 @@ const char* schedule_name(Schedule s) {
       return "overlap";
     case Schedule::kOverlapPingPong:
       return "overlap+pingpong";
+    case Schedule::kByHeadDim:
+      return "by head dim (overlap+pingpong at D 64 and 128, overlap at 96 and 256)";
   }
   return "?";
 }

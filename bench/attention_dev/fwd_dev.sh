@@ -22,8 +22,9 @@ cuobjdump="$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)"
 kernel=kernels/reference/sm90_attention_fwd_bf16.cu
 flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo)
 dev_srcs=(bench/attention_dev/fwd_dev.cu src/verify/gpu_reference_attention.cu
-  src/verify/fp64_buffers.cu src/cuda/fp64_gemm.cpp src/cuda/device.cpp src/core/error.cpp)
-dev_libs=(-lcublas -lcuda)
+  src/verify/fp64_buffers.cu src/cuda/fp64_gemm.cpp src/cuda/device.cpp src/core/dtype.cpp
+  src/core/error.cpp)
+dev_libs=(-lcublasLt -lcuda)
 summary="$out/summary.txt"
 
 {

@@ -25,7 +25,8 @@
 //   row-major TMA tile);
 // - the loop issues Q K_j^T and P_{j-1} V_{j-1} back to back; Schedule picks whether softmax of
 //   tile j overlaps the P V product (intra-warpgroup overlap) and whether the two consumers take
-//   turns at the tensor cores (ping-pong through two named barriers);
+//   turns at the tensor cores (ping-pong through two named barriers): both at D 64 and 128, the
+//   overlap alone at D 96 and 256 (kScheduleFor);
 // - causal: key tiles above the diagonal are skipped and only tiles that reach past a
 //   warpgroup's first row are masked; keys >= S (ragged last tile) are masked to -inf; rows >= S
 //   are never stored.
@@ -235,8 +236,17 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kChunkBytes = kBlockM * kChunk * 2;
 static_assert(kWgRows == 64, "one wgmma m64 row block per consumer");
 
-enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
-constexpr Schedule kDefaultSchedule = Schedule::kOverlapPingPong;
+// kByHeadDim: each head dim's own (kScheduleFor), what the ABI entry runs.
+enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong, kByHeadDim };
+constexpr Schedule kDefaultSchedule = Schedule::kByHeadDim;
+// Measured on the H200 (bench/attention_dev/fwd_dev.sh, the 4096-token shapes): ping-pong pays at
+// D 64 and 128 but costs 5-8% at D 96 and 256, where the intra-warpgroup overlap alone is best.
+template <int kHeadDim>
+constexpr Schedule kScheduleFor =
+    kHeadDim == 96 || kHeadDim == 256 ? Schedule::kOverlap : Schedule::kOverlapPingPong;
+// The schedule a kernel runs: kSched itself, or the head dim's own for kByHeadDim.
+template <int kHeadDim, Schedule kSched>
+constexpr Schedule kResolved = kSched == Schedule::kByHeadDim ? kScheduleFor<kHeadDim> : kSched;
 // D = 128: true issues P V as two m64n64k16 per 16 keys (one per 64-column box of V) instead of
 // one m64n128k16 that reaches the second box through the descriptor's leading byte offset.
 constexpr bool kSplitPvDefault = false;
@@ -870,7 +880,7 @@ std::optional<Problem> parse_problem(const ptxb_problem& pr) {
 
 template <int kHeadDim, bool kCausal, Schedule kSched>
 int set_kernel_smem() {
-  return cudaFuncSetAttribute(attention_fwd<kHeadDim, kCausal, kSched>,
+  return cudaFuncSetAttribute(attention_fwd<kHeadDim, kCausal, kResolved<kHeadDim, kSched>>,
                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                               static_cast<int>(kSharedBytes<kHeadDim>)) == cudaSuccess
              ? PTXB_OK
@@ -896,7 +906,7 @@ int set_smem_attributes(int64_t head_dim) {
 template <int kHeadDim, bool kCausal, Schedule kSched>
 void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorMap& vm,
                    const Params& p, int64_t ctas, cudaStream_t stream) {
-  attention_fwd<kHeadDim, kCausal, kSched>
+  attention_fwd<kHeadDim, kCausal, kResolved<kHeadDim, kSched>>
       <<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
 }
 template <int kHeadDim, Schedule kSched>

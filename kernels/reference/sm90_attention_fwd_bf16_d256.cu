@@ -1,0 +1,1 @@
+sm90_attention_fwd_bf16.cu
