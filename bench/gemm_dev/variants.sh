@@ -42,9 +42,10 @@ grouped_persistent|bf16_grouped|sm90/gemm/bf16-grouped|$persistent
 wgmma_deep|bf16_wgmma|sm90/gemm/bf16-wgmma|$deep
 wgmma_wide|bf16_wgmma|sm90/gemm/bf16-wgmma|$wide
 wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
-fp8_persistent|fp8_e4m3|sm90/gemm/fp8-e4m3|$persistent
-fp8_tmastore|fp8_e4m3|sm90/gemm/fp8-e4m3|$tmastore
-fp8_persistent_tmastore|fp8_e4m3|sm90/gemm/fp8-e4m3|$persistent; $tmastore
+fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
+fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
+fp8b_persistent|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent
+fp8b_tmastore|fp8_blockwise|sm90/gemm/fp8-blockwise|$tmastore
 fp8b_persistent_tmastore|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent; $tmastore
 "
 declare -A task_of
