@@ -316,13 +316,21 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
 }  // namespace
 // ==== end kernels/gemm/sm90_tma_store_tile.cuh ====
 
+namespace {
+// Knobs of kernels/gemm/sm90_gemm_fp8_tma_ws.cuh: a CTA per output tile, C stored from registers
+// (bench/gemm_dev/variants.sh has the variants that turn them on).
+constexpr bool kPersistent = false;
+constexpr bool kTmaStoreEpilogue = false;
+}  // namespace
+
 // ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
 // The pieces of the warp-specialized TMA + wgmma E4M3 GEMM of the fp8 expert solutions (C = A *
 // B^T with E4M3 operands, fp32 accumulation, bf16 out; row-major, K-major): the tile's shared
 // memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
 // by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
 // epilogue (stores from registers, or the TMA-store epilogue of gemm/sm90_tma_store_tile.cuh),
-// the tile loop and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
+// the tile loop and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py); each
+// chooses the two knobs below.
 
 namespace {
 
@@ -337,13 +345,11 @@ constexpr uint32_t kATileBytes = kBlockM * kBlockK;
 constexpr uint32_t kBTileBytes = kBlockN * kBlockK;
 constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (64 x kBlockN / 128)
 
-// Whether a CTA loops over output tiles (one CTA per SM: the producer loads the next tile while
-// the consumers store the last) or takes one tile; whether C leaves through the TMA-store
-// epilogue (staging of its own, (64, kBlockN) bf16 per consumer: 16 KB each, next to the 6
-// stages) instead of bf16x2 stores from registers. The bf16 experts gained 4-7% from both; here
-// not yet measured: off, and bench/gemm_dev/variants.sh has the variants that turn them on.
-constexpr bool kPersistent = false;
-constexpr bool kTmaStoreEpilogue = false;
+// The expert declares before this file, in the anonymous namespace: kPersistent (a CTA per SM
+// loops over output tiles, the producer loading the next tile while the consumers store the
+// last; else a CTA per tile) and kTmaStoreEpilogue (C leaves through the TMA-store epilogue,
+// staging of its own, (64, kBlockN) bf16 per consumer: 16 KB each, next to the 6 stages; else
+// bf16x2 stores from registers).
 constexpr uint32_t kStagingBytes = 64 * kBlockN * 2;  // a consumer's staged tile
 
 struct SharedStorage {

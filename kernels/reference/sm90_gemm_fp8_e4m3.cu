@@ -2,8 +2,8 @@
 // operands (row-major, K-major), one f32 scale each (device tensors of one element) and bf16 C.
 //
 // Design (the bf16 TMA expert's pipeline, for fp8):
-// - one CTA per 128x128 output tile (kPersistent, off: one per SM looping over tiles), 384
-//   threads = 3 warpgroups: a TMA producer and two consumer warpgroups of 64x128 each;
+// - one CTA per SM looping over 128x128 output tiles (kPersistent), 384 threads = 3
+//   warpgroups: a TMA producer and two consumer warpgroups of 64x128 each;
 //   kStages-deep ring of (128x128-byte) A and B tiles with the 128-byte
 //   swizzle, full/empty mbarriers per stage; setmaxnreg moves registers to the consumers;
 // - per 128-element k-block each consumer issues four wgmma.mma_async m64n128k32 e4m3 x e4m3 into
@@ -11,8 +11,9 @@
 //   the tensor cores' fp8 accumulation keeps fewer bits than fp32, so partial sums are promoted
 //   every 128 K (as DeepSeek-V3 and cuBLASLt without fast accumulation do). The adds are 1/256 of
 //   the FLOPs (the task's non-target limit is 2%);
-// - the epilogue multiplies by s_a * s_b in fp32 and stores bf16, masking rows >= M, cols >= N
-//   (kTmaStoreEpilogue, off: staged in shared memory and stored by TMA, the map clipping);
+// - the epilogue multiplies by s_a * s_b in fp32 and stages bf16 in shared memory for TMA
+//   stores, the map clipping rows >= M, cols >= N (kTmaStoreEpilogue; off: bf16x2 stores from
+//   registers, masked);
 // - edges: TMA zero-fills out-of-bounds rows and the K tail.
 // Requirements checked by ptxb_run: K % 16 == 0 (16-byte row pitch for TMA), contiguous row-major
 // tensors, scales of one f32 element each.
@@ -312,13 +313,22 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
 }  // namespace
 // ==== end kernels/gemm/sm90_tma_store_tile.cuh ====
 
+namespace {
+// Knobs of kernels/gemm/sm90_gemm_fp8_tma_ws.cuh. Both on: on the H200 the cold speedups of the
+// four timed shapes went from 0.733 / 0.788 / 0.838 / 0.664 (both off) to 0.857 / 0.822 / 0.849 /
+// 0.891 (bench/gemm_dev/variants.sh, one round; either alone gained less).
+constexpr bool kPersistent = true;
+constexpr bool kTmaStoreEpilogue = true;
+}  // namespace
+
 // ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
 // The pieces of the warp-specialized TMA + wgmma E4M3 GEMM of the fp8 expert solutions (C = A *
 // B^T with E4M3 operands, fp32 accumulation, bf16 out; row-major, K-major): the tile's shared
 // memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
 // by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
 // epilogue (stores from registers, or the TMA-store epilogue of gemm/sm90_tma_store_tile.cuh),
-// the tile loop and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py).
+// the tile loop and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py); each
+// chooses the two knobs below.
 
 namespace {
 
@@ -333,14 +343,11 @@ constexpr uint32_t kATileBytes = kBlockM * kBlockK;
 constexpr uint32_t kBTileBytes = kBlockN * kBlockK;
 constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (64 x kBlockN / 128)
 
-// Whether a CTA loops over output tiles (one CTA per SM: the producer loads the next tile while
-// the consumers store the last) or takes one tile; whether C leaves through the TMA-store
-// epilogue (staging of its own, (64, kBlockN) bf16 per consumer: 16 KB each, next to the 6
-// stages) instead of bf16x2 stores from registers. Both on: on the H200 the cold speedups of
-// the four timed shapes went from 0.733 / 0.788 / 0.838 / 0.664 to 0.857 / 0.822 / 0.849 / 0.891
-// (bench/gemm_dev/variants.sh, one round; either alone gained less).
-constexpr bool kPersistent = true;
-constexpr bool kTmaStoreEpilogue = true;
+// The expert declares before this file, in the anonymous namespace: kPersistent (a CTA per SM
+// loops over output tiles, the producer loading the next tile while the consumers store the
+// last; else a CTA per tile) and kTmaStoreEpilogue (C leaves through the TMA-store epilogue,
+// staging of its own, (64, kBlockN) bf16 per consumer: 16 KB each, next to the 6 stages; else
+// bf16x2 stores from registers).
 constexpr uint32_t kStagingBytes = 64 * kBlockN * 2;  // a consumer's staged tile
 
 struct SharedStorage {
