@@ -816,40 +816,56 @@ std::vector<Test> all_tests() {
   t.push_back({"selftest.pv.d64", selftest_pv<64, false>});
   t.push_back({"selftest.pv.d128", selftest_pv<128, false>});       // one n128: LBO = next box
   t.push_back({"selftest.pv.d128.split", selftest_pv<128, true>});  // two n64: no LBO
-  t.push_back({"selftest.qk.d96", selftest_qk<96>});    // k-steps 4 and 5 in the half box
-  t.push_back({"selftest.qk.d256", selftest_qk<256>});  // four boxes
+  t.push_back({"selftest.qk.d96", selftest_qk<96>});           // k-steps 4 and 5 in the half box
+  t.push_back({"selftest.qk.d256", selftest_qk<256>});         // four boxes
   t.push_back({"selftest.pv.d96", selftest_pv<96, false>});    // n96: a box and a half
   t.push_back({"selftest.pv.d256", selftest_pv<256, false>});  // n256: four boxes
   t.push_back({"abi.validation", abi_validation});
   // The brief's shapes, a few edge cases (S = 1, S < 128, GQA), and the task spec's shapes, some
   // with the peaked distribution.
-  const Shape checks[] = {{1, 1, 1, 1, 64, false},       {1, 1, 1, 64, 64, true},
-                          {1, 3, 1, 77, 128, true},      {1, 2, 2, 128, 128, false},
-                          {1, 2, 2, 128, 128, true},     {1, 4, 4, 384, 128, true},
-                          {1, 4, 4, 256, 64, true},      {1, 2, 2, 1000, 128, false},
-                          {1, 2, 2, 1000, 128, true},    {2, 4, 4, 300, 64, true},
-                          {2, 8, 2, 1000, 64, false},    {2, 8, 8, 1000, 128, true, 2.f},
-                          {3, 12, 4, 777, 64, true},     {3, 12, 4, 777, 64, true, 2.f},
-                          {1, 64, 64, 512, 128, false},  {2, 16, 4, 2048, 128, true},
-                          {4, 32, 32, 4096, 64, false},  {4, 16, 16, 4096, 128, false},
-                          {4, 16, 16, 4096, 128, true},  {4, 16, 4, 4096, 128, false, 2.f},
+  const Shape checks[] = {{1, 1, 1, 1, 64, false},
+                          {1, 1, 1, 64, 64, true},
+                          {1, 3, 1, 77, 128, true},
+                          {1, 2, 2, 128, 128, false},
+                          {1, 2, 2, 128, 128, true},
+                          {1, 4, 4, 384, 128, true},
+                          {1, 4, 4, 256, 64, true},
+                          {1, 2, 2, 1000, 128, false},
+                          {1, 2, 2, 1000, 128, true},
+                          {2, 4, 4, 300, 64, true},
+                          {2, 8, 2, 1000, 64, false},
+                          {2, 8, 8, 1000, 128, true, 2.f},
+                          {3, 12, 4, 777, 64, true},
+                          {3, 12, 4, 777, 64, true, 2.f},
+                          {1, 64, 64, 512, 128, false},
+                          {2, 16, 4, 2048, 128, true},
+                          {4, 32, 32, 4096, 64, false},
+                          {4, 16, 16, 4096, 128, false},
+                          {4, 16, 16, 4096, 128, true},
+                          {4, 16, 4, 4096, 128, false, 2.f},
                           {1, 16, 16, 16384, 128, false},
                           // Head dims 96 and 256 (tasks fwd-bf16-d96, fwd-bf16-d256).
-                          {1, 1, 1, 1, 96, false},       {1, 3, 1, 77, 96, true},
-                          {1, 2, 2, 1000, 96, true},     {2, 8, 2, 1000, 96, false, 2.f},
-                          {4, 16, 16, 4096, 96, true},   {4, 16, 4, 4096, 96, false},
-                          {1, 1, 1, 1, 256, false},      {1, 3, 1, 77, 256, true},
-                          {1, 2, 2, 128, 256, true},     {1, 2, 2, 1000, 256, false},
-                          {2, 8, 2, 1000, 256, true, 2.f}, {3, 6, 2, 777, 256, true},
-                          {4, 8, 8, 4096, 256, true},    {4, 8, 8, 4096, 256, false}};
+                          {1, 1, 1, 1, 96, false},
+                          {1, 3, 1, 77, 96, true},
+                          {1, 2, 2, 1000, 96, true},
+                          {2, 8, 2, 1000, 96, false, 2.f},
+                          {4, 16, 16, 4096, 96, true},
+                          {4, 16, 4, 4096, 96, false},
+                          {1, 1, 1, 1, 256, false},
+                          {1, 3, 1, 77, 256, true},
+                          {1, 2, 2, 128, 256, true},
+                          {1, 2, 2, 1000, 256, false},
+                          {2, 8, 2, 1000, 256, true, 2.f},
+                          {3, 6, 2, 777, 256, true},
+                          {4, 8, 8, 4096, 256, true},
+                          {4, 8, 8, 4096, 256, false}};
   for (const Shape& sh : checks)
     t.push_back({"check." + sh.name(), [sh](const std::string& n) { check_shape(sh, n); }});
-  const Shape timed[] = {{4, 16, 16, 4096, 128, false},  {4, 16, 16, 4096, 128, true},
-                         {1, 16, 16, 16384, 128, false}, {4, 32, 32, 4096, 64, false},
-                         {4, 16, 4, 4096, 128, false},   {1, 64, 64, 512, 128, false},
-                         {2, 8, 8, 1000, 128, false},    {2, 16, 4, 2048, 128, true},
-                         {4, 16, 16, 4096, 96, false},   {4, 16, 16, 4096, 96, true},
-                         {4, 8, 8, 4096, 256, false},    {4, 8, 8, 4096, 256, true}};
+  const Shape timed[] = {
+      {4, 16, 16, 4096, 128, false}, {4, 16, 16, 4096, 128, true}, {1, 16, 16, 16384, 128, false},
+      {4, 32, 32, 4096, 64, false},  {4, 16, 4, 4096, 128, false}, {1, 64, 64, 512, 128, false},
+      {2, 8, 8, 1000, 128, false},   {2, 16, 4, 2048, 128, true},  {4, 16, 16, 4096, 96, false},
+      {4, 16, 16, 4096, 96, true},   {4, 8, 8, 4096, 256, false},  {4, 8, 8, 4096, 256, true}};
   for (const Shape& sh : timed)
     t.push_back({"time." + sh.name(), [sh](const std::string& n) { time_shape(sh, n); }});
   return t;
@@ -879,8 +895,7 @@ int main(int argc, char** argv) {
       "INFO default schedule: %s; split P V: %d; padded D 96: %d; watchdog: %d; smem bytes "
       "d64=%zu d96=%zu d128=%zu d256=%zu\n",
       dev::schedule_name(kDefaultSchedule), int(kSplitPvDefault), int(kPadHeadDim96),
-      PTXB_ATTN_WATCHDOG, kSharedBytes<64>, kSharedBytes<96>, kSharedBytes<128>,
-      kSharedBytes<256>);
+      PTXB_ATTN_WATCHDOG, kSharedBytes<64>, kSharedBytes<96>, kSharedBytes<128>, kSharedBytes<256>);
   int ran = 0;
   for (const auto& t : tests) {
     if (!only.empty() && std::find(only.begin(), only.end(), t.name) == only.end()) continue;

@@ -349,8 +349,8 @@ __device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
 #define PTXB_REGS32                                                                            \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define PTXB_ACC128(d)                                                                        \
-  PTXB_ACC64(d), PTXB_ACC8(d, 64), PTXB_ACC8(d, 72), PTXB_ACC8(d, 80), PTXB_ACC8(d, 88),       \
+#define PTXB_ACC128(d)                                                                   \
+  PTXB_ACC64(d), PTXB_ACC8(d, 64), PTXB_ACC8(d, 72), PTXB_ACC8(d, 80), PTXB_ACC8(d, 88), \
       PTXB_ACC8(d, 96), PTXB_ACC8(d, 104), PTXB_ACC8(d, 112), PTXB_ACC8(d, 120)
 #define PTXB_REGS48 \
   PTXB_REGS32       \
@@ -371,8 +371,8 @@ __device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t des
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 // D(64x64) (+)= A(64x16, smem K-major) * B(16x64, smem K-major); overwrites D when scale_d == 0.
-__device__ __forceinline__ void wgmma_ss_m64n64k16(float (&d)[32], uint64_t desc_a,
-                                                   uint64_t desc_b, int scale_d) {
+__device__ __forceinline__ void wgmma_ss_m64n64k16(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
+                                                   int scale_d) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_REGS32
@@ -511,8 +511,7 @@ __device__ __forceinline__ void softmax_step(float (&s)[kS], float (&m)[2], floa
     if (kRowGuard && (threadIdx.x % 128) / 32 * 16 + 8 * h >= rows) continue;
     float mx = m[h];
 #pragma unroll
-    for (int i = 0; i < kS / 4; ++i)
-      mx = fmaxf(mx, fmaxf(s[4 * i + 2 * h], s[4 * i + 2 * h + 1]));
+    for (int i = 0; i < kS / 4; ++i) mx = fmaxf(mx, fmaxf(s[4 * i + 2 * h], s[4 * i + 2 * h + 1]));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 threads of a row (quad)
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
     // NOTE: a row with no visible key so far keeps m = -inf; subtracting 0 keeps P = 0, not NaN.
