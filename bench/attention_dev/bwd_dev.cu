@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(128)
         tma_load_3d(sb + cb * kN * 64, &map_b, bar, cb * 64, 0, 0);
   }
   const long long start = clock64();
-  while (!mbar_try_wait(bar, 0)) {
+  while (!mbar_try_wait(smem_addr(bar), 0)) {
     if (clock64() - start > 4000000000ll) {  // ~2 s: the TMA never completed
       if (t == 0) atomicExch(status, 1);
       return;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(128)
   }
   auto desc_b = [&](int kk) {
     if constexpr (!kTransB) return desc_k(sb, kN, kk);
-    return swap ? smem_desc(sb + kk * 16 * 64, 1024, kK * 128) : desc_mn(sb, kK, kk);
+    return swap ? wgmma_desc_sw128(sb + kk * 16 * 64, 1024, kK * 128) : desc_mn(sb, kK, kk);
   };
   float d[kN / 2];
 #pragma unroll

@@ -27,9 +27,14 @@ dev_pid=$!
 ref_pid=$!
 "$nvcc" "${common[@]}" -c src/core/error.cpp -o "$out/error.o" >"$out/error_build.txt" 2>&1 &
 err_pid=$!
+# the fp64 reference's matrix products (cuBLASLt) and buffers
+"$nvcc" "${common[@]}" -c src/verify/fp64_buffers.cu src/cuda/fp64_gemm.cpp src/cuda/device.cpp \
+  src/core/dtype.cpp -odir "$out" >"$out/fp64_build.txt" 2>&1 &
+fp64_pid=$!
 
 failed=0
-for job in "so_pid:kernel_ptxas" "dev_pid:bwd_dev_build" "ref_pid:reference_build" "err_pid:error_build"; do
+for job in "so_pid:kernel_ptxas" "dev_pid:bwd_dev_build" "ref_pid:reference_build" \
+  "err_pid:error_build" "fp64_pid:fp64_build"; do
   pid_var="${job%%:*}"
   if ! wait "${!pid_var}"; then
     echo "BUILD FAILED: see $out/${job#*:}.txt" >&2
@@ -38,8 +43,11 @@ for job in "so_pid:kernel_ptxas" "dev_pid:bwd_dev_build" "ref_pid:reference_buil
   fi
 done
 [ "$failed" = 0 ] || exit 1
-"$nvcc" "${arch[@]}" "$out/bwd_dev.o" "$out/reference.o" "$out/error.o" -o "$out/bwd_dev" \
+"$nvcc" "${arch[@]}" "$out/bwd_dev.o" "$out/reference.o" "$out/error.o" "$out/fp64_buffers.o" \
+  "$out/fp64_gemm.o" "$out/device.o" "$out/dtype.o" -lcublasLt -lcuda -o "$out/bwd_dev" \
   >"$out/link.txt" 2>&1 || { cat "$out/link.txt" >&2; exit 1; }
+# BWD_DEV_BUILD_ONLY=1: stop here (build on a machine without a GPU, run OUT_DIR/bwd_dev later).
+[ "${BWD_DEV_BUILD_ONLY:-0}" = 1 ] && exit 0
 cuobjdump="$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")"
 [ -x "$cuobjdump" ] && "$cuobjdump" -sass "$out/kernel.so" >"$out/kernel.sass" 2>&1
 

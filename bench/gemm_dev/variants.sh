@@ -45,8 +45,7 @@ wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
 fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
 fp8b_persistent|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent
-fp8b_tmastore|fp8_blockwise|sm90/gemm/fp8-blockwise|$tmastore
-fp8b_persistent_tmastore|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent; $tmastore
+fp8b_directstore|fp8_blockwise|sm90/gemm/fp8-blockwise|$directstore
 "
 declare -A task_of
 names=()

@@ -15,8 +15,8 @@
 //   multiply-add per element and k-block, 1/128 of the FLOPs; the task's non-target limit is 2%).
 //   The tile's 128 columns are one block of B, so one sb per k-block; each thread's two rows read
 //   their sa from global memory (L2-resident: ceil(K/128) x M floats);
-// - the epilogue stores bf16, masking rows >= M, cols >= N (kTmaStoreEpilogue, off: staged in
-//   shared memory and stored by TMA, the map clipping);
+// - the epilogue stages bf16 in shared memory for TMA stores, the map clipping rows >= M,
+//   cols >= N (kTmaStoreEpilogue; off: bf16x2 stores from registers, masked);
 // - edges: TMA zero-fills out-of-bounds rows and the K tail.
 // Requirements checked by ptxb_run: K % 16 == 0 (16-byte row pitch for TMA), contiguous row-major
 // tensors, scales of the shapes above.
@@ -317,10 +317,12 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
 // ==== end kernels/gemm/sm90_tma_store_tile.cuh ====
 
 namespace {
-// Knobs of kernels/gemm/sm90_gemm_fp8_tma_ws.cuh: a CTA per output tile, C stored from registers
-// (bench/gemm_dev/variants.sh has the variants that turn them on).
+// Knobs of kernels/gemm/sm90_gemm_fp8_tma_ws.cuh: a CTA per output tile, C through the TMA-store
+// epilogue. On the H200 (bench/gemm_dev/variants.sh, one round each) the TMA-store epilogue alone
+// gave 0.695 / 0.675 / 0.675 / 0.664 against 0.645 / 0.666 / 0.670 / 0.593 without; the
+// persistent loop lost on the second shape alone (0.595) and with it (0.580).
 constexpr bool kPersistent = false;
-constexpr bool kTmaStoreEpilogue = false;
+constexpr bool kTmaStoreEpilogue = true;
 }  // namespace
 
 // ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
