@@ -55,14 +55,14 @@ varlen=kernels/reference/sm90_attention_fwd_varlen.cu
 paged=kernels/reference/sm90_attention_decode_paged.cu
 declare -A expert_file=([tma]="$gemm_tma" [wgmma]="$gemm_wg" [gelu]="$gelu" [fwd]="$fwd"
   [bwd]="$bwd" [gqa]="$bwd" [fp8]="$fp8" [fp8b]="$fp8b" [llm]="$llm" [grouped]="$grouped"
-  [varlen]="$varlen" [paged]="$paged" [fwd96]="$fwd" [fwd256]="$fwd")
+  [varlen]="$varlen" [paged]="$paged" [fwd96]="$fwd" [fwd256]="$fwd" [bwd96]="$bwd")
 declare -A expert_task=([tma]=sm90/gemm/bf16-wgmma-tma [wgmma]=sm90/gemm/bf16-wgmma
   [gelu]=sm90/gemm_bias_gelu/bf16-wgmma-tma [fwd]=sm90/attention/fwd-bf16
   [bwd]=sm90/attention/bwd-bf16 [gqa]=sm90/attention/bwd-bf16-gqa [fp8]=sm90/gemm/fp8-e4m3
   [fp8b]=sm90/gemm/fp8-blockwise
   [llm]=sm90/gemm/bf16-llm [grouped]=sm90/gemm/bf16-grouped [varlen]=sm90/attention/fwd-varlen
   [paged]=sm90/attention/decode-paged [fwd96]=sm90/attention/fwd-bf16-d96
-  [fwd256]=sm90/attention/fwd-bf16-d256)
+  [fwd256]=sm90/attention/fwd-bf16-d256 [bwd96]=sm90/attention/bwd-bf16-d96)
 while [[ $# -gt 0 ]]; do
   part="$1"; shift
   case "$part" in

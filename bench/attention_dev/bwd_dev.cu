@@ -767,6 +767,14 @@ int main(int argc, char** argv) {
       {4, 16, 4096, 128, false, true},
       {4, 16, 4096, 128, true, true},
       {1, 16, 16384, 128, false, true},
+      // head dim 96 (task bwd-bf16-d96): padded to two 64-column blocks, m64n96 products
+      {1, 2, 128, 96, false, false},
+      {1, 2, 1000, 96, true, false},
+      {1, 2, 1000, 96, true, false, true},
+      {2, 8, 1000, 96, false, true},
+      {1, 64, 512, 96, false, false},
+      {4, 16, 4096, 96, false, true},
+      {4, 16, 4096, 96, true, true},
   };
   for (const Shape& sh : shapes) {
     const bool big = sh.s >= 4096;

@@ -36,6 +36,9 @@
 //   stage, coupling the two warpgroups whose point is to interleave on the tensor cores.
 // - Shared memory at D = 128: k1 K, V + 3 stages of Q, dO (64 x D) ~ 162 KB; k2 Q, dO + 2 stages
 //   of K, V (128 x D) ~ 193 KB (3 stages at D = 64). One CTA per SM.
+// - D = 96 is stored as D = 128 (two 64-column blocks, TMA zero-filling columns past 96): the
+//   products over D take 6 k-steps, those with D as N are m64n96k16 (a block and a half of the
+//   MN-major operand), so the zero half is never read.
 // NOTE: TMA maps are 3-D {D, S, B*H} ({D, S, B*HKV} for K and V) with box {64, rows, 1}: rows past
 // S of a (batch, head) are zero-filled instead of being read from the next head. Keys >= S are
 // masked in k2; in k1 they only produce dK/dV rows that are never stored (rows of a product are
@@ -46,7 +49,7 @@
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
-// bf16 (fp32 also accepted); all contiguous row-major; D in {64, 128}; 1 <= S <= 32768;
+// bf16 (fp32 also accepted); all contiguous row-major; D in {64, 96, 128}; 1 <= S <= 32768;
 // scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes,
 // plus 8 * splits * B*HKV*S*D bytes of fp32 partials when k1 is split (splits > 1).
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
@@ -252,28 +255,33 @@ constexpr int kSeqPad = 128;              // workspace rows per (batch, head) ar
 constexpr int kMaxSeq = 32768;
 constexpr float kLog2e = 1.4426950408889634f;
 
-// Tiles wider than 64 columns are stored as kD / 64 column blocks of (rows, 64), each block a
+// Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
+// TMA and never read: k-steps stop at D, and the m64n96 products read 96 columns).
+template <int kD>
+constexpr int kCols = (kD + kSwz - 1) / kSwz* kSwz;
+
+// Tiles wider than 64 columns are stored as kCols / 64 column blocks of (rows, 64), each block a
 // TMA box with the 128-byte swizzle; all tile sizes are multiples of 1024 bytes (the swizzle
 // atom), so every tile and block below starts on a 1024-byte boundary.
 template <int kD>
 struct DkvSmem {
   static constexpr int kStages = 3;
-  bf16 k[kCtaRows * kD];            // (kCtaRows, kD) keys of the CTA
-  bf16 v[kCtaRows * kD];            // (kCtaRows, kD)
-  bf16 q[kStages][kQStep * kD];     // (kQStep, kD) per stage
-  bf16 dout[kStages][kQStep * kD];  // (kQStep, kD) per stage
-  float lse2[kStages][kQStep];      // LSE * log2(e) of the stage's queries
-  float delta[kStages][kQStep];     // Delta of the stage's queries
+  bf16 k[kCtaRows * kCols<kD>];            // (kCtaRows, kD) keys of the CTA
+  bf16 v[kCtaRows * kCols<kD>];            // (kCtaRows, kD)
+  bf16 q[kStages][kQStep * kCols<kD>];     // (kQStep, kD) per stage
+  bf16 dout[kStages][kQStep * kCols<kD>];  // (kQStep, kD) per stage
+  float lse2[kStages][kQStep];             // LSE * log2(e) of the stage's queries
+  float delta[kStages][kQStep];            // Delta of the stage's queries
   uint64_t kv_full, full[kStages], empty[kStages];
 };
 
 template <int kD>
 struct DqSmem {
-  static constexpr int kStages = kD == 128 ? 2 : 3;
-  bf16 q[kCtaRows * kD];         // (kCtaRows, kD) queries of the CTA
-  bf16 dout[kCtaRows * kD];      // (kCtaRows, kD)
-  bf16 k[kStages][kKStep * kD];  // (kKStep, kD) per stage
-  bf16 v[kStages][kKStep * kD];  // (kKStep, kD) per stage
+  static constexpr int kStages = kCols<kD> == 128 ? 2 : 3;
+  bf16 q[kCtaRows * kCols<kD>];         // (kCtaRows, kD) queries of the CTA
+  bf16 dout[kCtaRows * kCols<kD>];      // (kCtaRows, kD)
+  bf16 k[kStages][kKStep * kCols<kD>];  // (kKStep, kD) per stage
+  bf16 v[kStages][kKStep * kCols<kD>];  // (kKStep, kD) per stage
   uint64_t qd_full, full[kStages], empty[kStages];
 };
 
@@ -328,6 +336,9 @@ __device__ __forceinline__ uint64_t desc_mn(const bf16* tile, int rows, int kk) 
 #define PTXB_ACC32                                                                             \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXB_ACC48 \
+  PTXB_ACC32       \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
 #define PTXB_ACC64                                                                          \
   PTXB_ACC32                                                                                \
   ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, " \
@@ -336,7 +347,8 @@ __device__ __forceinline__ uint64_t desc_mn(const bf16* tile, int rows, int kk) 
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
 #define PTXB_D32 PTXB_D8(0), PTXB_D8(8), PTXB_D8(16), PTXB_D8(24)
-#define PTXB_D64 PTXB_D32, PTXB_D8(32), PTXB_D8(40), PTXB_D8(48), PTXB_D8(56)
+#define PTXB_D48 PTXB_D32, PTXB_D8(32), PTXB_D8(40)
+#define PTXB_D64 PTXB_D48, PTXB_D8(48), PTXB_D8(56)
 
 // wgmma m64nNk16 bf16 -> f32, A and B from shared memory (A K-major; B K-major when kTransB is
 // 0, MN-major when 1). Accumulates into d when scale_d != 0, overwrites it when 0.
@@ -367,6 +379,17 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[32], const uint32_t (&a)[4],
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_ACC32
       "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
       : PTXB_D32
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d), "n"(kTransB));
+}
+// N = 96 (head dim 96): a whole 64-wide swizzle block of B and half of the next (LBO away).
+template <int kTransB>
+__device__ __forceinline__ void wgmma_rs(float (&d)[48], const uint32_t (&a)[4], uint64_t b,
+                                         int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 {" PTXB_ACC48
+      "}, {%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}\n"
+      : PTXB_D48
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d), "n"(kTransB));
 }
 template <int kTransB>
@@ -452,19 +475,28 @@ template <int kD>
 __global__ void __launch_bounds__(256)
     delta_kernel(const bf16* out, const bf16* dout, const float* lse, float* lse2, float* delta,
                  int seq, int seq_pad, int64_t rows_padded) {
-  constexpr int kPairs = kD / 64;  // bf16 pairs per lane: 2 (D = 128) or 1 (D = 64)
+  constexpr int kPairs = kD / 64;  // bf16 pairs per lane: 2 (D = 128) or 1 (D = 64; D = 96 below)
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (row >= rows_padded) return;
   const int64_t bh = row / seq_pad;
   const int i = static_cast<int>(row % seq_pad);
   float sum = 0.f;
-  if (i < seq) {
+  if (i < seq && kD % 64 == 0) {
     const int64_t base = (bh * seq + i) * kD / 2 + lane * kPairs;  // in bf16 pairs
     const auto* o2 = reinterpret_cast<const __nv_bfloat162*>(out) + base;
     const auto* do2 = reinterpret_cast<const __nv_bfloat162*>(dout) + base;
 #pragma unroll
     for (int j = 0; j < kPairs; ++j) {
+      const float2 a = __bfloat1622float2(o2[j]), b = __bfloat1622float2(do2[j]);
+      sum += a.x * b.x + a.y * b.y;
+    }
+  } else if (i < seq) {  // pairs lane, lane + 32, ... of the row's kD / 2
+    const int64_t base = (bh * seq + i) * kD / 2;
+    const auto* o2 = reinterpret_cast<const __nv_bfloat162*>(out) + base;
+    const auto* do2 = reinterpret_cast<const __nv_bfloat162*>(dout) + base;
+#pragma unroll
+    for (int j = lane; j < kD / 2; j += 32) {
       const float2 a = __bfloat1622float2(o2[j]), b = __bfloat1622float2(do2[j]);
       sum += a.x * b.x + a.y * b.y;
     }
@@ -510,8 +542,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
       prefetch_map(&maps.q);
       prefetch_map(&maps.dout);
-      mbar_arrive_expect_tx(&sm.kv_full, 2 * kCtaRows * kD * 2);
-      for (int cb = 0; cb < kD / kSwz; ++cb) {
+      mbar_arrive_expect_tx(&sm.kv_full, 2 * kCtaRows * kCols<kD> * 2);
+      for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
         tma_load_3d(sm.k + cb * kCtaRows * kSwz, &maps.k, &sm.kv_full, cb * kSwz, n0, bh_kv);
         tma_load_3d(sm.v + cb * kCtaRows * kSwz, &maps.v, &sm.kv_full, cb * kSwz, n0, bh_kv);
       }
@@ -523,8 +555,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
         // first pass over the ring (parity 1) does not wait.
         mbar_wait(&sm.empty[s], ((t / kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(&sm.full[s], 2 * kQStep * kD * 2 + 2 * kQStep * 4);
-        for (int cb = 0; cb < kD / kSwz; ++cb) {
+        mbar_arrive_expect_tx(&sm.full[s], 2 * kQStep * kCols<kD> * 2 + 2 * kQStep * 4);
+        for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
           tma_load_3d(sm.q[s] + cb * kQStep * kSwz, &maps.q, &sm.full[s], cb * kSwz, m0, bh);
           tma_load_3d(sm.dout[s] + cb * kQStep * kSwz, &maps.dout, &sm.full[s], cb * kSwz, m0, bh);
         }
@@ -669,16 +701,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
       prefetch_map(&maps.k);
       prefetch_map(&maps.v);
-      mbar_arrive_expect_tx(&sm.qd_full, 2 * kCtaRows * kD * 2);
-      for (int cb = 0; cb < kD / kSwz; ++cb) {
+      mbar_arrive_expect_tx(&sm.qd_full, 2 * kCtaRows * kCols<kD> * 2);
+      for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
         tma_load_3d(sm.q + cb * kCtaRows * kSwz, &maps.q, &sm.qd_full, cb * kSwz, m0, bh);
         tma_load_3d(sm.dout + cb * kCtaRows * kSwz, &maps.dout, &sm.qd_full, cb * kSwz, m0, bh);
       }
       for (int t = 0; t < iters; ++t) {
         const int s = t % kStages;
         mbar_wait(&sm.empty[s], ((t / kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(&sm.full[s], 2 * kKStep * kD * 2);
-        for (int cb = 0; cb < kD / kSwz; ++cb) {
+        mbar_arrive_expect_tx(&sm.full[s], 2 * kKStep * kCols<kD> * 2);
+        for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
           tma_load_3d(sm.k[s] + cb * kKStep * kSwz, &maps.k, &sm.full[s], cb * kSwz, t * kKStep,
                       bh_kv);
           tma_load_3d(sm.v[s] + cb * kKStep * kSwz, &maps.v, &sm.full[s], cb * kSwz, t * kKStep,
@@ -823,7 +855,7 @@ int read_dims(const ptxb_problem& p, Dims* d) {
   if (q.rank != 4) return kBadProblem;
   const int64_t shape[4] = {q.shape[0], q.shape[1], q.shape[2], q.shape[3]};
   if (shape[0] < 1 || shape[1] < 1 || shape[2] < 1 || shape[2] > kMaxSeq ||
-      (shape[3] != 64 && shape[3] != 128) || shape[0] > 65535 || shape[1] > 65535)
+      (shape[3] != 64 && shape[3] != 96 && shape[3] != 128) || shape[0] > 65535 || shape[1] > 65535)
     return kBadProblem;
   const int64_t kv_heads = p.inputs[1].rank == 4 ? p.inputs[1].shape[1] : 0;
   if (kv_heads < 1 || shape[1] % kv_heads != 0) return kBadProblem;
@@ -918,12 +950,28 @@ int prepare(const ptxb_args& args, Launch* l) {
 
 int launch_status() { return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed; }
 
+// The kernels of one head dim and the dynamic shared memory of k1 and k2.
+struct Kernels {
+  void (*delta)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t);
+  void (*dkdv)(Maps, Params);
+  void (*dkdv_split)(Maps, Params);
+  void (*dq)(Maps, Params);
+  size_t dkdv_smem, dq_smem;
+};
+template <int kD>
+Kernels kernels_for() {
+  return {delta_kernel<kD>, dkdv_kernel<kD, false>,    dkdv_kernel<kD, true>,
+          dq_kernel<kD>,    smem_bytes<DkvSmem<kD>>(), smem_bytes<DqSmem<kD>>()};
+}
+Kernels kernels_of(int dim) {
+  return dim == 128 ? kernels_for<128>() : dim == 96 ? kernels_for<96>() : kernels_for<64>();
+}
+
 int launch_delta(const Launch& l) {
   const int64_t rows = static_cast<int64_t>(l.d.batch) * l.d.heads * l.d.seq_pad;
   const unsigned blocks = static_cast<unsigned>(rows / 8);  // 8 warps per block; seq_pad % 8 == 0
-  auto kernel = l.d.dim == 128 ? delta_kernel<128> : delta_kernel<64>;
-  kernel<<<blocks, 256, 0, l.stream>>>(l.out, l.dout, l.lse, l.params.lse2, l.params.delta, l.d.seq,
-                                       l.d.seq_pad, rows);
+  kernels_of(l.d.dim).delta<<<blocks, 256, 0, l.stream>>>(
+      l.out, l.dout, l.lse, l.params.lse2, l.params.delta, l.d.seq, l.d.seq_pad, rows);
   return launch_status();
 }
 
@@ -940,10 +988,8 @@ int launch_dkdv(const Launch& l) {
   p.out1 = l.dv;
   const dim3 grid = grid_of(l.d, l.d.kv_heads * l.d.splits);
   const bool split = l.d.splits > 1;
-  const size_t smem = l.d.dim == 128 ? smem_bytes<DkvSmem<128>>() : smem_bytes<DkvSmem<64>>();
-  auto kernel = l.d.dim == 128 ? (split ? dkdv_kernel<128, true> : dkdv_kernel<128, false>)
-                               : (split ? dkdv_kernel<64, true> : dkdv_kernel<64, false>);
-  kernel<<<grid, kThreads, smem, l.stream>>>(l.dkdv_maps, p);
+  const Kernels k = kernels_of(l.d.dim);
+  (split ? k.dkdv_split : k.dkdv)<<<grid, kThreads, k.dkdv_smem, l.stream>>>(l.dkdv_maps, p);
   if (!split) return launch_status();
   const int64_t threads = 2 * l.d.part_elems() / 4;
   sum_splits_kernel<<<static_cast<unsigned>((threads + 255) / 256), 256, 0, l.stream>>>(
@@ -954,12 +1000,8 @@ int launch_dkdv(const Launch& l) {
 int launch_dq(const Launch& l) {
   Params p = l.params;
   p.out0 = l.dq;
-  if (l.d.dim == 128)
-    dq_kernel<128>
-        <<<grid_of(l.d, l.d.heads), kThreads, smem_bytes<DqSmem<128>>(), l.stream>>>(l.dq_maps, p);
-  else
-    dq_kernel<64>
-        <<<grid_of(l.d, l.d.heads), kThreads, smem_bytes<DqSmem<64>>(), l.stream>>>(l.dq_maps, p);
+  const Kernels k = kernels_of(l.d.dim);
+  k.dq<<<grid_of(l.d, l.d.heads), kThreads, k.dq_smem, l.stream>>>(l.dq_maps, p);
   return launch_status();
 }
 
@@ -970,13 +1012,11 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
   if (const int status = read_dims(*problem, &d); status != PTXB_OK) return status;
   choose_splits(&d);
   *workspace_bytes = d.workspace_bytes();
+  const Kernels k = kernels_of(d.dim);
   const std::pair<const void*, size_t> kernels[] = {
-      {reinterpret_cast<const void*>(dkdv_kernel<128, false>), smem_bytes<DkvSmem<128>>()},
-      {reinterpret_cast<const void*>(dkdv_kernel<64, false>), smem_bytes<DkvSmem<64>>()},
-      {reinterpret_cast<const void*>(dkdv_kernel<128, true>), smem_bytes<DkvSmem<128>>()},
-      {reinterpret_cast<const void*>(dkdv_kernel<64, true>), smem_bytes<DkvSmem<64>>()},
-      {reinterpret_cast<const void*>(dq_kernel<128>), smem_bytes<DqSmem<128>>()},
-      {reinterpret_cast<const void*>(dq_kernel<64>), smem_bytes<DqSmem<64>>()}};
+      {reinterpret_cast<const void*>(k.dkdv), k.dkdv_smem},
+      {reinterpret_cast<const void*>(k.dkdv_split), k.dkdv_smem},
+      {reinterpret_cast<const void*>(k.dq), k.dq_smem}};
   for (const auto& [kernel, bytes] : kernels)
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(bytes)) != cudaSuccess)

@@ -1,0 +1,1 @@
+sm90_attention_bwd_bf16.cu
