@@ -21,7 +21,7 @@
 //   softmax in
 //   registers (exp2 with scale*log2(e) folded in, row max through quad shuffles, row sums kept
 //   per thread until the end), P rounded to bf16 in registers and fed as the register A operand
-//   of O += P V (wgmma m64nDk16, two m64n128k16 at D = 256, with V read MN-major from the same
+//   of O += P V (wgmma m64nDk16, m64n256k16 at D = 256, with V read MN-major from the same
 //   row-major TMA tile);
 // - the loop issues Q K_j^T and P_{j-1} V_{j-1} back to back; Schedule picks whether softmax of
 //   tile j overlaps the P V product (intra-warpgroup overlap) and whether the two consumers take
