@@ -257,8 +257,9 @@ constexpr float kLog2e = 1.4426950408889634f;
 
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
 // TMA and never read: k-steps stop at D, and the m64n96 products read 96 columns).
+constexpr int stored_cols(int d) { return (d + kSwz - 1) / kSwz * kSwz; }
 template <int kD>
-constexpr int kCols = kSwz * ((kD + kSwz - 1) / kSwz);
+constexpr int kCols = stored_cols(kD);
 
 // Tiles wider than 64 columns are stored as kCols / 64 column blocks of (rows, 64), each block a
 // TMA box with the 128-byte swizzle; all tile sizes are multiples of 1024 bytes (the swizzle
