@@ -5,7 +5,9 @@
 # Usage (GPU machine): bench/evidence_session.sh BIN_DIR OUT_DIR PART...   PARTs:
 #   gputests         the GPU test binary (ptxbench_gpu_tests in BIN_DIR)
 #   experts LIST N   the experts in LIST (comma-separated: tma,wgmma,gelu,fwd,bwd,gqa,fp8,fp8b,
-#                    llm,grouped,varlen,paged; gqa: the backward expert on bwd-bf16-gqa) N times
+#                    llm,grouped,varlen,paged,fwd96,fwd256,bwd96; gqa: the backward expert on
+#                    bwd-bf16-gqa, fwd96/fwd256/bwd96: the attention experts on the head-dim
+#                    tasks) N times
 #                    each
 #   self             the TMA GEMM expert timed against itself (--self-baseline)
 #   old LIST N DIR   the experts in LIST N times each with DIR/bin/ptxbench and DIR/tasks
