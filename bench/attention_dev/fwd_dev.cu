@@ -315,8 +315,8 @@ __global__ void selftest_pv_kernel(const __grid_constant__ CUtensorMap v_map, co
         s[4 * i + 2 * h + e] = p_in[(wg * kWgRows + frag_row(h)) * kBlockN + frag_col(i, e)];
   uint32_t pa[kBlockN / 4];
   pack_p(s, pa);
-  float o[Config<kHeadDim>::kOCols / 2];
-  for (int i = 0; i < Config<kHeadDim>::kOCols / 2; ++i) o[i] = 0.f;
+  float o[kHeadDim / 2];
+  for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
   auto& sm = selftest_load<kHeadDim>(nullptr, &v_map);
   fence_regs(o);
   fence_regs(pa);
@@ -892,10 +892,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf(
-      "INFO default schedule: %s; split P V: %d; padded D 96: %d; watchdog: %d; smem bytes "
+      "INFO default schedule: %s; split P V: %d; watchdog: %d; smem bytes "
       "d64=%zu d96=%zu d128=%zu d256=%zu\n",
-      dev::schedule_name(kDefaultSchedule), int(kSplitPvDefault), int(kPadHeadDim96),
-      PTXB_ATTN_WATCHDOG, kSharedBytes<64>, kSharedBytes<96>, kSharedBytes<128>, kSharedBytes<256>);
+      dev::schedule_name(kDefaultSchedule), int(kSplitPvDefault), PTXB_ATTN_WATCHDOG,
+      kSharedBytes<64>, kSharedBytes<96>, kSharedBytes<128>, kSharedBytes<256>);
   int ran = 0;
   for (const auto& t : tests) {
     if (!only.empty() && std::find(only.begin(), only.end(), t.name) == only.end()) continue;

@@ -483,23 +483,25 @@ __global__ void __launch_bounds__(256)
   const int64_t bh = row / seq_pad;
   const int i = static_cast<int>(row % seq_pad);
   float sum = 0.f;
-  if (i < seq && kD % 64 == 0) {
-    const int64_t base = (bh * seq + i) * kD / 2 + lane * kPairs;  // in bf16 pairs
-    const auto* o2 = reinterpret_cast<const __nv_bfloat162*>(out) + base;
-    const auto* do2 = reinterpret_cast<const __nv_bfloat162*>(dout) + base;
+  if (i < seq) {
+    if constexpr (kD % 64 == 0) {
+      const int64_t base = (bh * seq + i) * kD / 2 + lane * kPairs;  // in bf16 pairs
+      const auto* o2 = reinterpret_cast<const __nv_bfloat162*>(out) + base;
+      const auto* do2 = reinterpret_cast<const __nv_bfloat162*>(dout) + base;
 #pragma unroll
-    for (int j = 0; j < kPairs; ++j) {
-      const float2 a = __bfloat1622float2(o2[j]), b = __bfloat1622float2(do2[j]);
-      sum += a.x * b.x + a.y * b.y;
-    }
-  } else if (i < seq) {  // pairs lane, lane + 32, ... of the row's kD / 2
-    const int64_t base = (bh * seq + i) * kD / 2;
-    const auto* o2 = reinterpret_cast<const __nv_bfloat162*>(out) + base;
-    const auto* do2 = reinterpret_cast<const __nv_bfloat162*>(dout) + base;
+      for (int j = 0; j < kPairs; ++j) {
+        const float2 a = __bfloat1622float2(o2[j]), b = __bfloat1622float2(do2[j]);
+        sum += a.x * b.x + a.y * b.y;
+      }
+    } else {  // pairs lane, lane + 32, ... of the row's kD / 2
+      const int64_t base = (bh * seq + i) * kD / 2;
+      const auto* o2 = reinterpret_cast<const __nv_bfloat162*>(out) + base;
+      const auto* do2 = reinterpret_cast<const __nv_bfloat162*>(dout) + base;
 #pragma unroll
-    for (int j = lane; j < kD / 2; j += 32) {
-      const float2 a = __bfloat1622float2(o2[j]), b = __bfloat1622float2(do2[j]);
-      sum += a.x * b.x + a.y * b.y;
+      for (int j = lane; j < kD / 2; j += 32) {
+        const float2 a = __bfloat1622float2(o2[j]), b = __bfloat1622float2(do2[j]);
+        sum += a.x * b.x + a.y * b.y;
+      }
     }
   }
 #pragma unroll

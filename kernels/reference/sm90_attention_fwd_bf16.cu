@@ -250,9 +250,6 @@ constexpr Schedule kResolved = kSched == Schedule::kByHeadDim ? kScheduleFor<kHe
 // D = 128: true issues P V as two m64n64k16 per 16 keys (one per 64-column box of V) instead of
 // one m64n128k16 that reaches the second box through the descriptor's leading byte offset.
 constexpr bool kSplitPvDefault = false;
-// D = 96: true accumulates O over 128 columns (m64n128k16, the zero-filled half box included)
-// instead of m64n96k16.
-constexpr bool kPadHeadDim96 = false;
 
 template <int kHeadDim>
 struct Config {
@@ -263,8 +260,6 @@ struct Config {
   static constexpr int kChunks = (kHeadDim + kChunk - 1) / kChunk;
   static constexpr int kStages = kHeadDim == 64 ? 4 : 2;
   static constexpr uint32_t kKvBoxBytes = kBlockN * kChunk * 2;  // one (kBlockN, 64) box
-  // Columns of the O accumulator (registers: kOCols / 2).
-  static constexpr int kOCols = kHeadDim == 96 && kPadHeadDim96 ? 128 : kHeadDim;
 };
 
 // Every tile is stored as kChunks boxes of (rows, 64) in the TMA 128-byte swizzle; each box is
@@ -585,8 +580,8 @@ __device__ __forceinline__ void mask_tile(float (&s)[kS], int key0, int row0, in
 
 // O = acc / rowsum as bf16 (the first kHeadDim columns of the accumulator) and
 // LSE = scale * max + log(rowsum) for rows < seq.
-template <int kHeadDim, int kO>
-__device__ __forceinline__ void store_output(const float (&o)[kO], const float (&m)[2],
+template <int kHeadDim>
+__device__ __forceinline__ void store_output(const float (&o)[kHeadDim / 2], const float (&m)[2],
                                              const float (&l)[2], const Params& p, int q_head,
                                              int row0) {
 #pragma unroll
@@ -663,12 +658,12 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     }
   };
 
-  float o[Cfg::kOCols / 2];     // (64, kOCols) accumulator
+  float o[kHeadDim / 2];        // (64, kHeadDim) accumulator
   float s[kBlockN / 2];         // (64, kBlockN) scores, then P
   uint32_t pa[2][kBlockN / 4];  // P as bf16 A fragments, double-buffered (see step)
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
 #pragma unroll
-  for (int i = 0; i < Cfg::kOCols / 2; ++i) o[i] = 0.f;
+  for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
 
   // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product.
   mbar_wait_checked(&sm.q_full, 0);
