@@ -5,16 +5,19 @@
 # table (bench/summarize_judging_speed.py) gives the median per file and the worker's phases.
 # Usage (GPU machine): bench/judging_speed.sh BIN_DIR OUT_DIR [N=3] [NAMES=tma,wgmma,gelu,fwd,bwd]
 #   (gqa: the backward expert on sm90/attention/bwd-bf16-gqa; no slowed variant)
+#   JUDGING_CACHE_DIR: the compile cache (default OUT_DIR/cache), shared by calls that compare
+#   settings (PTXBENCH_TIMING_*, PTXBENCH_SUSTAINED_* in the environment) on the same files.
 set -uo pipefail
 bin="$(cd "$1" && pwd)"; out="$2"; n="${3:-3}"; names="${4:-tma,wgmma,gelu,fwd,bwd}"
 mkdir -p "$out"; out="$(cd "$out" && pwd)"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
-export PTXBENCH_HOME="$root" PTXBENCH_TASKS_DIR="$root/tasks" PTXBENCH_CACHE_DIR="$out/cache"
+export PTXBENCH_HOME="$root" PTXBENCH_TASKS_DIR="$root/tasks" PTXBENCH_CACHE_DIR="${JUDGING_CACHE_DIR:-$out/cache}"
 {
   date -u +"date %Y-%m-%dT%H:%M:%SZ"; echo "commit ${PTXB_COMMIT:-unknown}"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv
+  env | grep -E '^PTXBENCH_(TIMING|SUSTAINED)_' | sort
 } > "$out/environment.txt"
 declare -A file=([tma]=kernels/reference/sm90_gemm_bf16_wgmma_tma.cu
   [wgmma]=kernels/reference/sm90_gemm_bf16_wgmma.cu

@@ -1,6 +1,6 @@
 """Table of bench/judging_speed.sh OUT: per file the median wall time of `ptxbench eval` (compile
 cached) and of each stage and worker phase over its runs, the outcomes, and the cold and sustained
-speedups of the last run. Usage: summarize_judging_speed.py OUT_DIR"""
+speedups of every run. Usage: summarize_judging_speed.py OUT_DIR"""
 import csv
 import json
 import pathlib
@@ -13,7 +13,7 @@ with open(folder / "runs.tsv") as table:
     for row in csv.DictReader(table, delimiter="\t"):
         runs.setdefault(row["label"], []).append(row)
 
-PHASES = ["setup", "correctness", "correctness.references", "timing", "timing.rounds",
+PHASES = ["setup", "setup.baseline_prebuild", "correctness", "correctness.references", "timing", "timing.rounds",
           "timing.rounds.checks", "timing.rounds.counters", "timing.sustained.setup",
           "timing.sustained.rounds", "timing.sustained.checks", "counters"]
 
@@ -23,9 +23,9 @@ def med(values):
     return f"{statistics.median(values):.1f}" if values else "-"
 
 
-print("| file | outcomes | wall s | compile | evidence | worker | "
+print("| file | outcomes | wall s | compile | evidence | of it controls | worker | "
       + " | ".join(PHASES) + " |")
-print("|---" * (6 + len(PHASES)) + "|")
+print("|---" * (7 + len(PHASES)) + "|")
 speedups = []
 for label, rows in runs.items():
     verdicts = []
@@ -38,15 +38,18 @@ for label, rows in runs.items():
     phases = [s.get("worker_phases", {}) for s in stages]
     outcomes = ",".join(sorted({r["outcome"] for r in rows}))
     cells = [med([float(r["wall_s"]) for r in rows])]
-    cells += [med([s.get(k) for s in stages]) for k in ("compile", "evidence", "worker")]
+    cells += [med([s.get(k) for s in stages]) for k in ("compile", "evidence")]
+    cells.append(med([v.get("evidence", {}).get("worker_phases", {}).get("setup.evidence_controls")
+                      for v in verdicts]))
+    cells.append(med([s.get("worker") for s in stages]))
     cells += [med([p.get(k) for p in phases]) for k in PHASES]
     print(f"| {label} | {outcomes} | " + " | ".join(cells) + " |")
-    if verdicts:
-        cold = [t["speedup"]["median"] for t in verdicts[-1].get("timing", []) if "speedup" in t]
+    for run, v in enumerate(verdicts, 1):
+        cold = [t["speedup"]["median"] for t in v.get("timing", []) if "speedup" in t]
         sus = [t.get("sustained", {}).get("speedup", {}).get("median")
-               for t in verdicts[-1].get("timing", []) if "speedup" in t]
-        speedups.append((label, cold, sus))
-print("\n| file | cold speedup per timed shape | sustained |\n|---|---|---|")
+               for t in v.get("timing", []) if "speedup" in t]
+        speedups.append((f"{label} ({run})", cold, sus))
+print("\n| file (run) | cold speedup per timed shape | sustained |\n|---|---|---|")
 for label, cold, sus in speedups:
     print(f"| {label} | {' / '.join(f'{c:.3f}' for c in cold)} | "
           f"{' / '.join('-' if s is None else f'{s:.3f}' for s in sus)} |")
