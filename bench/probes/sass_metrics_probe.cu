@@ -1,0 +1,206 @@
+// Can CUPTI's SASS metrics API (cupti_sass_metrics.h) give the evidence stage's per-instruction
+// counts inside the timing process, without Nsight Compute, and at what cost? Lists the chip's
+// SASS metrics, then collects smsp__sass_inst_executed and smsp__sass_thread_inst_executed_pred_on
+// (per instruction, GPU granularity) around single kernels (the first patched kernel, later
+// launches of it, an 8 ms kernel, a new function), first with collection left on and flushed
+// after each launch, then with an enable/disable range per launch. Prints host seconds per
+// launch, the records (function, PC offset, counts) of the first, and what that kernel must
+// execute. Build and run: bench/probes/sass_metrics_probe.sh OUT. On the H200 (CUDA 13, driver
+// 580) only the first collection returned records (docs/timing.md, "Judging time").
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti_profiler_target.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+// One FFMA per iteration per thread (plus the loop's own instructions).
+__global__ void chain_a(float* p, int n) {
+  float a = p[threadIdx.x];
+  for (int i = 0; i < n; ++i) a = a * 1.0001f + 0.5f;
+  p[blockIdx.x * blockDim.x + threadIdx.x] = a;
+}
+
+__global__ void chain_b(float* p, int n) {
+  float a = p[threadIdx.x];
+  for (int i = 0; i < n; ++i) a = a * 0.9999f + 0.25f;
+  p[blockIdx.x * blockDim.x + threadIdx.x] = a;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+const Clock::time_point kStart = Clock::now();
+double seconds() { return std::chrono::duration<double>(Clock::now() - kStart).count(); }
+
+#define CUPTI_OK(call)                                                                   \
+  do {                                                                                   \
+    if (CUptiResult r_ = (call); r_ != CUPTI_SUCCESS) {                                  \
+      const char* s_ = nullptr;                                                          \
+      cuptiGetResultString(r_, &s_);                                                     \
+      std::fprintf(stderr, "%s failed: %d %s (line %d)\n", #call, int(r_), s_ ? s_ : "", \
+                   __LINE__);                                                            \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
+
+struct Record {
+  std::string function;
+  uint32_t pc;
+  uint64_t executed = 0, threads = 0;
+};
+
+uint64_t g_executed_id = 0, g_threads_id = 0;
+
+// Flushes the collected records of `ctx`.
+std::vector<Record> flush(CUcontext ctx) {
+  CUpti_SassMetricsGetDataProperties_Params props{
+      CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+  props.ctx = ctx;
+  CUPTI_OK(cuptiSassMetricsGetDataProperties(&props));
+  std::vector<Record> out;
+  if (props.numOfPatchedInstructionRecords == 0) return out;
+  std::vector<CUpti_SassMetrics_Data> data(props.numOfPatchedInstructionRecords);
+  std::vector<CUpti_SassMetrics_InstanceValue> values(props.numOfPatchedInstructionRecords *
+                                                      props.numOfInstances * 2);
+  for (size_t i = 0; i < data.size(); ++i) {
+    data[i].structSize = sizeof(CUpti_SassMetrics_Data);
+    data[i].pInstanceValues = &values[i * props.numOfInstances * 2];
+  }
+  CUpti_SassMetricsFlushData_Params fl{CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+  fl.ctx = ctx;
+  fl.numOfPatchedInstructionRecords = props.numOfPatchedInstructionRecords;
+  fl.numOfInstances = props.numOfInstances;
+  fl.pMetricsData = data.data();
+  CUPTI_OK(cuptiSassMetricsFlushData(&fl));
+  for (const CUpti_SassMetrics_Data& d : data) {
+    Record r{d.functionName ? d.functionName : "?", d.pcOffset};
+    for (size_t k = 0; k < props.numOfInstances * 2; ++k) {
+      const CUpti_SassMetrics_InstanceValue& v = d.pInstanceValues[k];
+      if (v.metricId == g_executed_id) r.executed += v.value;
+      if (v.metricId == g_threads_id) r.threads += v.value;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+// Enables collection on `ctx` (lazy: a function is patched at its first launch), or disables it.
+void enable(CUcontext ctx) {
+  CUpti_SassMetricsEnable_Params en{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+  en.ctx = ctx;
+  en.enableLazyPatching = 1;
+  CUPTI_OK(cuptiSassMetricsEnable(&en));
+}
+size_t disable(CUcontext ctx) {
+  CUpti_SassMetricsDisable_Params dis{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+  dis.ctx = ctx;
+  CUPTI_OK(cuptiSassMetricsDisable(&dis));
+  return dis.numOfDroppedRecords;
+}
+
+// Host seconds of `launch` (collection on) and its records, flushed after it. With
+// `own_range`, collection is enabled before and disabled after (else it stays on throughout).
+template <typename Launch>
+std::vector<Record> collected(const char* what, CUcontext ctx, bool own_range, Launch launch) {
+  cudaDeviceSynchronize();
+  const double begin = seconds();
+  if (own_range) enable(ctx);
+  launch();
+  cudaDeviceSynchronize();
+  const double ran = seconds() - begin;
+  std::vector<Record> records = flush(ctx);
+  const size_t dropped = own_range ? disable(ctx) : 0;
+  uint64_t executed = 0, threads = 0;
+  for (const Record& r : records) executed += r.executed, threads += r.threads;
+  std::fprintf(stderr,
+               "%-26s %.3f s (run %.3f)  records %zu  inst_executed %llu  thread_inst_pred_on "
+               "%llu  dropped %zu\n",
+               what, seconds() - begin, ran, records.size(), (unsigned long long)executed,
+               (unsigned long long)threads, dropped);
+  return records;
+}
+
+}  // namespace
+
+int main() {
+  float* p = nullptr;
+  if (cudaMalloc(&p, size_t(132) * 1024 * 4 * 64) != cudaSuccess) return 1;
+  cudaMemset(p, 0, size_t(132) * 1024 * 4 * 64);
+  CUcontext ctx = nullptr;
+  cuCtxGetCurrent(&ctx);
+  std::fprintf(stderr, "init %.3f\n", seconds());
+
+  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  CUPTI_OK(cuptiProfilerInitialize(&init));
+  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  chip.deviceIndex = 0;
+  CUPTI_OK(cuptiDeviceGetChipName(&chip));
+  std::fprintf(stderr, "chip %s\n", chip.pChipName);
+  CUpti_SassMetrics_GetNumOfMetrics_Params num{
+      CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE};
+  num.pChipName = chip.pChipName;
+  CUPTI_OK(cuptiSassMetricsGetNumOfMetrics(&num));
+  std::vector<CUpti_SassMetrics_MetricDetails> list(num.numOfMetrics);
+  CUpti_SassMetrics_GetMetrics_Params get{CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE};
+  get.pChipName = chip.pChipName;
+  get.numOfMetrics = num.numOfMetrics;
+  get.pMetricsList = list.data();
+  CUPTI_OK(cuptiSassMetricsGetMetrics(&get));
+  for (const auto& m : list) std::printf("metric %s: %s\n", m.pMetricName, m.pMetricDescription);
+
+  std::vector<CUpti_SassMetrics_Config> configs;
+  for (const char* name : {"smsp__sass_inst_executed", "smsp__sass_thread_inst_executed_pred_on"}) {
+    CUpti_SassMetrics_GetProperties_Params prop{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+    prop.pChipName = chip.pChipName;
+    prop.pMetricName = name;
+    CUPTI_OK(cuptiSassMetricsGetProperties(&prop));
+    (std::strcmp(name, "smsp__sass_inst_executed") == 0 ? g_executed_id : g_threads_id) =
+        prop.metric.metricId;
+    configs.push_back({prop.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
+  }
+  CUpti_SassMetricsSetConfig_Params set{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+  set.numOfMetricConfig = configs.size();
+  set.pConfigs = configs.data();
+  set.deviceIndex = 0;
+  CUPTI_OK(cuptiSassMetricsSetConfig(&set));
+  std::fprintf(stderr, "configured %.3f\n", seconds());
+
+  constexpr int kBig = 132 * 64, kLoop = 100000, kSmallLoop = 1000;
+  // Collection left on across launches, flushed after each.
+  enable(ctx);
+  const auto small =
+      collected("on: chain_a small #1", ctx, false, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
+  collected("on: chain_a small #2", ctx, false, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
+  collected("on: chain_a big #1", ctx, false, [&] { chain_a<<<kBig, 256>>>(p, kLoop); });
+  collected("on: chain_a big #2", ctx, false, [&] { chain_a<<<kBig, 256>>>(p, kLoop); });
+  collected("on: chain_b big #1", ctx, false, [&] { chain_b<<<kBig, 256>>>(p, kLoop); });
+  collected("on: 2 launches, 2 kernels", ctx, false, [&] {
+    chain_a<<<132, 256>>>(p, kSmallLoop);
+    chain_b<<<132, 256>>>(p, kSmallLoop);
+  });
+  std::fprintf(stderr, "disable: dropped %zu\n", disable(ctx));
+  // A range of its own per launch (enable, launch, flush, disable).
+  collected("range: chain_a small", ctx, true, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
+  collected("range: chain_b big", ctx, true, [&] { chain_b<<<kBig, 256>>>(p, kLoop); });
+  double begin = seconds();
+  chain_a<<<kBig, 256>>>(p, kLoop);
+  cudaDeviceSynchronize();
+  std::fprintf(stderr, "chain_a big, not collected %.3f s\n", seconds() - begin);
+  for (const Record& r : small)
+    std::printf("record %s +0x%04x executed %llu threads %llu\n", r.function.c_str(), r.pc,
+                (unsigned long long)r.executed, (unsigned long long)r.threads);
+  std::printf("expected FFMA executions of chain_a small: %d warps x %d = %lld\n", 132 * 8,
+              kSmallLoop, 132LL * 8 * kSmallLoop);
+  CUpti_SassMetricsUnsetConfig_Params unset{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+  unset.deviceIndex = 0;
+  CUPTI_OK(cuptiSassMetricsUnsetConfig(&unset));
+  std::fprintf(stderr, "total %.3f\n", seconds());
+  return 0;
+}
