@@ -16,6 +16,7 @@
 
 #include "gemm/sm90_tma_store_tile.cuh"
 #include "ptx/cluster.cuh"
+#include "ptx/l2_policy.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/smem.cuh"
@@ -126,9 +127,11 @@ __device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int t
 }
 
 // Writes a consumer's (64, kBlockN) fp32 accumulator tile as fp32 partial sums into `part`
-// (row-major (M, N)), masking rows >= M, cols >= N.
+// (row-major (M, N)), masking rows >= M, cols >= N. kHinted: the float2 stores under L2 policy
+// `policy` (ptx/l2_policy.cuh).
+template <bool kHinted = false>
 __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], float* part, int row0,
-                                              int n0, int M, int N) {
+                                              int n0, int M, int N, uint64_t policy = 0) {
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
   const int row_a = row0 + warp * 16 + lane / 4;
@@ -141,7 +144,11 @@ __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], flo
       if (row >= M || col >= N) continue;
       float* dst = part + static_cast<int64_t>(row) * N + col;
       if (N % 2 == 0 && col + 1 < N) {  // 8-byte aligned: one float2 store
-        *reinterpret_cast<float2*>(dst) = make_float2(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
+        if constexpr (kHinted)
+          st_global_f32x2_hint(dst, d[i * 4 + half * 2], d[i * 4 + half * 2 + 1], policy);
+        else
+          *reinterpret_cast<float2*>(dst) =
+              make_float2(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
       } else {
         dst[0] = d[i * 4 + half * 2];
         if (col + 1 < N) dst[1] = d[i * 4 + half * 2 + 1];
@@ -200,8 +207,12 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
 // through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
 // tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
+// kHinted (one CTA per cluster): A's boxes under L2 policy `policy_a`, B's under `policy_b`.
+template <bool kHinted = false>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
-                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it) {
+                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it,
+                                        uint64_t policy_a = 0, uint64_t policy_b = 0) {
+  static_assert(!kHinted || kClusterM == 1, "L2 policies on the single-CTA loads only");
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
@@ -211,6 +222,11 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     const int k0 = (w.kb_begin + kb) * kBlockK;
+    if constexpr (kHinted) {
+      tma_load_2d_hint(smem.a[s], map_a, &smem.full[s], k0, w.m0, policy_a);
+      tma_load_2d_hint(smem.b[s], map_b, &smem.full[s], k0, w.b_row0, policy_b);
+      continue;
+    }
     tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
     if constexpr (kClusterM == 1) {
       tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);

@@ -17,6 +17,11 @@ constexpr bool kPersistent = true;
 // the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
 // consumed; a kPersistent CTA's producer already refills them.
 constexpr bool kTmaStoreEpilogue = true;
+// Whether split-K work units (few-row shapes) keep their fp32 partials in L2 for the reduction:
+// B's boxes, read once, loaded evict_first, A's (read by every tile column) and the partial
+// stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
+// Nsight Compute showed the reduction reading its 16 MB of partials from DRAM at 128x8192x8192.
+constexpr bool kSplitL2Policy = false;
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
@@ -61,9 +66,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int u = cluster; u < units; u += clusters) {
         const TileCoord tile = tile_of(u);
         const int kb_begin = (u / blocks) * split_kb;
-        produce(smem, &map_a, &map_b,
-                TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)},
-                it);
+        const TileWork work{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)};
+        if (kSplitL2Policy && splits > 1)
+          produce<kSplitL2Policy>(smem, &map_a, &map_b, work, it, l2_policy_evict_last(),
+                                  l2_policy_evict_first());
+        else
+          produce(smem, &map_a, &map_b, work, it);
       }
       producer_tail(smem, it);
     }
@@ -78,8 +86,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
     if (splits > 1)
-      store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
-                    tile.n0, M, N);
+      store_partial<kSplitL2Policy>(d, partials + static_cast<int64_t>(split) * M * N,
+                                    tile.m0 + consumer * 64, tile.n0, M, N,
+                                    kSplitL2Policy ? l2_policy_evict_last() : 0);
     else if (kTmaStoreEpilogue && store_by_tma)
       store_tile_tma<kBlockN, kOwnStaging ? kStagingCols : kBlockN>(
           d, 1.f,

@@ -108,6 +108,29 @@ __device__ __forceinline__ void ld_shared_cluster_f32x2(const void* local, uint3
       : "memory");
 }
 // ==== end kernels/ptx/cluster.cuh ====
+// ==== begin kernels/ptx/l2_policy.cuh (generated: scripts/amalgamate.py) ====
+// L2 eviction policies (createpolicy) for the .L2::cache_hint forms of loads and stores: lines
+// touched under evict_first are the first L2 gives up when it needs room, evict_last the last.
+// E.g. a stream read once (evict_first) beside data read again soon (evict_last).
+
+__device__ __forceinline__ uint64_t l2_policy_evict_first() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ uint64_t l2_policy_evict_last() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+// Two floats to global memory (8-byte aligned) under an L2 policy.
+__device__ __forceinline__ void st_global_f32x2_hint(float* dst, float x, float y,
+                                                     uint64_t policy) {
+  asm volatile("st.global.L2::cache_hint.v2.f32 [%0], {%1, %2}, %3;" ::"l"(dst), "f"(x), "f"(y),
+               "l"(policy)
+               : "memory");
+}
+// ==== end kernels/ptx/l2_policy.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
 // byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
@@ -162,6 +185,16 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, u
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+// tma_load_2d with an L2 eviction policy for the box's lines (ptx/l2_policy.cuh).
+__device__ __forceinline__ void tma_load_2d_hint(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                                 int inner, int outer, uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer),
+      "l"(policy)
       : "memory");
 }
 // The box of a 3-D map at coordinates (c0, c1, c2), innermost first, into `dst`.
@@ -489,9 +522,11 @@ __device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int t
 }
 
 // Writes a consumer's (64, kBlockN) fp32 accumulator tile as fp32 partial sums into `part`
-// (row-major (M, N)), masking rows >= M, cols >= N.
+// (row-major (M, N)), masking rows >= M, cols >= N. kHinted: the float2 stores under L2 policy
+// `policy` (ptx/l2_policy.cuh).
+template <bool kHinted = false>
 __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], float* part, int row0,
-                                              int n0, int M, int N) {
+                                              int n0, int M, int N, uint64_t policy = 0) {
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
   const int row_a = row0 + warp * 16 + lane / 4;
@@ -504,7 +539,11 @@ __device__ __forceinline__ void store_partial(const float (&d)[kBlockN / 2], flo
       if (row >= M || col >= N) continue;
       float* dst = part + static_cast<int64_t>(row) * N + col;
       if (N % 2 == 0 && col + 1 < N) {  // 8-byte aligned: one float2 store
-        *reinterpret_cast<float2*>(dst) = make_float2(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
+        if constexpr (kHinted)
+          st_global_f32x2_hint(dst, d[i * 4 + half * 2], d[i * 4 + half * 2 + 1], policy);
+        else
+          *reinterpret_cast<float2*>(dst) =
+              make_float2(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
       } else {
         dst[0] = d[i * 4 + half * 2];
         if (col + 1 < N) dst[1] = d[i * 4 + half * 2 + 1];
@@ -563,8 +602,12 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
 // through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
 // tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
+// kHinted (one CTA per cluster): A's boxes under L2 policy `policy_a`, B's under `policy_b`.
+template <bool kHinted = false>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
-                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it) {
+                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it,
+                                        uint64_t policy_a = 0, uint64_t policy_b = 0) {
+  static_assert(!kHinted || kClusterM == 1, "L2 policies on the single-CTA loads only");
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
@@ -574,6 +617,11 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     const int k0 = (w.kb_begin + kb) * kBlockK;
+    if constexpr (kHinted) {
+      tma_load_2d_hint(smem.a[s], map_a, &smem.full[s], k0, w.m0, policy_a);
+      tma_load_2d_hint(smem.b[s], map_b, &smem.full[s], k0, w.b_row0, policy_b);
+      continue;
+    }
     tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
     if constexpr (kClusterM == 1) {
       tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
@@ -687,6 +735,11 @@ constexpr bool kPersistent = true;
 // the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
 // consumed; a kPersistent CTA's producer already refills them.
 constexpr bool kTmaStoreEpilogue = true;
+// Whether split-K work units (few-row shapes) keep their fp32 partials in L2 for the reduction:
+// B's boxes, read once, loaded evict_first, A's (read by every tile column) and the partial
+// stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
+// Nsight Compute showed the reduction reading its 16 MB of partials from DRAM at 128x8192x8192.
+constexpr bool kSplitL2Policy = false;
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
@@ -731,9 +784,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int u = cluster; u < units; u += clusters) {
         const TileCoord tile = tile_of(u);
         const int kb_begin = (u / blocks) * split_kb;
-        produce(smem, &map_a, &map_b,
-                TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)},
-                it);
+        const TileWork work{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)};
+        if (kSplitL2Policy && splits > 1)
+          produce<kSplitL2Policy>(smem, &map_a, &map_b, work, it, l2_policy_evict_last(),
+                                  l2_policy_evict_first());
+        else
+          produce(smem, &map_a, &map_b, work, it);
       }
       producer_tail(smem, it);
     }
@@ -748,8 +804,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     float d[kBlockN / 2];
     consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
     if (splits > 1)
-      store_partial(d, partials + static_cast<int64_t>(split) * M * N, tile.m0 + consumer * 64,
-                    tile.n0, M, N);
+      store_partial<kSplitL2Policy>(d, partials + static_cast<int64_t>(split) * M * N,
+                                    tile.m0 + consumer * 64, tile.n0, M, N,
+                                    kSplitL2Policy ? l2_policy_evict_last() : 0);
     else if (kTmaStoreEpilogue && store_by_tma)
       store_tile_tma<kBlockN, kOwnStaging ? kStagingCols : kBlockN>(
           d, 1.f,
