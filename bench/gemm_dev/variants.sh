@@ -27,6 +27,8 @@ deep='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 1 << 20;
 wide='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 0;/'
 unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
 tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
+l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
+split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu) | task | sed program (must change it)
 table="
 tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging
@@ -36,6 +38,9 @@ tma_cluster2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
 tma_cluster2_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $single; $sharedstaging
 tma_splitcluster|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
 tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $sharedstaging
+tma_split_l2policy|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$l2policy
+tma_split2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$split2
+llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
 llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging
 llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster
 grouped_persistent|bf16_grouped|sm90/gemm/bf16-grouped|$persistent
