@@ -3,7 +3,8 @@
 // SASS metrics, then collects smsp__sass_inst_executed and smsp__sass_thread_inst_executed_pred_on
 // (per instruction, GPU granularity) around single kernels (the first patched kernel, later
 // launches of it, an 8 ms kernel, a new function), first with collection left on and flushed
-// after each launch, then with an enable/disable range per launch. Prints host seconds per
+// after each launch, then with an enable/disable range per launch (patching lazily, then every
+// function at enable, then with the configuration set anew per range). Prints host seconds per
 // launch, the records (function, PC offset, counts) of the first, and what that kernel must
 // execute. Build and run: bench/probes/sass_metrics_probe.sh OUT. On the H200 (CUDA 13, driver
 // 580) only the first collection returned records (docs/timing.md, "Judging time").
@@ -30,6 +31,12 @@ __global__ void chain_a(float* p, int n) {
 __global__ void chain_b(float* p, int n) {
   float a = p[threadIdx.x];
   for (int i = 0; i < n; ++i) a = a * 0.9999f + 0.25f;
+  p[blockIdx.x * blockDim.x + threadIdx.x] = a;
+}
+
+__global__ void chain_c(float* p, int n) {  // launched only in the last section
+  float a = p[threadIdx.x];
+  for (int i = 0; i < n; ++i) a = a * 0.9998f + 0.125f;
   p[blockIdx.x * blockDim.x + threadIdx.x] = a;
 }
 
@@ -91,11 +98,13 @@ std::vector<Record> flush(CUcontext ctx) {
   return out;
 }
 
-// Enables collection on `ctx` (lazy: a function is patched at its first launch), or disables it.
+bool g_lazy = true;  // enable(): patch a function at its first launch, else every function at once
+
+// Enables collection on `ctx`, or disables it.
 void enable(CUcontext ctx) {
   CUpti_SassMetricsEnable_Params en{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
   en.ctx = ctx;
-  en.enableLazyPatching = 1;
+  en.enableLazyPatching = g_lazy ? 1 : 0;
   CUPTI_OK(cuptiSassMetricsEnable(&en));
 }
 size_t disable(CUcontext ctx) {
@@ -189,6 +198,24 @@ int main() {
   // A range of its own per launch (enable, launch, flush, disable).
   collected("range: chain_a small", ctx, true, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
   collected("range: chain_b big", ctx, true, [&] { chain_b<<<kBig, 256>>>(p, kLoop); });
+  // Ranges that patch every function at enable (not lazily).
+  g_lazy = false;
+  collected("eager: chain_a small", ctx, true, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
+  collected("eager: chain_b small", ctx, true, [&] { chain_b<<<132, 256>>>(p, kSmallLoop); });
+  g_lazy = true;
+  // The configuration unset and set again before each range.
+  struct Reconfigured {
+    const char* what;
+    void (*kernel)(float*, int);
+  };
+  for (const Reconfigured& r : {Reconfigured{"reconfig: chain_a small", chain_a},
+                                Reconfigured{"reconfig: chain_c small (new)", chain_c}}) {
+    CUpti_SassMetricsUnsetConfig_Params again{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+    again.deviceIndex = 0;
+    CUPTI_OK(cuptiSassMetricsUnsetConfig(&again));
+    CUPTI_OK(cuptiSassMetricsSetConfig(&set));
+    collected(r.what, ctx, true, [&] { r.kernel<<<132, 256>>>(p, kSmallLoop); });
+  }
   double begin = seconds();
   chain_a<<<kBig, 256>>>(p, kLoop);
   cudaDeviceSynchronize();
