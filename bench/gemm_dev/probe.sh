@@ -4,7 +4,8 @@
 # PTXB_PROBE_NCU=1 also one Nsight Compute report per source on the first shape (--set full, the
 # kernel's 4th launch, the library not run; kernels named by PTXB_PROBE_KERNEL, default
 # regex:tma_ws, the TMA experts' GEMM kernels), kept as OUT/NAME.ncu-rep with its text details in
-# OUT/NAME.ncu.txt. Prints one line per (source, shape) last.
+# OUT/NAME.ncu.txt and every raw metric (warp stall reasons among them) in OUT/NAME.raw.csv, to
+# read where ncu is not installed. Prints one line per (source, shape) last.
 # Usage (GPU machine, repository root): bench/gemm_dev/probe.sh OUT "M,N,K M,N,K ..." FILE.cu...
 #   e.g. PTXB_SOURCES_ONLY=1 bench/gemm_dev/variants.sh BIN /tmp/v 1 tma_cluster2
 #        bench/gemm_dev/probe.sh $OUT "4096,4096,4096 8192,8192,8192" /tmp/v/src/*.cu
@@ -35,6 +36,7 @@ for src in "$@"; do
       -k "${PTXB_PROBE_KERNEL:-regex:tma_ws}" -f -o "$out/$name" \
       "$out/gemm_probe" "$out/$name.so" "$m" "$n" "$k" 4 > "$out/$name.ncu.log" 2>&1
     "$ncu" --import "$out/$name.ncu-rep" --page details > "$out/$name.ncu.txt" 2>&1
+    "$ncu" --import "$out/$name.ncu-rep" --page raw --csv > "$out/$name.raw.csv" 2>&1
   fi
 done
 cat "$summary"
