@@ -59,13 +59,17 @@ __device__ __forceinline__ void cluster_sync() {
       "barrier.cluster.wait.acquire.aligned;" ::
           : "memory");
 }
-// Arrives (release, cluster scope) on the mbarrier at `bar`'s offset in CTA `cta` of the cluster
-// (this CTA's own rank included).
+// Arrives on the mbarrier at `bar`'s offset in CTA `cta` of the cluster (this CTA's own rank
+// included), with the default semantics (release, CTA scope). For releasing a stage whose reads
+// have completed (wgmma.wait_group): the peer's later TMA write is a write after a finished read,
+// which needs no cluster-scope fence. NOTE: `.release.cluster` compiles to MEMBAR.ALL.CTA and
+// MEMBAR.ALL.GPU before every arrive; in the 2-CTA GEMM that was 59% of the stall cycles (ncu,
+// bench/results/2026-12-03d-h200-session-846c033) and the kernel ran at half speed.
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta) {
   asm volatile(
       "{\n.reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
       "r"(cta)
       : "memory");
 }
