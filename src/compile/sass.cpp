@@ -3,6 +3,7 @@
 // followed by an encoding-only continuation line; "....." closes a function's listing.
 #include "compile/sass.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace ptxb {
@@ -55,6 +56,25 @@ std::optional<std::string> sass_opcode(std::string_view line) {
   }
   if (token.empty() || token.substr(0, 2) == "/*") return std::nullopt;
   return std::string(token);
+}
+
+std::map<std::string, std::map<uint32_t, std::string>> sass_pc_opcodes(std::string_view listing) {
+  std::map<std::string, std::map<uint32_t, std::string>> out;
+  for (const SassFunction& fn : parse_sass(listing)) {
+    std::map<uint32_t, std::string>& at = out[fn.name];
+    std::string_view text = fn.text;
+    while (!text.empty()) {
+      const size_t end = std::min(text.find('\n'), text.size());
+      const std::string_view line = text.substr(0, end);
+      text.remove_prefix(std::min(end + 1, text.size()));
+      const std::optional<std::string> opcode = sass_opcode(line);
+      if (!opcode) continue;
+      const std::string_view s = skip_space(line);  // "/*0090*/ ...", checked by sass_opcode
+      at[static_cast<uint32_t>(
+          std::stoul(std::string(s.substr(2, s.find("*/") - 2)), nullptr, 16))] = *opcode;
+    }
+  }
+  return out;
 }
 
 std::vector<SassFunction> parse_sass(std::string_view listing) {

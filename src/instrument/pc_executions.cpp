@@ -1,0 +1,33 @@
+#include "instrument/pc_executions.hpp"
+
+#include <sstream>
+
+#include "compile/sass.hpp"
+#include "core/error.hpp"
+
+namespace ptxb {
+
+std::map<std::string, OpcodeExecutions> opcode_executions(std::string_view listing,
+                                                          const std::vector<PcRecord>& records) {
+  const auto opcodes = sass_pc_opcodes(listing);
+  std::map<std::string, OpcodeExecutions> out;
+  for (const PcRecord& r : records) {
+    const auto fn = opcodes.find(r.function);
+    if (fn == opcodes.end())
+      throw InputError("SASS metrics record for function " + r.function +
+                       ", which the SASS listing does not have");
+    const auto at = fn->second.find(r.pc);
+    if (at == fn->second.end()) {
+      std::ostringstream pc;
+      pc << std::hex << r.pc;
+      throw InputError("SASS metrics record at PC offset 0x" + pc.str() + " of " + r.function +
+                       ", where the SASS listing has no instruction");
+    }
+    OpcodeExecutions& e = out[r.function];
+    e.warps[at->second] += r.warps;
+    e.threads[at->second] += r.threads;
+  }
+  return out;
+}
+
+}  // namespace ptxb
