@@ -2,14 +2,12 @@
 
 #include <sstream>
 
-#include "compile/sass.hpp"
 #include "core/error.hpp"
 
 namespace ptxb {
 
-std::map<std::string, OpcodeExecutions> opcode_executions(std::string_view listing,
+std::map<std::string, OpcodeExecutions> opcode_executions(const PcOpcodes& opcodes,
                                                           const std::vector<PcRecord>& records) {
-  const auto opcodes = sass_pc_opcodes(listing);
   std::map<std::string, OpcodeExecutions> out;
   for (const PcRecord& r : records) {
     const auto fn = opcodes.find(r.function);

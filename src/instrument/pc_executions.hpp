@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace ptxb {
@@ -28,10 +27,14 @@ struct OpcodeExecutions {
   std::map<std::string, int64_t> threads;
 };
 
+/// The opcode at every PC offset of every function: mangled name -> offset -> full opcode token,
+/// as compile/sass.hpp's sass_pc_opcodes reads it from the cubin's SASS listing.
+using PcOpcodes = std::map<std::string, std::map<uint32_t, std::string>>;
+
 /// Per function (mangled name): the records' counts summed by the opcode the listing has at their
 /// PC. Throws InputError naming the first record whose function or PC the listing lacks (the
 /// records then belong to other code than the listing's).
-std::map<std::string, OpcodeExecutions> opcode_executions(std::string_view listing,
+std::map<std::string, OpcodeExecutions> opcode_executions(const PcOpcodes& opcodes,
                                                           const std::vector<PcRecord>& records);
 
 }  // namespace ptxb

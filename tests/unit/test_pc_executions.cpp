@@ -41,7 +41,8 @@ TEST(SassPcOpcodes, EveryInstructionOfTheListingByOffset) {
 TEST(PcExecutions, TheFfmaLoopCountsExactlyFromTheH200Records) {
   const std::vector<PcRecord> records = probe_records(read_file(kDir / "chain_a_records.txt"));
   ASSERT_EQ(records.size(), 152u);  // 76 instructions x 2 metrics
-  const auto by_function = opcode_executions(read_file(kDir / "chain_kernels.sass"), records);
+  const auto by_function =
+      opcode_executions(sass_pc_opcodes(read_file(kDir / "chain_kernels.sass")), records);
   ASSERT_EQ(by_function.size(), 1u);
   const OpcodeExecutions& e = by_function.at("_Z7chain_aPfi");
   // 132 blocks x 8 warps x 1000 steps, every thread active.
@@ -54,7 +55,7 @@ TEST(PcExecutions, TheFfmaLoopCountsExactlyFromTheH200Records) {
 }
 
 TEST(PcExecutions, RecordsOfOtherCodeAreRefused) {
-  const std::string listing = read_file(kDir / "chain_kernels.sass");
+  const PcOpcodes listing = sass_pc_opcodes(read_file(kDir / "chain_kernels.sass"));
   EXPECT_THROW(opcode_executions(listing, {PcRecord{"_Z7chain_cPfi", 0, 1, 32}}), InputError);
   EXPECT_THROW(opcode_executions(listing, {PcRecord{"_Z7chain_aPfi", 0x8, 1, 32}}), InputError);
   EXPECT_THROW(opcode_executions(listing, {PcRecord{"_Z7chain_aPfi", 0x100000, 1, 32}}),
