@@ -3,8 +3,8 @@
 // followed by an encoding-only continuation line; "....." closes a function's listing.
 #include "compile/sass.hpp"
 
-#include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace ptxb {
 namespace {
@@ -37,17 +37,28 @@ bool closes_function(std::string_view line) {
   return s.substr(0, 5) == "....." || s.substr(0, 6) == "Fatbin";
 }
 
-}  // namespace
+// An instruction line: its offset and its opcode token (a view into the line).
+struct Instruction {
+  uint32_t offset = 0;
+  std::string_view opcode;
+};
 
-std::optional<std::string> sass_opcode(std::string_view line) {
+// "/*0090*/   @!UP0 HGMMA.64x256x16.F32.BF16 R24, ..." -> {0x90, "HGMMA.64x256x16.F32.BF16"}; the
+// predicate is skipped. nullopt for a line that is not an instruction.
+std::optional<Instruction> instruction(std::string_view line) {
   std::string_view s = skip_space(line);
   // An instruction line starts with its offset comment: /*0090*/
   if (s.size() < 5 || s.substr(0, 2) != "/*") return std::nullopt;
   size_t close = s.find("*/");
   if (close == std::string_view::npos || close == 2) return std::nullopt;
-  for (char c : s.substr(2, close - 2)) {
+  const std::string_view digits = s.substr(2, close - 2);
+  for (char c : digits) {
     if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
   }
+  Instruction out;
+  // NOTE: the digits are hex (checked above); an offset past 32 bits, which no real listing has,
+  // leaves 0 rather than making the line no instruction.
+  std::from_chars(digits.data(), digits.data() + digits.size(), out.offset, 16);
   s = skip_space(s.substr(close + 2));
   std::string_view token = take_token(s);
   if (!token.empty() && token[0] == '@') {  // predicate: @P0, @!UP0, @!PT
@@ -55,30 +66,14 @@ std::optional<std::string> sass_opcode(std::string_view line) {
     token = take_token(s);
   }
   if (token.empty() || token.substr(0, 2) == "/*") return std::nullopt;
-  return std::string(token);
-}
-
-std::map<std::string, std::map<uint32_t, std::string>> sass_pc_opcodes(std::string_view listing) {
-  std::map<std::string, std::map<uint32_t, std::string>> out;
-  for (const SassFunction& fn : parse_sass(listing)) {
-    std::map<uint32_t, std::string>& at = out[fn.name];
-    std::string_view text = fn.text;
-    while (!text.empty()) {
-      const size_t end = std::min(text.find('\n'), text.size());
-      const std::string_view line = text.substr(0, end);
-      text.remove_prefix(std::min(end + 1, text.size()));
-      const std::optional<std::string> opcode = sass_opcode(line);
-      if (!opcode) continue;
-      const std::string_view s = skip_space(line);  // "/*0090*/ ...", checked by sass_opcode
-      at[static_cast<uint32_t>(
-          std::stoul(std::string(s.substr(2, s.find("*/") - 2)), nullptr, 16))] = *opcode;
-    }
-  }
+  out.opcode = token;
   return out;
 }
 
-std::vector<SassFunction> parse_sass(std::string_view listing) {
-  std::vector<SassFunction> out;
+// Calls on_function(name) at each "Function : <name>" header and then on_line(line) for every line
+// of that function's listing (the header included), up to the line that closes it.
+template <typename OnFunction, typename OnLine>
+void walk_functions(std::string_view listing, OnFunction on_function, OnLine on_line) {
   bool inside = false;
   size_t start = 0;
   while (start < listing.size()) {
@@ -88,17 +83,50 @@ std::vector<SassFunction> parse_sass(std::string_view listing) {
     start = end + 1;
 
     if (auto name = function_header(line)) {
-      out.emplace_back().name = *name;
+      on_function(*name);
       inside = true;
     } else if (inside && closes_function(line)) {
       inside = false;
       continue;
     }
-    if (!inside) continue;
-    SassFunction& fn = out.back();
-    fn.text.append(line).push_back('\n');
-    if (auto opcode = sass_opcode(line)) ++fn.opcode_counts[*opcode];
+    if (inside) on_line(line);
   }
+}
+
+}  // namespace
+
+std::optional<std::string> sass_opcode(std::string_view line) {
+  const std::optional<Instruction> i = instruction(line);
+  if (!i) return std::nullopt;
+  return std::string(i->opcode);
+}
+
+std::map<std::string, std::map<uint32_t, std::string>> sass_pc_opcodes(std::string_view listing) {
+  std::map<std::string, std::map<uint32_t, std::string>> out;
+  std::map<uint32_t, std::string>* at = nullptr;
+  walk_functions(
+      listing,
+      [&](const std::string& name) {
+        at = &out[name];
+        at->clear();  // a name listed again keeps its last listing
+      },
+      [&](std::string_view line) {
+        if (const std::optional<Instruction> i = instruction(line))
+          (*at)[i->offset] = std::string(i->opcode);
+      });
+  return out;
+}
+
+std::vector<SassFunction> parse_sass(std::string_view listing) {
+  std::vector<SassFunction> out;
+  walk_functions(
+      listing, [&](const std::string& name) { out.emplace_back().name = name; },
+      [&](std::string_view line) {
+        SassFunction& fn = out.back();
+        fn.text.append(line).push_back('\n');
+        if (const std::optional<Instruction> i = instruction(line))
+          ++fn.opcode_counts[std::string(i->opcode)];
+      });
   return out;
 }
 
