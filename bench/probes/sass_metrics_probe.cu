@@ -6,8 +6,10 @@
 // after each launch, then with an enable/disable range per launch (patching lazily, then every
 // function at enable, then with the configuration set anew per range). Prints host seconds per
 // launch, the records (function, PC offset, counts) of the first, and what that kernel must
-// execute. Build and run: bench/probes/sass_metrics_probe.sh OUT. On the H200 (CUDA 13, driver
-// 580) only the first collection returned records (docs/timing.md, "Judging time").
+// execute. `sass_metrics_probe once [eager]`: a fresh process, launches of a, b and a flushed
+// once. Build and run: bench/probes/sass_metrics_probe.sh OUT. On the H200 (CUDA 13, driver 580)
+// only the first collection returned records, and only of the first patched function
+// (docs/timing.md, "Judging time").
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti_profiler_target.h>
@@ -133,12 +135,16 @@ std::vector<Record> collected(const char* what, CUcontext ctx, bool own_range, L
                "%llu  dropped %zu\n",
                what, seconds() - begin, ran, records.size(), (unsigned long long)executed,
                (unsigned long long)threads, dropped);
+  std::map<std::string, uint64_t> per_function;  // warp instructions per function
+  for (const Record& r : records) per_function[r.function] += r.executed;
+  for (const auto& [name, n] : per_function)
+    std::fprintf(stderr, "  %s: inst_executed %llu\n", name.c_str(), (unsigned long long)n);
   return records;
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   float* p = nullptr;
   if (cudaMalloc(&p, size_t(132) * 1024 * 4 * 64) != cudaSuccess) return 1;
   cudaMemset(p, 0, size_t(132) * 1024 * 4 * 64);
@@ -182,6 +188,21 @@ int main() {
   std::fprintf(stderr, "configured %.3f\n", seconds());
 
   constexpr int kBig = 132 * 64, kLoop = 100000, kSmallLoop = 1000;
+  if (argc > 1 && std::strcmp(argv[1], "once") == 0) {
+    // Several launches, one flush at the end: per-function totals over all of them? With a
+    // second argument "eager", every function is patched at enable.
+    g_lazy = !(argc > 2 && std::strcmp(argv[2], "eager") == 0);
+    enable(ctx);
+    collected("once: a, b, a (one flush)", ctx, false, [&] {
+      chain_a<<<132, 256>>>(p, kSmallLoop);
+      chain_b<<<132, 256>>>(p, kSmallLoop);
+      chain_a<<<132, 256>>>(p, kSmallLoop);
+    });
+    std::fprintf(stderr, "once: expected FFMA of chain_a %lld, of chain_b %lld\n",
+                 2LL * 132 * 8 * kSmallLoop, 132LL * 8 * kSmallLoop);
+    std::fprintf(stderr, "disable: dropped %zu\n", disable(ctx));
+    return 0;
+  }
   // Collection left on across launches, flushed after each.
   enable(ctx);
   const auto small =

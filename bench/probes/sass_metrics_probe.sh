@@ -12,4 +12,11 @@ cuobjdump -sass "$out/sass_metrics_probe" > "$out/sass_metrics_probe.sass" 2>&1
 LD_LIBRARY_PATH="$cuda/extras/CUPTI/lib64:$cuda/lib64:${LD_LIBRARY_PATH:-}" \
   "$out/sass_metrics_probe" > "$out/sass_metrics_probe.txt" 2> "$out/sass_metrics_probe.log"
 echo "exit $?" >> "$out/sass_metrics_probe.log"
+# A fresh process: several launches, one flush at the end.
+LD_LIBRARY_PATH="$cuda/extras/CUPTI/lib64:$cuda/lib64:${LD_LIBRARY_PATH:-}" \
+  "$out/sass_metrics_probe" once > /dev/null 2>> "$out/sass_metrics_probe.log"
+echo "exit $?" >> "$out/sass_metrics_probe.log"
+LD_LIBRARY_PATH="$cuda/extras/CUPTI/lib64:$cuda/lib64:${LD_LIBRARY_PATH:-}" \
+  "$out/sass_metrics_probe" once eager > /dev/null 2>> "$out/sass_metrics_probe.log"
+echo "exit $?" >> "$out/sass_metrics_probe.log"
 cat "$out/sass_metrics_probe.log"; grep -E "^(record|expected)" "$out/sass_metrics_probe.txt"
