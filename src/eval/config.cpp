@@ -55,6 +55,8 @@ EvalConfig EvalConfig::from_environment() {
   c.timing_samples = env_int("PTXBENCH_TIMING_SAMPLES", 50, 1);
   c.timing_min_ms = env_int("PTXBENCH_TIMING_MIN_MS", 100, 0);
   c.timing_max_samples = env_int("PTXBENCH_TIMING_MAX_SAMPLES", 1000, 1);
+  c.timing_ci_permille = env_int("PTXBENCH_TIMING_CI_PERMILLE", 10, 0);
+  c.timing_noisy_cap_ms = env_int("PTXBENCH_TIMING_NOISY_CAP_MS", 1500, 0);
   c.timing_block = env_int("PTXBENCH_TIMING_BLOCK", 8, 1);
   c.sustained_calls = env_int("PTXBENCH_SUSTAINED_CALLS", 20, 0);
   c.sustained_rounds = env_int("PTXBENCH_SUSTAINED_ROUNDS", 10, 1);
@@ -82,6 +84,8 @@ nlohmann::json EvalConfig::to_json() const {
           {"timing_samples", timing_samples},
           {"timing_min_ms", timing_min_ms},
           {"timing_max_samples", timing_max_samples},
+          {"timing_ci_permille", timing_ci_permille},
+          {"timing_noisy_cap_ms", timing_noisy_cap_ms},
           {"timing_block", timing_block},
           {"sustained_calls", sustained_calls},
           {"sustained_rounds", sustained_rounds},

@@ -25,6 +25,11 @@ struct EvalConfig {
   int timing_samples = 50;                    ///< PTXBENCH_TIMING_SAMPLES (calls at least)
   int timing_min_ms = 100;        ///< PTXBENCH_TIMING_MIN_MS: device time per shape to reach
   int timing_max_samples = 1000;  ///< PTXBENCH_TIMING_MAX_SAMPLES: calls at most
+  /// PTXBENCH_TIMING_CI_PERMILLE: more rounds while the paired speedup's 95% interval reaches
+  /// further than this (tenths of a percent) from its median (0: off), while the timed calls of
+  /// the shape stay under PTXBENCH_TIMING_NOISY_CAP_MS (docs/timing.md)
+  int timing_ci_permille = 10;
+  int timing_noisy_cap_ms = 1500;
   /// PTXBENCH_TIMING_BLOCK: candidate calls per cold round, in one counter range (docs/timing.md)
   int timing_block = 8;
   /// PTXBENCH_SUSTAINED_CALLS: calls per back-to-back batch of the sustained regime (0: off)

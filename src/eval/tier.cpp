@@ -29,6 +29,7 @@ EvalConfig quick_tier(EvalConfig config) {
   config.timing_max_samples = 10;
   config.timing_block = 5;  // two rounds
   config.timing_min_ms = 0;
+  config.timing_ci_permille = 0;
   config.sustained_calls = 0;
   return config;
 }

@@ -34,6 +34,8 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
   job.timing_samples = config.timing_samples;
   job.timing_min_ms = config.timing_min_ms;
   job.timing_max_samples = config.timing_max_samples;
+  job.timing_ci_permille = config.timing_ci_permille;
+  job.timing_noisy_cap_ms = config.timing_noisy_cap_ms;
   job.timing_block = config.timing_block;
   job.sustained_calls = config.sustained_calls;
   job.sustained_rounds = config.sustained_rounds;

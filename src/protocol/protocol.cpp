@@ -24,6 +24,8 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"timing_samples", job.timing_samples},
           {"timing_min_ms", job.timing_min_ms},
           {"timing_max_samples", job.timing_max_samples},
+          {"timing_ci_permille", job.timing_ci_permille},
+          {"timing_noisy_cap_ms", job.timing_noisy_cap_ms},
           {"timing_block", job.timing_block},
           {"sustained_calls", job.sustained_calls},
           {"sustained_rounds", job.sustained_rounds},
@@ -60,6 +62,8 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.timing_samples = field("timing_samples").get<int>();
   job.timing_min_ms = field("timing_min_ms").get<int>();
   job.timing_max_samples = field("timing_max_samples").get<int>();
+  job.timing_ci_permille = field("timing_ci_permille").get<int>();
+  job.timing_noisy_cap_ms = field("timing_noisy_cap_ms").get<int>();
   job.timing_block = field("timing_block").get<int>();
   if (job.timing_block < 1) throw InputError("worker job: timing_block: must be >= 1");
   job.sustained_calls = field("sustained_calls").get<int>();

@@ -56,6 +56,10 @@ struct WorkerJob {
   int timing_samples = 50;      ///< timed calls at least
   int timing_min_ms = 0;        ///< more rounds until the timed calls add up to this
   int timing_max_samples = 50;  ///< timed calls at most
+  /// More rounds while the paired speedup's 95% interval reaches further than this many tenths of
+  /// a percent from its median (0: off), until the timed calls add up to timing_noisy_cap_ms.
+  int timing_ci_permille = 0;
+  int timing_noisy_cap_ms = 0;
   /// Candidate calls per cold round and counter range, each on its own input set (docs/timing.md).
   int timing_block = 1;
   /// The sustained regime (docs/timing.md): calls per back-to-back batch (0: not measured), timed

@@ -52,7 +52,14 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
   const int min_rounds = rounds_for(options.samples, per_round);
   const int max_rounds = rounds_for(options.max_samples, per_round);
   const int coarse_rounds = rounds_for(options.coarse_after, per_round);
-  for (int s = 0; want_more_samples(s, timed_us, min_rounds, options.min_total_us, max_rounds);
+  // A noisy speedup takes more rounds than the device-time rule gives, within a cap of its own.
+  auto too_uncertain = [&](int s) {
+    return calls.size() == 2 && options.max_speedup_halfwidth > 0 && s < max_rounds &&
+           timed_us < options.noisy_cap_us &&
+           speedup_too_uncertain(out.us[0], out.us[1], options.max_speedup_halfwidth);
+  };
+  for (int s = 0; want_more_samples(s, timed_us, min_rounds, options.min_total_us, max_rounds) ||
+                  too_uncertain(s);
        ++s) {
     // NOTE: lines a call marked persisting would stay in L2 for the next one; the candidate is
     // forbidden to mark any (docs/threat-model.md), and this makes sure none survive a round.

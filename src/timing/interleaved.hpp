@@ -38,6 +38,11 @@ struct TimingOptions {
   /// (microseconds, all implementations together); 0 = exactly `samples` calls.
   double min_total_us = 0;
   int max_samples = 0;
+  /// With two implementations (candidate first, library second): more rounds, up to
+  /// `max_samples` calls, while speedup_too_uncertain(.., `max_speedup_halfwidth`) and the timed
+  /// calls stay under `noisy_cap_us` (timing/stats.hpp). 0: off.
+  double max_speedup_halfwidth = 0;
+  double noisy_cap_us = 0;
   bool flush_l2 = true;
   /// Slow candidates (timing/stats.hpp, coarse_enough): with two calls (candidate first, library
   /// second), stop after `coarse_after` calls (0: never) when the paired speedup is below

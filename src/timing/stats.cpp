@@ -47,6 +47,14 @@ bool coarse_enough(const std::vector<double>& candidate_us, const std::vector<do
   return median_ci(paired_ratios(library_us, candidate_us)).median < min_speedup;
 }
 
+bool speedup_too_uncertain(const std::vector<double>& candidate_us,
+                           const std::vector<double>& library_us, double max_relative_halfwidth) {
+  if (candidate_us.size() < 2 || candidate_us.size() != library_us.size()) return false;
+  const MedianCI s = median_ci(paired_ratios(library_us, candidate_us));
+  const double allowed = max_relative_halfwidth * s.median;
+  return s.median - s.low > allowed || s.high - s.median > allowed;
+}
+
 RoundLimits sustained_round_limits(int max_rounds, int min_total_ms) {
   if (min_total_ms <= 0) return {max_rounds, max_rounds, 0.0};
   return {std::min(kSustainedMinRounds, max_rounds), max_rounds, 1000.0 * min_total_ms};

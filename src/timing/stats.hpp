@@ -35,6 +35,15 @@ int choose_algorithm(const std::vector<double>& median_us, double margin);
 bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
                        double min_total_us, int max_samples);
 
+/// Whether the paired speedup (library / candidate, per round) is still too uncertain: its 95%
+/// interval (median_ci) reaches further than `max_relative_halfwidth` times its median from the
+/// median on either side. False with fewer than 2 rounds or unequal lengths. Long shapes whose
+/// calls swing by percents from round to round (attention forward at B 1 S 16384 on the H200:
+/// 3276-3616 us within 7 rounds, power-bound) then take more rounds than the device-time rule
+/// gives them.
+bool speedup_too_uncertain(const std::vector<double>& candidate_us,
+                           const std::vector<double>& library_us, double max_relative_halfwidth);
+
 /// The sustained regime's rounds (docs/timing.md), for want_more_samples: `max_rounds` rounds, or
 /// fewer once the timed batches of both sides add up to `min_total_ms`, but never fewer than
 /// kSustainedMinRounds. A sample there averages a whole batch (20 calls), so a few rounds give a

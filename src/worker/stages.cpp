@@ -196,6 +196,8 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     options.samples = job.timing_samples;
     options.min_total_us = 1000.0 * job.timing_min_ms;
     options.max_samples = job.timing_max_samples;
+    options.max_speedup_halfwidth = job.timing_ci_permille / 1000.0;
+    options.noisy_cap_us = 1000.0 * job.timing_noisy_cap_ms;
     if (job.baseline == "library") options.coarse_after = kCoarseCalls;  // not the self-check
     // Fresh input values for every call of every round (outside the timed events): a cached or
     // replayed output cannot be right, and no call finds its inputs already seen. Derived

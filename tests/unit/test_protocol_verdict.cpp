@@ -17,6 +17,8 @@ TEST(Protocol, JobRoundTrip) {
   job.timing_samples = 7;
   job.timing_min_ms = 30;
   job.timing_max_samples = 90;
+  job.timing_ci_permille = 15;
+  job.timing_noisy_cap_ms = 900;
   job.sustained_rounds = 6;
   job.sustained_min_ms = 250;
   job.baseline = "self";
@@ -28,6 +30,8 @@ TEST(Protocol, JobRoundTrip) {
   EXPECT_EQ(back.timing_samples, 7);
   EXPECT_EQ(back.timing_min_ms, 30);
   EXPECT_EQ(back.timing_max_samples, 90);
+  EXPECT_EQ(back.timing_ci_permille, 15);
+  EXPECT_EQ(back.timing_noisy_cap_ms, 900);
   EXPECT_EQ(back.sustained_rounds, 6);
   EXPECT_EQ(back.sustained_min_ms, 250);
   EXPECT_EQ(back.baseline, "self");

@@ -75,6 +75,22 @@ TEST(Stats, ShortCallsGetMoreSamplesUpToTheCap) {
   EXPECT_FALSE(want_more_samples(50, 0, 50, 0, 1000));
 }
 
+TEST(Stats, ANoisySpeedupIsTooUncertainUntilItsIntervalIsNarrow) {
+  // The H200's attention forward at B 1 S 16384 (7 rounds, microseconds): the paired speedups
+  // run from 0.921 to 1.028 around a median of 1.021; the interval reaches 1% past it.
+  const std::vector<double> cand = {3351.2, 3515.9, 3282.9, 3275.7, 3308.9, 3616.4, 3446.2};
+  const std::vector<double> lib = {3436.0, 3314.3, 3373.4, 3282.2, 3377.8, 3331.9, 3532.4};
+  EXPECT_TRUE(speedup_too_uncertain(cand, lib, 0.01));
+  EXPECT_FALSE(speedup_too_uncertain(cand, lib, 0.20));
+  // The same shape's steady neighbour (B 4 S 4096 causal): within 0.2% of the median.
+  const std::vector<double> steady_cand = {497.3, 497.8, 497.1, 496.7, 498.0, 497.8, 497.8, 497.3};
+  const std::vector<double> steady_lib = {470.5, 470.8, 470.2, 470.3, 470.9, 470.5, 470.7, 470.5};
+  EXPECT_FALSE(speedup_too_uncertain(steady_cand, steady_lib, 0.01));
+  // Too few rounds, or unpaired samples, decide nothing.
+  EXPECT_FALSE(speedup_too_uncertain({1.0}, {2.0}, 0.01));
+  EXPECT_FALSE(speedup_too_uncertain({1.0, 1.2}, {2.0}, 0.01));
+}
+
 // Rounds the sustained regime takes for a batch pair of `round_us` (both sides), through the same
 // loop condition time_interleaved uses.
 int sustained_rounds_for(double round_us, int max_rounds, int min_total_ms) {

@@ -34,6 +34,7 @@ TEST(QuickTier, ShortTimingNoSustainedRegimeQuickCorrectnessAndItsName) {
   EXPECT_EQ(quick.tier, Tier::kQuick);
   EXPECT_EQ(quick.timing_samples, 10);
   EXPECT_EQ(quick.timing_max_samples, 10);
+  EXPECT_EQ(quick.timing_ci_permille, 0) << "the quick tier keeps its two rounds";
   EXPECT_EQ(quick.sustained_calls, 0);
   EXPECT_EQ(quick.run_evidence, full.run_evidence) << "the evidence stays";
   EXPECT_EQ(quick.to_json()["tier"], "quick");
