@@ -29,6 +29,7 @@ unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilog
 tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
 split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
+nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu) | task | sed program (must change it)
 table="
 tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging
@@ -41,6 +42,8 @@ tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $
 tma_split_l2policy|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$l2policy
 tma_split2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$split2
 llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
+tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
+llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl
 llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging
 llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster
 grouped_persistent|bf16_grouped|sm90/gemm/bf16-grouped|$persistent

@@ -22,6 +22,11 @@ constexpr bool kTmaStoreEpilogue = true;
 // stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
 // Nsight Compute showed the reduction reading its 16 MB of partials from DRAM at 128x8192x8192.
 constexpr bool kSplitL2Policy = false;
+// Whether reduce_splits is launched as a programmatic dependent of the split GEMM kernel: the
+// GEMM's CTAs allow it at their start, so it is launched (its CTAs waiting in griddepcontrol.wait
+// until the GEMM grid has finished and its partials are visible) while the GEMM still runs,
+// instead of after it: the launch gap between the two kernels is hidden.
+constexpr bool kSplitPdl = true;
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
@@ -38,6 +43,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                      const __grid_constant__ CUtensorMap map_c, bool store_by_tma, __nv_bfloat16* c,
                      float* partials, int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
+  // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete. No-op
+  // without a dependent launch.
+  if (kSplitPdl && splits > 1) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   const int warpgroup = threadIdx.x / 128;
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
@@ -185,6 +193,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 // step (16-byte loads: the ABI's pointers are 256-byte aligned, and count % 4 == 0 keeps every
 // split's partials aligned), else one by one.
 __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
+  // Launched as a programmatic dependent (kSplitPdl): the GEMM grid has completed and its
+  // partials are visible after this. Returns at once after an ordinary launch.
+  if (kSplitPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   const int64_t quads = count % 4 == 0 ? count / 4 : 0;
@@ -345,7 +356,18 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (split.splits > 1) {
     const int64_t count = M * N;
     const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));
-    reduce_splits<<<blocks, 256, 0, stream>>>(partials, c, count, split.splits);
+    cudaLaunchAttribute dependent = {};
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = kSplitPdl ? 1 : 0;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(256);
+    config.stream = stream;
+    config.attrs = &dependent;
+    config.numAttrs = 1;
+    if (cudaLaunchKernelEx(&config, reduce_splits, static_cast<const float*>(partials), c, count,
+                           split.splits) != cudaSuccess)
+      return kLaunchFailed;
   }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }

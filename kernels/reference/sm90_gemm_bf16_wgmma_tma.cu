@@ -21,12 +21,14 @@
 // - edges: TMA zero-fills out-of-bounds rows and the K tail, and clips the stored boxes;
 // - split-K when the output tiles fill less than half the SMs (few rows, e.g. 128x8192x8192: 32
 //   tiles on 132 SMs): work units (tile, split) write fp32 partial tiles into the workspace and a
-//   second kernel sums them in split order (deterministic) into bf16 C;
+//   second kernel sums them in split order (deterministic) into bf16 C, launched as a
+//   programmatic dependent of the first (griddepcontrol) so that its launch overlaps the GEMM;
 // - knobs measured by bench/gemm_dev/variants.sh (docs/tasks.md has the numbers): kPersistent
 //   (on), kOwnStaging (on) and kStagingCols, kClusterM = 2 (CTA pairs along M sharing the B tile
 //   through TMA multicast; off: slower as written) and kSplitCluster (the K splits of a tile as
 //   one cluster, summed through distributed shared memory; off). Split-K partials stored by TMA
-//   (removed after 7b56920) and split-K summed by the tile's last split (removed after 3ce8fec)
+//   (removed after 7b56920), split-K summed by the tile's last split (removed after 3ce8fec) and
+//   by every split of a tile after waiting for the others (bench/results/2026-12-03e-*, call 3)
 //   were measured too and lost.
 // Requirements checked by ptxb_run: K % 8 == 0 (16-byte row pitch for TMA), 16-byte aligned
 // pointers, contiguous row-major tensors.
@@ -743,6 +745,11 @@ constexpr bool kTmaStoreEpilogue = true;
 // stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
 // Nsight Compute showed the reduction reading its 16 MB of partials from DRAM at 128x8192x8192.
 constexpr bool kSplitL2Policy = false;
+// Whether reduce_splits is launched as a programmatic dependent of the split GEMM kernel: the
+// GEMM's CTAs allow it at their start, so it is launched (its CTAs waiting in griddepcontrol.wait
+// until the GEMM grid has finished and its partials are visible) while the GEMM still runs,
+// instead of after it: the launch gap between the two kernels is hidden.
+constexpr bool kSplitPdl = true;
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
@@ -759,6 +766,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                      const __grid_constant__ CUtensorMap map_c, bool store_by_tma, __nv_bfloat16* c,
                      float* partials, int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
+  // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete. No-op
+  // without a dependent launch.
+  if (kSplitPdl && splits > 1) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   const int warpgroup = threadIdx.x / 128;
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
@@ -906,6 +916,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 // step (16-byte loads: the ABI's pointers are 256-byte aligned, and count % 4 == 0 keeps every
 // split's partials aligned), else one by one.
 __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
+  // Launched as a programmatic dependent (kSplitPdl): the GEMM grid has completed and its
+  // partials are visible after this. Returns at once after an ordinary launch.
+  if (kSplitPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   const int64_t quads = count % 4 == 0 ? count / 4 : 0;
@@ -1066,7 +1079,18 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (split.splits > 1) {
     const int64_t count = M * N;
     const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));
-    reduce_splits<<<blocks, 256, 0, stream>>>(partials, c, count, split.splits);
+    cudaLaunchAttribute dependent = {};
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = kSplitPdl ? 1 : 0;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(256);
+    config.stream = stream;
+    config.attrs = &dependent;
+    config.numAttrs = 1;
+    if (cudaLaunchKernelEx(&config, reduce_splits, static_cast<const float*>(partials), c, count,
+                           split.splits) != cudaSuccess)
+      return kLaunchFailed;
   }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
