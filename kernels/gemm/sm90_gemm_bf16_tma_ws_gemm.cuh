@@ -191,7 +191,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // C = sum over the splits of the fp32 partials, in split order, rounded to bf16: four elements a
 // step (16-byte loads: the ABI's pointers are 256-byte aligned, and count % 4 == 0 keeps every
-// split's partials aligned), else one by one.
+// split's partials aligned), else one by one. The loads of the first kReduceInFlight splits are
+// issued together before the sum (one memory latency per step instead of one per split: the
+// reduction is latency-bound otherwise: the loop's SASS had up to three load latencies per step
+// at four splits); the launch gives every thread about one step. Not yet measured on the H200.
+constexpr int kReduceInFlight = 8;
 __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
   // Launched as a programmatic dependent (kSplitPdl): the GEMM grid has completed and its
   // partials are visible after this. Returns at once after an ordinary launch.
@@ -199,14 +203,27 @@ __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t c
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   const int64_t quads = count % 4 == 0 ? count / 4 : 0;
+  const auto* parts = reinterpret_cast<const float4*>(partials);
   for (int64_t q = first; q < quads; q += stride) {
-    float4 sum = reinterpret_cast<const float4*>(partials)[q];
-    for (int s = 1; s < splits; ++s) {
-      const float4 p = reinterpret_cast<const float4*>(partials + s * count)[q];
-      sum.x += p.x;
-      sum.y += p.y;
-      sum.z += p.z;
-      sum.w += p.w;
+    float4 p[kReduceInFlight];
+#pragma unroll
+    for (int s = 0; s < kReduceInFlight; ++s)
+      if (s < splits) p[s] = parts[s * quads + q];
+    float4 sum = p[0];
+#pragma unroll
+    for (int s = 1; s < kReduceInFlight; ++s) {
+      if (s >= splits) break;
+      sum.x += p[s].x;
+      sum.y += p[s].y;
+      sum.z += p[s].z;
+      sum.w += p[s].w;
+    }
+    for (int s = kReduceInFlight; s < splits; ++s) {
+      const float4 more = parts[s * quads + q];
+      sum.x += more.x;
+      sum.y += more.y;
+      sum.z += more.z;
+      sum.w += more.w;
     }
     __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
     out[0] = __floats2bfloat162_rn(sum.x, sum.y);
@@ -355,7 +372,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   }
   if (split.splits > 1) {
     const int64_t count = M * N;
-    const int blocks = static_cast<int>(std::min<int64_t>((count + 255) / 256, 4 * g_sms));
+    const int64_t steps = count % 4 == 0 ? count / 4 : count;  // reduce_splits' steps
+    const int blocks = static_cast<int>(std::min<int64_t>((steps + 255) / 256, 32 * g_sms));
     cudaLaunchAttribute dependent = {};
     dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     dependent.val.programmaticStreamSerializationAllowed = kSplitPdl ? 1 : 0;
