@@ -30,6 +30,7 @@ tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreE
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
 split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
+streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu) | task | sed program (must change it)
 table="
 tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging
@@ -43,6 +44,8 @@ tma_split_l2policy|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$l2policy
 tma_split2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$split2
 llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
+tma_streamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$streamk
+llm_streamk|bf16_llm|sm90/gemm/bf16-llm|$streamk
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl
 llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging
 llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster

@@ -750,6 +750,88 @@ constexpr bool kSplitL2Policy = false;
 // until the GEMM grid has finished and its partials are visible) while the GEMM still runs,
 // instead of after it: the launch gap between the two kernels is hidden.
 constexpr bool kSplitPdl = true;
+// Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail):
+// with W full waves and a tail of T < CTAs tiles, the tail's T * k_blocks k-block iterations are
+// cut into one contiguous range per CTA, so that no CTA computes more than W + T / CTAs tiles'
+// worth instead of W + 1 (8192^3: 1024 tiles = 7 waves of 132 and 100). A range may start or end
+// inside a tile: such pieces leave fp32 partials, summed per tile in CTA order by reduce_tail
+// (a programmatic dependent launch, like reduce_splits); a tile inside one CTA's range is stored
+// as usual. Only where split-K does not apply (tiles * 2 > SMs) and with persistent CTAs. Off:
+// not yet measured on the H200 (bench/gemm_dev/variants.sh `tma_streamk`, `llm_streamk`).
+constexpr bool kStreamKTail = false;
+constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
+static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
+              "the tail schedule runs on persistent single-CTA clusters");
+
+// Which work a persistent CTA does: `waves` full waves of whole tiles (CTA c: blocks c, c + ctas,
+// ...), then its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
+// is block waves * ctas + t, iterations [t * k_total, (t + 1) * k_total)). tail_tiles == 0: no
+// tail range. Host and device compute the same numbers.
+struct TailSchedule {
+  int ctas = 0, waves = 0, tail_tiles = 0, k_total = 0, range = 0;
+  __host__ __device__ int64_t tail_iterations() const {
+    return static_cast<int64_t>(tail_tiles) * k_total;
+  }
+  // First and last CTA whose range touches tail tile t.
+  __host__ __device__ int first_cta(int t) const {
+    return static_cast<int>(static_cast<int64_t>(t) * k_total / range);
+  }
+  __host__ __device__ int last_cta(int t) const {
+    return static_cast<int>((static_cast<int64_t>(t + 1) * k_total - 1) / range);
+  }
+  // The partial slot of CTA c's piece of tail tile t (a tile it shares with another CTA).
+  __host__ __device__ int slot(int c, int t) const {
+    return c * kMaxTailPieces + (t - first_tile(c));
+  }
+  __host__ __device__ int first_tile(int c) const {
+    return static_cast<int>(static_cast<int64_t>(c) * range / k_total);
+  }
+};
+
+// The schedule of `tiles` output tiles of `k_total` k-blocks on `ctas` persistent CTAs (whole
+// tiles only without a full wave or a tail). plan_tail applies kStreamKTail.
+TailSchedule tail_schedule(int64_t tiles, int k_total, int ctas) {
+  TailSchedule s;
+  s.ctas = ctas;
+  s.k_total = k_total;
+  s.waves = static_cast<int>(tiles / ctas);
+  s.tail_tiles = static_cast<int>(tiles % ctas);
+  if (s.waves == 0 || s.tail_tiles == 0) {
+    s.tail_tiles = 0;  // whole tiles only
+    s.waves = static_cast<int>((tiles + ctas - 1) / ctas);
+    return s;
+  }
+  s.range = static_cast<int>((s.tail_iterations() + ctas - 1) / ctas);  // < k_total
+  return s;
+}
+
+// One unit of a persistent CTA's work under `s`: block (raster index), k-blocks [kb_begin,
+// kb_begin + k_blocks), and the partial slot it stores into (-1: a whole tile, stored as C).
+struct TailUnit {
+  int block, kb_begin, k_blocks, slot;
+};
+// CTA c's j-th unit; false past its last.
+__host__ __device__ __forceinline__ bool tail_unit(const TailSchedule& s, int blocks, int c, int j,
+                                                   TailUnit& u) {
+  if (j < s.waves) {
+    u = {c + j * s.ctas, 0, s.k_total, -1};
+    return u.block < blocks;
+  }
+  if (s.tail_tiles == 0) return false;
+  const int piece = j - s.waves;
+  if (piece >= kMaxTailPieces) return false;
+  const int64_t begin = static_cast<int64_t>(c) * s.range;
+  const int64_t end = min(begin + s.range, s.tail_iterations());
+  const int t = s.first_tile(c) + piece;
+  const int64_t tile_begin = static_cast<int64_t>(t) * s.k_total;
+  const int64_t from = max(begin, tile_begin), to = min(end, tile_begin + s.k_total);
+  if (from >= to) return false;
+  const bool whole = s.first_cta(t) == s.last_cta(t);
+  u = {s.waves * s.ctas + t, static_cast<int>(from - tile_begin), static_cast<int>(to - from),
+       whole ? -1 : s.slot(c, t)};
+  return true;
+}
+
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
@@ -764,11 +846,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, bool store_by_tma, __nv_bfloat16* c,
-                     float* partials, int M, int N, int K, int split_kb, int splits) {
+                     float* partials, int M, int N, int K, int split_kb, int splits,
+                     const TailSchedule tail) {
   SharedStorage& smem = shared_storage();
   // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete. No-op
   // without a dependent launch.
-  if (kSplitPdl && splits > 1) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if (kSplitPdl && (splits > 1 || tail.tail_tiles > 0))
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   const int warpgroup = threadIdx.x / 128;
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
@@ -794,7 +878,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
-      for (int u = cluster; u < units; u += clusters) {
+      TailUnit t;
+      for (int j = 0; kStreamKTail && tail.tail_tiles > 0 && tail_unit(tail, blocks, cluster, j, t);
+           ++j) {
+        const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
+        produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, t.kb_begin, t.k_blocks},
+                it);
+      }
+      for (int u = cluster; (!kStreamKTail || tail.tail_tiles == 0) && u < units; u += clusters) {
         const TileCoord tile = tile_of(u);
         const int kb_begin = (u / blocks) * split_kb;
         const TileWork work{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)};
@@ -811,16 +902,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  for (int u = cluster; u < units; u += clusters) {
-    const TileCoord tile = tile_of(u);
-    const int split = u / blocks;
-    float d[kBlockN / 2];
-    consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
-    if (splits > 1)
-      store_partial<kSplitL2Policy>(d, partials + static_cast<int64_t>(split) * M * N,
-                                    tile.m0 + consumer * 64, tile.n0, M, N,
-                                    kSplitL2Policy ? l2_policy_evict_last() : 0);
-    else if (kTmaStoreEpilogue && store_by_tma)
+  // A consumer's half of a whole tile of C (one split, no tail piece).
+  auto store_whole = [&](const float(&d)[kBlockN / 2], const TileCoord& tile) {
+    if (kTmaStoreEpilogue && store_by_tma)
       store_tile_tma<kBlockN, kOwnStaging ? kStagingCols : kBlockN>(
           d, 1.f,
           kOwnStaging ? smem.staging + consumer * kStagingBytes
@@ -829,6 +913,30 @@ __global__ void __launch_bounds__(kThreads, 1)
           tile.m0 + consumer * 64, tile.n0);
     else
       store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
+  };
+  TailUnit t;
+  for (int j = 0; kStreamKTail && tail.tail_tiles > 0 && tail_unit(tail, blocks, cluster, j, t);
+       ++j) {
+    const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
+    float d[kBlockN / 2];
+    consume(smem, consumer, t.k_blocks, d, it);
+    if (t.slot >= 0)  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
+      store_partial(d, partials + static_cast<int64_t>(t.slot) * kBlockM * kBlockN, consumer * 64,
+                    0, kBlockM, kBlockN);
+    else
+      store_whole(d, tile);
+  }
+  for (int u = cluster; (!kStreamKTail || tail.tail_tiles == 0) && u < units; u += clusters) {
+    const TileCoord tile = tile_of(u);
+    const int split = u / blocks;
+    float d[kBlockN / 2];
+    consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
+    if (splits > 1)
+      store_partial<kSplitL2Policy>(d, partials + static_cast<int64_t>(split) * M * N,
+                                    tile.m0 + consumer * 64, tile.n0, M, N,
+                                    kSplitL2Policy ? l2_policy_evict_last() : 0);
+    else
+      store_whole(d, tile);
   }
   if (kTmaStoreEpilogue && threadIdx.x % 128 == 0)
     bulk_wait_group_read<0>();  // the staging stays until read: before exit
@@ -959,6 +1067,40 @@ __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t c
   }
 }
 
+// C over the tail tiles that several CTAs share (kStreamKTail): per element, the partials of the
+// CTAs whose ranges touch the tile, summed in CTA order (the order of the k-blocks), rounded to
+// bf16; four elements of a row a step. Launched as a programmatic dependent of the GEMM kernel.
+__global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
+                            int N) {
+  if (kSplitPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
+  constexpr int kQuads = kBlockM * kBlockN / 4;
+  const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
+  const int64_t steps = static_cast<int64_t>(s.tail_tiles) * kQuads;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < steps; i += stride) {
+    const int t = static_cast<int>(i / kQuads), e = static_cast<int>(i % kQuads) * 4;
+    const int first = s.first_cta(t), last = s.last_cta(t);
+    if (first == last) continue;  // inside one CTA's range: stored as C by that CTA
+    auto piece = [&](int cta) {
+      return __ldcg(reinterpret_cast<const float4*>(
+          partials + static_cast<int64_t>(s.slot(cta, t)) * kBlockM * kBlockN + e));
+    };
+    float4 sum = piece(first);
+    for (int cta = first + 1; cta <= last; ++cta) {
+      const float4 p = piece(cta);
+      sum.x += p.x;
+      sum.y += p.y;
+      sum.z += p.z;
+      sum.w += p.w;
+    }
+    const TileCoord tile = tile_of_block(s.waves * s.ctas + t, rows, tiles_n);
+    const int row = tile.m0 + e / kBlockN, col = tile.n0 + e % kBlockN;
+    if (row >= M || col >= N) continue;
+    store_bf16_pair(c, row, col, N, sum.x, sum.y);
+    if (col + 2 < N) store_bf16_pair(c, row, col + 2, N, sum.z, sum.w);
+  }
+}
+
 // Resident clusters of each size 1..kMaxClusterSplits (index = size; kSplitCluster only), read by
 // ptxb_plan: on the H200 66 clusters of 2 fit but only 30 of 4, so 32 tiles split 4 ways would
 // run their last 2 clusters as a second wave (bench/probes/cluster_occupancy_probe.cu).
@@ -987,6 +1129,36 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 }
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
+
+// The tail schedule of an (M, N, K) problem cut as `split` (kStreamKTail; no tail with splits).
+TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
+  if (!kStreamKTail || split.splits > 1) return {};
+  const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
+  return tail_schedule(tiles, static_cast<int>((K + kBlockK - 1) / kBlockK),
+                       static_cast<int>(std::min<int64_t>(tiles, g_sms)));
+}
+uint64_t tail_bytes(const TailSchedule& tail) {
+  return tail.tail_tiles == 0 ? 0
+                              : static_cast<uint64_t>(tail.ctas) * kMaxTailPieces * kBlockM *
+                                    kBlockN * sizeof(float);
+}
+
+// `kernel` on `blocks` CTAs of 256 threads, a programmatic dependent of the kernel before it on
+// `stream` (kSplitPdl; else an ordinary launch).
+template <typename... Params, typename... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), int blocks, cudaStream_t stream,
+                             Args... args) {
+  cudaLaunchAttribute dependent = {};
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = kSplitPdl ? 1 : 0;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(256);
+  config.stream = stream;
+  config.attrs = &dependent;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
 
 // A launch of `blocks` CTAs of the kernels here (a multiple of `cluster`) in clusters of
 // `cluster` CTAs along x; `cluster_dims` holds the attribute the config points to.
@@ -1043,6 +1215,7 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
     const SplitK split = split_k(M, N, K, g_sms);
     if (split.splits > 1)
       *workspace_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
+    *workspace_bytes = std::max(*workspace_bytes, tail_bytes(plan_tail(M, N, K, split)));
   }
   return PTXB_OK;
 }
@@ -1068,6 +1241,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
   if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
     return kBadProblem;
+  const TailSchedule tail = plan_tail(M, N, K, split);
+  if (args->workspace_bytes < tail_bytes(tail)) return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
@@ -1086,28 +1261,26 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if constexpr (kClusterM == 1) {
     gemm_bf16_tma_ws<<<clusters, kThreads, kSharedBytes, stream>>>(
         map_a, map_b, map_c, store_by_tma, c, partials, static_cast<int>(M), static_cast<int>(N),
-        static_cast<int>(K), split.split_kb, split.splits);
+        static_cast<int>(K), split.split_kb, split.splits, tail);
   } else if (launch_in_clusters(gemm_bf16_tma_ws, clusters * kClusterM, kClusterM, stream, map_a,
                                 map_b, map_c, store_by_tma, c, partials, static_cast<int>(M),
                                 static_cast<int>(N), static_cast<int>(K), split.split_kb,
-                                split.splits) != cudaSuccess) {
+                                split.splits, tail) != cudaSuccess) {
     return kLaunchFailed;
   }
   if (split.splits > 1) {
     const int64_t count = M * N;
     const int64_t steps = count % 4 == 0 ? count / 4 : count;  // reduce_splits' steps
     const int blocks = static_cast<int>(std::min<int64_t>((steps + 255) / 256, 32 * g_sms));
-    cudaLaunchAttribute dependent = {};
-    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent.val.programmaticStreamSerializationAllowed = kSplitPdl ? 1 : 0;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(256);
-    config.stream = stream;
-    config.attrs = &dependent;
-    config.numAttrs = 1;
-    if (cudaLaunchKernelEx(&config, reduce_splits, static_cast<const float*>(partials), c, count,
-                           split.splits) != cudaSuccess)
+    if (launch_dependent(reduce_splits, blocks, stream, static_cast<const float*>(partials), c,
+                         count, split.splits) != cudaSuccess)
+      return kLaunchFailed;
+  }
+  if (tail.tail_tiles > 0) {
+    const int64_t steps = static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4;
+    const int blocks = static_cast<int>(std::min<int64_t>((steps + 255) / 256, 32 * g_sms));
+    if (launch_dependent(reduce_tail, blocks, stream, static_cast<const float*>(partials), c, tail,
+                         static_cast<int>(M), static_cast<int>(N)) != cudaSuccess)
       return kLaunchFailed;
   }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
