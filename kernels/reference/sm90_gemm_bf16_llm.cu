@@ -777,7 +777,7 @@ TailSchedule tail_schedule(int64_t tiles, int k_total, int ctas) {
     s.waves = static_cast<int>((tiles + ctas - 1) / ctas);
     return s;
   }
-  s.range = static_cast<int>((s.tail_iterations() + ctas - 1) / ctas);  // < k_total
+  s.range = static_cast<int>((s.tail_iterations() + ctas - 1) / ctas);  // <= k_total
   return s;
 }
 
