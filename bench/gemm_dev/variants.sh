@@ -30,6 +30,8 @@ tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreE
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
 split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
+batch2='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 2;/'
+batch4='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 4;/'
 streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu) | task | sed program (must change it)
 table="
@@ -46,6 +48,9 @@ llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_streamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$streamk
 llm_streamk|bf16_llm|sm90/gemm/bf16-llm|$streamk
+tma_split_batch2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$batch2
+tma_split_batch4|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$batch4
+llm_split_batch2|bf16_llm|sm90/gemm/bf16-llm|$batch2
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl
 llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging
 llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster
