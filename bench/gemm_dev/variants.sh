@@ -29,6 +29,7 @@ unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilog
 tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
 split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
+overlap='s/^constexpr bool kOverlapPromotion = false;/constexpr bool kOverlapPromotion = true;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 batch2='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 2;/'
 batch4='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 4;/'
@@ -62,6 +63,8 @@ fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
 fp8b_persistent|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent
 fp8b_directstore|fp8_blockwise|sm90/gemm/fp8-blockwise|$directstore
+fp8_overlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$overlap
+fp8b_overlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$overlap
 "
 declare -A task_of
 names=()

@@ -507,10 +507,35 @@ struct SumPromotion {
   }
 };
 
+// Whether a consumer promotes each k-block's partial sums while the next k-block's MMAs run (two
+// partial buffers, alternating) instead of after waiting for its own MMAs (the tensor cores of
+// this warpgroup idle during every promotion). Off: not yet measured on the H200
+// (bench/gemm_dev/variants.sh `fp8_overlap`, `fp8b_overlap`).
+constexpr bool kOverlapPromotion = false;
+
+// The MMAs of one k-block (stage s) for consumer warpgroup `consumer` into `part`, committed as
+// one group.
+__device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, uint32_t s,
+                                            float (&part)[kAccum]) {
+  const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
+  const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
+  wgmma_fence();
+#pragma unroll
+  for (int k = 0; k < kBlockK / 32; ++k) {
+    // NOTE: inside a 128-byte swizzled row, the k-th 32-element slice starts 32*k bytes in;
+    // the hardware applies the swizzle to the computed addresses.
+    wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
+                          wgmma_desc_sw128(b_tile + k * 32, 16, 1024), k > 0 ? 1 : 0);
+  }
+  wgmma_commit();
+}
+
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
-// MMAs accumulate in `part` (the tensor cores' fp8 accumulation), then promotion.apply adds them
-// into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the MMAs.
-// `it` as in produce(): the consumers' count runs in step with the producer's.
+// MMAs accumulate in a partial buffer (the tensor cores' fp8 accumulation), then promotion.apply
+// adds it into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the
+// MMAs. kOverlapPromotion: k-block kb's MMAs go into buffer kb % 2 and are issued before k-block
+// kb - 1 is promoted (once its group is done: wgmma_wait<1>). `it` as in produce(): the
+// consumers' count runs in step with the producer's.
 template <typename Promotion>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         const Promotion& promotion, float (&acc)[kAccum],
@@ -520,21 +545,58 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
 #pragma unroll
   for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
 
+  if constexpr (kOverlapPromotion) {
+    // At the loop's head `part` holds the newest k-block, in flight; `other` is free.
+    float other[kAccum];
+    decltype(promotion.load(0)) part_scales{}, other_scales{};
+    // Issues k-block kb's MMAs into `into`, then promotes the k-block before it (`done`, its group
+    // finished once only the newest may run) and hands its stage back.
+    auto step = [&](int kb, float(&into)[kAccum], float(&done)[kAccum],
+                    decltype(promotion.load(0))& into_scales,
+                    const decltype(promotion.load(0))& done_scales) {
+      const uint32_t s = it % kStages;
+      into_scales = promotion.load(kb);
+      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      mma_k_block(smem, consumer, s, into);
+      wgmma_wait<1>();
+      fence_regs(done);
+      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+      promotion.apply(done_scales, done, acc);
+      ++it;
+    };
+    if (k_blocks == 0) return;
+    {
+      const uint32_t s = it % kStages;
+      part_scales = promotion.load(0);
+      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      mma_k_block(smem, consumer, s, part);
+      ++it;
+    }
+    int kb = 1;
+    for (; kb + 1 < k_blocks; kb += 2) {
+      step(kb, other, part, other_scales, part_scales);
+      step(kb + 1, part, other, part_scales, other_scales);
+    }
+    if (kb < k_blocks) {  // one k-block left: into `other`, and `other` promoted last
+      step(kb, other, part, other_scales, part_scales);
+      wgmma_wait<0>();
+      fence_regs(other);
+      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+      promotion.apply(other_scales, other, acc);
+    } else {
+      wgmma_wait<0>();
+      fence_regs(part);
+      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+      promotion.apply(part_scales, part, acc);
+    }
+    return;
+  }
+
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % kStages;
     const auto scales = promotion.load(kb);
     mbar_wait(&smem.full[s], (it / kStages) & 1);
-    const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
-    const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
-    wgmma_fence();
-#pragma unroll
-    for (int k = 0; k < kBlockK / 32; ++k) {
-      // NOTE: inside a 128-byte swizzled row, the k-th 32-element slice starts 32*k bytes in;
-      // the hardware applies the swizzle to the computed addresses.
-      wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
-                            wgmma_desc_sw128(b_tile + k * 32, 16, 1024), k > 0 ? 1 : 0);
-    }
-    wgmma_commit();
+    mma_k_block(smem, consumer, s, part);
     wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
     fence_regs(part);
     if (lane0) mbar_arrive(&smem.empty[s]);
