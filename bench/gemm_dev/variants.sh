@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Variants of the GEMM experts made by changing their constexpr knobs, judged by `ptxbench eval`
-# side by side with the expert they come from, interleaved, N rounds; prints the cold speedups
-# per timed shape. A variant that beats its expert on every shape in every round is a candidate
-# for the expert (change the knob in kernels/gemm/ or the expert, re-amalgamate).
+# Variants of the GEMM experts (and of the attention ones, `attention_*` below) made by changing
+# their constexpr knobs, judged by `ptxbench eval` side by side with the expert they come from,
+# interleaved, N rounds; prints the cold speedups per timed shape. A variant that beats its
+# expert on every shape in every round is a candidate for the expert (change the knob in
+# kernels/gemm/ or the expert, re-amalgamate).
 # Usage (GPU machine, repository root): bench/gemm_dev/variants.sh BIN_DIR OUT [N] [VARIANTS]
 #   VARIANTS: comma-separated names of the table below (default: all); the experts of the chosen
 #   variants run too
-# PTXB_OLD_EXPERTS=DIR: also judge DIR/sm90_gemm_NAME.cu (an earlier commit's expert) as
-#   old_NAME next to each expert that runs
+# PTXB_OLD_EXPERTS=DIR: also judge DIR/sm90_gemm_NAME.cu (sm90_NAME.cu for attention_*: an
+#   earlier commit's expert) as old_NAME next to each expert that runs
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-2}" only="${4:-}"
 mkdir -p "$out/src"; out="$(cd "$out" && pwd)"
@@ -34,7 +35,9 @@ nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 batch2='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 2;/'
 batch4='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 4;/'
 streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
-# name | expert (kernels/reference/sm90_gemm_NAME.cu) | task | sed program (must change it)
+chainpdl='s/^constexpr bool kChainPdl = false;/constexpr bool kChainPdl = true;/'
+# name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
+# sed program (must change it)
 table="
 tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging
 tma_fullstaging3|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
@@ -46,6 +49,8 @@ tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $
 tma_split_l2policy|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$l2policy
 tma_split2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$split2
 llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
+bwd_chain_pdl|attention_bwd_bf16|sm90/attention/bwd-bf16|$chainpdl
+bwd_gqa_chain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$chainpdl
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_streamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$streamk
 llm_streamk|bf16_llm|sm90/gemm/bf16-llm|$streamk
@@ -71,12 +76,13 @@ names=()
 while IFS='|' read -r name expert task program; do
   [[ -z "$name" ]] && continue
   [[ -n "$only" && ",$only," != *",$name,"* ]] && continue
-  src="kernels/reference/sm90_gemm_$expert.cu"
+  stem="gemm_$expert"; [[ "$expert" == attention_* ]] && stem="$expert"
+  src="kernels/reference/sm90_$stem.cu"
   sed -e "$program" "$src" > "$out/src/$name.cu"
   if cmp -s "$src" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
   if [[ -z "${task_of[expert_$expert]:-}" ]]; then
     cp "$src" "$out/src/expert_$expert.cu"; task_of[expert_$expert]="$task"; names+=("expert_$expert")
-    old="${PTXB_OLD_EXPERTS:-}/sm90_gemm_$expert.cu"
+    old="${PTXB_OLD_EXPERTS:-}/sm90_$stem.cu"
     if [[ -n "${PTXB_OLD_EXPERTS:-}" && -f "$old" ]]; then
       cp "$old" "$out/src/old_$expert.cu"; task_of[old_$expert]="$task"; names+=("old_$expert")
     fi

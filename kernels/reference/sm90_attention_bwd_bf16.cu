@@ -263,6 +263,18 @@ constexpr int kSwz = 64;                  // bf16 per 128-byte swizzled row = TM
 constexpr int kSeqPad = 128;              // workspace rows per (batch, head) are padded to this
 constexpr int kMaxSeq = 32768;
 constexpr float kLog2e = 1.4426950408889634f;
+// Whether k1 (and k1b) and k2 are launched as programmatic dependents of the kernel before them:
+// a kernel lets its successor launch at its start (griddepcontrol.launch_dependents) and waits
+// for its predecessor (griddepcontrol.wait) before reading anything of the call, so the launch
+// gaps between the three or four kernels are hidden (the hidden shapes' calls take 75-97 us).
+// Off: not yet measured on the H200.
+constexpr bool kChainPdl = false;
+__device__ __forceinline__ void chain_launch_next() {
+  if (kChainPdl) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ __forceinline__ void chain_wait_previous() {
+  if (kChainPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
+}
 
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
 // TMA and never read: k-steps stop at D, and the m64n96 products read 96 columns).
@@ -485,6 +497,7 @@ template <int kD>
 __global__ void __launch_bounds__(256)
     delta_kernel(const bf16* out, const bf16* dout, const float* lse, float* lse2, float* delta,
                  int seq, int seq_pad, int64_t rows_padded) {
+  chain_launch_next();             // k1 may launch; it waits for this grid
   constexpr int kPairs = kD / 64;  // bf16 pairs per lane: 2 (D = 128) or 1 (D = 64; D = 96 below)
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
@@ -528,6 +541,7 @@ __global__ void __launch_bounds__(256)
 template <int kD, bool kSplit>
 __global__ void __launch_bounds__(kThreads, 1)
     dkdv_kernel(const __grid_constant__ Maps maps, const Params p) {
+  chain_launch_next();  // k1b or k2 may launch; they wait for this grid
   using Smem = DkvSmem<kD>;
   constexpr int kStages = Smem::kStages;
   extern __shared__ uint8_t smem_raw[];
@@ -548,6 +562,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warpgroup = threadIdx.x / kWgThreads;
 
   init_barriers(&sm.kv_full, sm.full, sm.empty);
+  chain_wait_previous();  // k0's LSE and Delta
 
   if (warpgroup == 0) {
     setmaxnreg_dec<24>();
@@ -667,6 +682,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 __global__ void __launch_bounds__(256)
     sum_splits_kernel(const float* part, int splits, int64_t part_elems, void* dk, void* dv,
                       int out_f32) {
+  chain_launch_next();    // k2 may launch; it waits for this grid
+  chain_wait_previous();  // k1's partials
   const int64_t quads = part_elems / 4;
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= 2 * quads) return;
@@ -707,6 +724,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warpgroup = threadIdx.x / kWgThreads;
 
   init_barriers(&sm.qd_full, sm.full, sm.empty);
+  chain_wait_previous();  // k0's LSE and Delta (through k1, the kernel before it)
 
   if (warpgroup == 0) {
     setmaxnreg_dec<24>();
@@ -962,6 +980,24 @@ int prepare(const ptxb_args& args, Launch* l) {
 
 int launch_status() { return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed; }
 
+// `kernel` on `grid` CTAs of `threads` with `smem` dynamic shared memory, a programmatic dependent
+// of the kernel before it on `stream` when kChainPdl (else an ordinary launch).
+template <typename... Params, typename... Args>
+cudaError_t launch_chained(void (*kernel)(Params...), dim3 grid, unsigned threads, size_t smem,
+                           cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute chained = {};
+  chained.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  chained.val.programmaticStreamSerializationAllowed = kChainPdl ? 1 : 0;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &chained;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
 // The kernels of one head dim and the dynamic shared memory of k1 and k2.
 struct Kernels {
   void (*delta)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t);
@@ -1001,11 +1037,14 @@ int launch_dkdv(const Launch& l) {
   const dim3 grid = grid_of(l.d, l.d.kv_heads * l.d.splits);
   const bool split = l.d.splits > 1;
   const Kernels k = kernels_of(l.d.dim);
-  (split ? k.dkdv_split : k.dkdv)<<<grid, kThreads, k.dkdv_smem, l.stream>>>(l.dkdv_maps, p);
-  if (!split) return launch_status();
+  if (launch_chained(split ? k.dkdv_split : k.dkdv, grid, kThreads, k.dkdv_smem, l.stream,
+                     l.dkdv_maps, p) != cudaSuccess ||
+      !split)
+    return launch_status();
   const int64_t threads = 2 * l.d.part_elems() / 4;
-  sum_splits_kernel<<<static_cast<unsigned>((threads + 255) / 256), 256, 0, l.stream>>>(
-      p.part, l.d.splits, l.d.part_elems(), l.dk, l.dv, l.d.out_f32);
+  launch_chained(sum_splits_kernel, dim3(static_cast<unsigned>((threads + 255) / 256)), 256, 0,
+                 l.stream, static_cast<const float*>(p.part), l.d.splits, l.d.part_elems(), l.dk,
+                 l.dv, l.d.out_f32);
   return launch_status();
 }
 
@@ -1013,7 +1052,7 @@ int launch_dq(const Launch& l) {
   Params p = l.params;
   p.out0 = l.dq;
   const Kernels k = kernels_of(l.d.dim);
-  k.dq<<<grid_of(l.d, l.d.heads), kThreads, k.dq_smem, l.stream>>>(l.dq_maps, p);
+  launch_chained(k.dq, grid_of(l.d, l.d.heads), kThreads, k.dq_smem, l.stream, l.dq_maps, p);
   return launch_status();
 }
 
