@@ -837,7 +837,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   SharedStorage& smem = shared_storage();
   // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete. No-op
   // without a dependent launch.
-  if (kSplitPdl && (splits > 1 || tail.tail_tiles > 0))
+  if (kSplitPdl && (splits > 1 || (kStreamKTail && tail.tail_tiles > 0)))
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   const int warpgroup = threadIdx.x / 128;
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
