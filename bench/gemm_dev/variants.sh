@@ -29,6 +29,7 @@ unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilog
 tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
 split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
+splitk='s/^constexpr bool kSplitK = false;/constexpr bool kSplitK = true;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu) | task | sed program (must change it)
 table="
@@ -54,6 +55,7 @@ fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
 fp8b_persistent|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent
 fp8b_directstore|fp8_blockwise|sm90/gemm/fp8-blockwise|$directstore
+fp8_splitk|fp8_e4m3|sm90/gemm/fp8-e4m3|$splitk
 "
 declare -A task_of
 names=()
