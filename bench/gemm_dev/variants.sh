@@ -31,6 +31,7 @@ tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreE
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
 split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
 overlap='s/^constexpr bool kOverlapPromotion = false;/constexpr bool kOverlapPromotion = true;/'
+splitk='s/^constexpr bool kSplitK = false;/constexpr bool kSplitK = true;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 batch2='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 2;/'
 batch4='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 4;/'
@@ -70,6 +71,7 @@ fp8b_persistent|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent
 fp8b_directstore|fp8_blockwise|sm90/gemm/fp8-blockwise|$directstore
 fp8_overlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$overlap
 fp8b_overlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$overlap
+fp8_splitk|fp8_e4m3|sm90/gemm/fp8-e4m3|$splitk
 "
 declare -A task_of
 names=()

@@ -29,6 +29,7 @@
 #include <cuda_runtime.h>
 #include <ptxbench/abi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -340,8 +341,8 @@ constexpr bool kTmaStoreEpilogue = true;
 // memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
 // by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
 // epilogue (stores from registers, or the TMA-store epilogue of gemm/sm90_tma_store_tile.cuh),
-// the tile loop and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py); each
-// chooses the two knobs below.
+// split-K's partial stores and reduction (kSplitK), the tile loop and the host's tensor maps.
+// Experts hold a copy (scripts/amalgamate.py); each chooses the two knobs below.
 
 namespace {
 
@@ -454,6 +455,95 @@ __device__ __forceinline__ void store_tile(const float (&d)[kAccum], float scale
   }
 }
 
+// Writes a consumer's (64, kBlockN) fp32 accumulator tile times `scale` as fp32 partial sums into
+// `part` (row-major (M, N)), masking rows >= M, cols >= N; float2 stores when N is even.
+__device__ __forceinline__ void store_partial(const float (&d)[kAccum], float scale, float* part,
+                                              int row0, int n0, int M, int N) {
+  const int lane = threadIdx.x % 32;
+  const int row_a = fragment_row(row0);
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      float* dst = part + static_cast<int64_t>(row) * N + col;
+      const float v0 = d[i * 4 + half * 2] * scale, v1 = d[i * 4 + half * 2 + 1] * scale;
+      if (N % 2 == 0 && col + 1 < N) {
+        *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+      } else {
+        dst[0] = v0;
+        if (col + 1 < N) dst[1] = v1;
+      }
+    }
+  }
+}
+
+// Split-K for shapes whose output tiles fill less than half the SMs (few rows): `splits` work
+// units per tile, each kMinKBlocksPerSplit k-blocks at least, their fp32 partials (times the
+// scale) summed in split order by reduce_splits, a programmatic dependent launch of the GEMM
+// kernel (its CTAs allow it at their start; it waits for the GEMM grid). Off: not yet measured
+// on the H200 (bench/gemm_dev/variants.sh `fp8_splitk`).
+constexpr bool kSplitK = false;
+constexpr int kMinKBlocksPerSplit = 4;  // 512 E4M3 elements of K
+struct SplitK {
+  int split_kb;
+  int splits;
+};
+SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
+  const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
+  const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
+  int splits = 1;
+  if (kSplitK && tiles * 2 <= sms)
+    splits = static_cast<int>(
+        std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
+  const int split_kb = (k_blocks + splits - 1) / splits;
+  return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
+}
+
+// C = the sum over the splits of the fp32 partials, in split order, rounded to bf16: four
+// elements a step (16-byte loads; count % 4 == 0 keeps every split's plane aligned), the loads of
+// the first kReduceInFlight splits issued together, else one by one.
+constexpr int kReduceInFlight = 8;
+__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // the GEMM grid's partials, when dependent
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
+  const auto* parts = reinterpret_cast<const float4*>(partials);
+  for (int64_t q = first; q < quads; q += stride) {
+    float4 p[kReduceInFlight];
+#pragma unroll
+    for (int s = 0; s < kReduceInFlight; ++s)
+      if (s < splits) p[s] = parts[s * quads + q];
+    float4 sum = p[0];
+#pragma unroll
+    for (int s = 1; s < kReduceInFlight; ++s) {
+      if (s >= splits) break;
+      sum.x += p[s].x;
+      sum.y += p[s].y;
+      sum.z += p[s].z;
+      sum.w += p[s].w;
+    }
+    for (int s = kReduceInFlight; s < splits; ++s) {
+      const float4 more = parts[s * quads + q];
+      sum.x += more.x;
+      sum.y += more.y;
+      sum.z += more.z;
+      sum.w += more.w;
+    }
+    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
+    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
+    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
+  }
+  for (int64_t i = quads * 4 + first; i < count; i += stride) {
+    float sum = partials[i];
+    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
+    c[i] = __float2bfloat16_rn(sum);
+  }
+}
+
 // The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
 __device__ __forceinline__ SharedStorage& shared_storage() {
   extern __shared__ uint8_t smem_raw[];
@@ -482,11 +572,12 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 }
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring. `it` counts the k-blocks this CTA put through the ring before (its earlier
-// tiles; 0 for the first) and is advanced past this tile's.
+// through the ring: k_blocks of them from k-block kb_begin (a split of K; 0: the whole K). `it`
+// counts the k-blocks this CTA put through the ring before (its earlier tiles; 0 for the first)
+// and is advanced past this tile's.
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
-                                        uint32_t& it) {
+                                        uint32_t& it, int kb_begin = 0) {
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
@@ -495,8 +586,8 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     // pass over the ring (parity 1) does not wait.
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
-    tma_load_2d(smem.a[s], map_a, &smem.full[s], kb * kBlockK, m0);
-    tma_load_2d(smem.b[s], map_b, &smem.full[s], kb * kBlockK, n0);
+    tma_load_2d(smem.a[s], map_a, &smem.full[s], (kb_begin + kb) * kBlockK, m0);
+    tma_load_2d(smem.b[s], map_b, &smem.full[s], (kb_begin + kb) * kBlockK, n0);
   }
 }
 
@@ -537,13 +628,14 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
 // MMAs accumulate in a partial buffer (the tensor cores' fp8 accumulation), then promotion.apply
 // adds it into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the
-// MMAs. kOverlapPromotion: k-block kb's MMAs go into buffer kb % 2 and are issued before k-block
+// MMAs. The k-blocks are kb_begin .. kb_begin + k_blocks - 1 (a split of K; 0: from the first).
+// kOverlapPromotion: k-block kb's MMAs go into buffer kb % 2 and are issued before k-block
 // kb - 1 is promoted (once its group is done: wgmma_wait<1>). `it` as in produce(): the
 // consumers' count runs in step with the producer's.
 template <typename Promotion>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         const Promotion& promotion, float (&acc)[kAccum],
-                                        uint32_t& it) {
+                                        uint32_t& it, int kb_begin = 0) {
   const bool lane0 = (threadIdx.x % 32) == 0;
   float part[kAccum];
 #pragma unroll
@@ -559,7 +651,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
                     decltype(promotion.load(0))& into_scales,
                     const decltype(promotion.load(0))& done_scales) {
       const uint32_t s = it % kStages;
-      into_scales = promotion.load(kb);
+      into_scales = promotion.load(kb_begin + kb);
       mbar_wait(&smem.full[s], (it / kStages) & 1);
       mma_k_block(smem, consumer, s, into);
       wgmma_wait<1>();
@@ -571,7 +663,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     if (k_blocks == 0) return;
     {
       const uint32_t s = it % kStages;
-      part_scales = promotion.load(0);
+      part_scales = promotion.load(kb_begin);
       mbar_wait(&smem.full[s], (it / kStages) & 1);
       mma_k_block(smem, consumer, s, part);
       ++it;
@@ -598,7 +690,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
 
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % kStages;
-    const auto scales = promotion.load(kb);
+    const auto scales = promotion.load(kb_begin + kb);
     mbar_wait(&smem.full[s], (it / kStages) & 1);
     mma_k_block(smem, consumer, s, part);
     wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote

@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 #include <ptxbench/abi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -336,8 +337,8 @@ constexpr bool kTmaStoreEpilogue = true;
 // memory and mbarrier ring, the producer, the consumers with partial sums promoted every k-block
 // by a promotion policy (per-tensor: a plain sum; block-scaled: times that k-block's scales), the
 // epilogue (stores from registers, or the TMA-store epilogue of gemm/sm90_tma_store_tile.cuh),
-// the tile loop and the host's tensor maps. Experts hold a copy (scripts/amalgamate.py); each
-// chooses the two knobs below.
+// split-K's partial stores and reduction (kSplitK), the tile loop and the host's tensor maps.
+// Experts hold a copy (scripts/amalgamate.py); each chooses the two knobs below.
 
 namespace {
 
@@ -450,6 +451,95 @@ __device__ __forceinline__ void store_tile(const float (&d)[kAccum], float scale
   }
 }
 
+// Writes a consumer's (64, kBlockN) fp32 accumulator tile times `scale` as fp32 partial sums into
+// `part` (row-major (M, N)), masking rows >= M, cols >= N; float2 stores when N is even.
+__device__ __forceinline__ void store_partial(const float (&d)[kAccum], float scale, float* part,
+                                              int row0, int n0, int M, int N) {
+  const int lane = threadIdx.x % 32;
+  const int row_a = fragment_row(row0);
+#pragma unroll
+  for (int i = 0; i < kBlockN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      float* dst = part + static_cast<int64_t>(row) * N + col;
+      const float v0 = d[i * 4 + half * 2] * scale, v1 = d[i * 4 + half * 2 + 1] * scale;
+      if (N % 2 == 0 && col + 1 < N) {
+        *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+      } else {
+        dst[0] = v0;
+        if (col + 1 < N) dst[1] = v1;
+      }
+    }
+  }
+}
+
+// Split-K for shapes whose output tiles fill less than half the SMs (few rows): `splits` work
+// units per tile, each kMinKBlocksPerSplit k-blocks at least, their fp32 partials (times the
+// scale) summed in split order by reduce_splits, a programmatic dependent launch of the GEMM
+// kernel (its CTAs allow it at their start; it waits for the GEMM grid). Off: not yet measured
+// on the H200 (bench/gemm_dev/variants.sh `fp8_splitk`).
+constexpr bool kSplitK = false;
+constexpr int kMinKBlocksPerSplit = 4;  // 512 E4M3 elements of K
+struct SplitK {
+  int split_kb;
+  int splits;
+};
+SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
+  const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
+  const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
+  int splits = 1;
+  if (kSplitK && tiles * 2 <= sms)
+    splits = static_cast<int>(
+        std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
+  const int split_kb = (k_blocks + splits - 1) / splits;
+  return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
+}
+
+// C = the sum over the splits of the fp32 partials, in split order, rounded to bf16: four
+// elements a step (16-byte loads; count % 4 == 0 keeps every split's plane aligned), the loads of
+// the first kReduceInFlight splits issued together, else one by one.
+constexpr int kReduceInFlight = 8;
+__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // the GEMM grid's partials, when dependent
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
+  const auto* parts = reinterpret_cast<const float4*>(partials);
+  for (int64_t q = first; q < quads; q += stride) {
+    float4 p[kReduceInFlight];
+#pragma unroll
+    for (int s = 0; s < kReduceInFlight; ++s)
+      if (s < splits) p[s] = parts[s * quads + q];
+    float4 sum = p[0];
+#pragma unroll
+    for (int s = 1; s < kReduceInFlight; ++s) {
+      if (s >= splits) break;
+      sum.x += p[s].x;
+      sum.y += p[s].y;
+      sum.z += p[s].z;
+      sum.w += p[s].w;
+    }
+    for (int s = kReduceInFlight; s < splits; ++s) {
+      const float4 more = parts[s * quads + q];
+      sum.x += more.x;
+      sum.y += more.y;
+      sum.z += more.z;
+      sum.w += more.w;
+    }
+    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
+    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
+    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
+  }
+  for (int64_t i = quads * 4 + first; i < count; i += stride) {
+    float sum = partials[i];
+    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
+    c[i] = __float2bfloat16_rn(sum);
+  }
+}
+
 // The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
 __device__ __forceinline__ SharedStorage& shared_storage() {
   extern __shared__ uint8_t smem_raw[];
@@ -478,11 +568,12 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 }
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring. `it` counts the k-blocks this CTA put through the ring before (its earlier
-// tiles; 0 for the first) and is advanced past this tile's.
+// through the ring: k_blocks of them from k-block kb_begin (a split of K; 0: the whole K). `it`
+// counts the k-blocks this CTA put through the ring before (its earlier tiles; 0 for the first)
+// and is advanced past this tile's.
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
-                                        uint32_t& it) {
+                                        uint32_t& it, int kb_begin = 0) {
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
@@ -491,8 +582,8 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     // pass over the ring (parity 1) does not wait.
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
-    tma_load_2d(smem.a[s], map_a, &smem.full[s], kb * kBlockK, m0);
-    tma_load_2d(smem.b[s], map_b, &smem.full[s], kb * kBlockK, n0);
+    tma_load_2d(smem.a[s], map_a, &smem.full[s], (kb_begin + kb) * kBlockK, m0);
+    tma_load_2d(smem.b[s], map_b, &smem.full[s], (kb_begin + kb) * kBlockK, n0);
   }
 }
 
@@ -533,13 +624,14 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
 // MMAs accumulate in a partial buffer (the tensor cores' fp8 accumulation), then promotion.apply
 // adds it into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the
-// MMAs. kOverlapPromotion: k-block kb's MMAs go into buffer kb % 2 and are issued before k-block
+// MMAs. The k-blocks are kb_begin .. kb_begin + k_blocks - 1 (a split of K; 0: from the first).
+// kOverlapPromotion: k-block kb's MMAs go into buffer kb % 2 and are issued before k-block
 // kb - 1 is promoted (once its group is done: wgmma_wait<1>). `it` as in produce(): the
 // consumers' count runs in step with the producer's.
 template <typename Promotion>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         const Promotion& promotion, float (&acc)[kAccum],
-                                        uint32_t& it) {
+                                        uint32_t& it, int kb_begin = 0) {
   const bool lane0 = (threadIdx.x % 32) == 0;
   float part[kAccum];
 #pragma unroll
@@ -555,7 +647,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
                     decltype(promotion.load(0))& into_scales,
                     const decltype(promotion.load(0))& done_scales) {
       const uint32_t s = it % kStages;
-      into_scales = promotion.load(kb);
+      into_scales = promotion.load(kb_begin + kb);
       mbar_wait(&smem.full[s], (it / kStages) & 1);
       mma_k_block(smem, consumer, s, into);
       wgmma_wait<1>();
@@ -567,7 +659,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     if (k_blocks == 0) return;
     {
       const uint32_t s = it % kStages;
-      part_scales = promotion.load(0);
+      part_scales = promotion.load(kb_begin);
       mbar_wait(&smem.full[s], (it / kStages) & 1);
       mma_k_block(smem, consumer, s, part);
       ++it;
@@ -594,7 +686,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
 
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % kStages;
-    const auto scales = promotion.load(kb);
+    const auto scales = promotion.load(kb_begin + kb);
     mbar_wait(&smem.full[s], (it / kStages) & 1);
     mma_k_block(smem, consumer, s, part);
     wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
@@ -671,13 +763,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     gemm_fp8_tma_ws(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, bool store_by_tma,
-                    const float* scale_a, const float* scale_b, __nv_bfloat16* c, int M, int N,
-                    int K) {
+                    const float* scale_a, const float* scale_b, __nv_bfloat16* c, float* partials,
+                    int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
+  // reduce_splits may launch now (kSplitK); it waits for this grid to complete.
+  if (kSplitK && splits > 1) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   const int warpgroup = threadIdx.x / 128;
   const int tiles_m = (M + kBlockM - 1) / kBlockM;
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  const int tiles = tiles_m * tiles_n;
+  // Work unit u: tile u % tiles, k-blocks [split * split_kb, ...) of split u / tiles.
+  auto kb_begin_of = [&](int u) { return (u / tiles) * split_kb; };
+  auto k_blocks_of = [&](int u) { return min(k_blocks - kb_begin_of(u), split_kb); };
 
   if (threadIdx.x == 0) init_barriers(smem);
   __syncthreads();
@@ -686,22 +784,26 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0)
-      for_each_tile(tiles_m * tiles_n, [&](int t) {
-        const TileCoord tile = tile_of_block(t, tiles_m, tiles_n);
-        produce(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks, it);
+      for_each_tile(tiles * splits, [&](int u) {
+        const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
+        produce(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it, kb_begin_of(u));
       });
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  for_each_tile(tiles_m * tiles_n, [&](int t) {
-    const TileCoord tile = tile_of_block(t, tiles_m, tiles_n);
+  for_each_tile(tiles * splits, [&](int u) {
+    const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
     float acc[kAccum];
-    consume(smem, consumer, k_blocks, SumPromotion{}, acc, it);
+    consume(smem, consumer, k_blocks_of(u), SumPromotion{}, acc, it, kb_begin_of(u));
     const float scale = *scale_a * *scale_b;
-    store_output(acc, scale, smem, &map_c, store_by_tma, c, consumer, tile.m0 + consumer * 64,
-                 tile.n0, M, N);
+    if (splits > 1)
+      store_partial(acc, scale, partials + static_cast<int64_t>(u / tiles) * M * N,
+                    tile.m0 + consumer * 64, tile.n0, M, N);
+    else
+      store_output(acc, scale, smem, &map_c, store_by_tma, c, consumer, tile.m0 + consumer * 64,
+                   tile.n0, M, N);
   });
   finish_stores();
 }
@@ -713,13 +815,19 @@ bool is_one_f32(const ptxb_tensor_desc& t) {
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
-  (void)problem;
   *workspace_bytes = 0;
-  return read_sm_count() &&
-                 cudaFuncSetAttribute(gemm_fp8_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(kSharedBytes)) == cudaSuccess
-             ? PTXB_OK
-             : kLaunchFailed;
+  if (!read_sm_count() ||
+      cudaFuncSetAttribute(gemm_fp8_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes)) != cudaSuccess)
+    return kLaunchFailed;
+  if (problem->num_inputs >= 2 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 2) {
+    const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
+                  N = problem->inputs[1].shape[0];
+    const SplitK split = split_k(M, N, K, g_sms);
+    if (split.splits > 1)
+      *workspace_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
+  }
+  return PTXB_OK;
 }
 
 extern "C" int ptxb_run(const ptxb_args* args) {
@@ -739,11 +847,34 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma = map_output(&map_c, args->outputs[0], M, N);
 
+  const SplitK split = split_k(M, N, K, g_sms);
+  if (split.splits > 1 &&
+      args->workspace_bytes < static_cast<uint64_t>(split.splits) * M * N * sizeof(float))
+    return kBadProblem;
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
+  auto* partials = static_cast<float*>(args->workspace);
   const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
-  gemm_fp8_tma_ws<<<grid_for(tiles), kThreads, kSharedBytes,
-                    static_cast<cudaStream_t>(args->stream)>>>(
+  gemm_fp8_tma_ws<<<grid_for(tiles * split.splits), kThreads, kSharedBytes, stream>>>(
       map_a, map_b, map_c, store_by_tma, static_cast<const float*>(args->inputs[2]),
-      static_cast<const float*>(args->inputs[3]), static_cast<__nv_bfloat16*>(args->outputs[0]),
-      static_cast<int>(M), static_cast<int>(N), static_cast<int>(K));
+      static_cast<const float*>(args->inputs[3]), c, partials, static_cast<int>(M),
+      static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits);
+  if (split.splits > 1) {  // the split sum, a programmatic dependent of the GEMM kernel
+    const int64_t count = M * N;
+    const int64_t steps = count % 4 == 0 ? count / 4 : count;
+    cudaLaunchAttribute dependent = {};
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim =
+        dim3(static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * g_sms)));
+    config.blockDim = dim3(256);
+    config.stream = stream;
+    config.attrs = &dependent;
+    config.numAttrs = 1;
+    if (cudaLaunchKernelEx(&config, reduce_splits, static_cast<const float*>(partials), c, count,
+                           split.splits) != cudaSuccess)
+      return kLaunchFailed;
+  }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
