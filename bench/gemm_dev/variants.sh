@@ -33,8 +33,6 @@ split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSp
 overlap='s/^constexpr bool kOverlapPromotion = false;/constexpr bool kOverlapPromotion = true;/'
 splitk='s/^constexpr bool kSplitK = false;/constexpr bool kSplitK = true;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
-batch2='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 2;/'
-batch4='s/^constexpr int kSplitLoadBatch = 1;/constexpr int kSplitLoadBatch = 4;/'
 streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
 chainpdl='s/^constexpr bool kChainPdl = false;/constexpr bool kChainPdl = true;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
@@ -55,9 +53,6 @@ bwd_gqa_chain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$chainpdl
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_streamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$streamk
 llm_streamk|bf16_llm|sm90/gemm/bf16-llm|$streamk
-tma_split_batch2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$batch2
-tma_split_batch4|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$batch4
-llm_split_batch2|bf16_llm|sm90/gemm/bf16-llm|$batch2
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl
 llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging
 llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster

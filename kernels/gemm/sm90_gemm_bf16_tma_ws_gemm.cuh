@@ -22,9 +22,6 @@ constexpr bool kTmaStoreEpilogue = true;
 // stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
 // Nsight Compute showed the reduction reading its 16 MB of partials from DRAM at 128x8192x8192.
 constexpr bool kSplitL2Policy = false;
-// K-blocks whose loads leave together in split-K work units (produce's kBatch; 1: one at a time,
-// as every other unit). Not yet measured on the H200 (variants `*_split_batch2`, `_batch4`).
-constexpr int kSplitLoadBatch = 1;
 // Whether reduce_splits is launched as a programmatic dependent of the split GEMM kernel: the
 // GEMM's CTAs allow it at their start, so it is launched (its CTAs waiting in griddepcontrol.wait
 // until the GEMM grid has finished and its partials are visible) while the GEMM still runs,
@@ -169,10 +166,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         const TileCoord tile = tile_of(u);
         const int kb_begin = (u / blocks) * split_kb;
         const TileWork work{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)};
-        if (splits > 1)
-          produce<kSplitL2Policy, kSplitLoadBatch>(smem, &map_a, &map_b, work, it,
-                                                   kSplitL2Policy ? l2_policy_evict_last() : 0,
-                                                   kSplitL2Policy ? l2_policy_evict_first() : 0);
+        if (kSplitL2Policy && splits > 1)
+          produce<kSplitL2Policy>(smem, &map_a, &map_b, work, it, l2_policy_evict_last(),
+                                  l2_policy_evict_first());
         else
           produce(smem, &map_a, &map_b, work, it);
       }

@@ -592,22 +592,15 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 // through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
 // tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
 // kHinted (one CTA per cluster): A's boxes under L2 policy `policy_a`, B's under `policy_b`.
-// kBatch > 1: the loads of kBatch consecutive k-blocks leave together (the producer waits until
-// all their stages are free), so that each row of B is read as kBatch * 128 contiguous bytes at
-// once rather than 128 bytes every k-block's time (DRAM pages of memory-bound split work).
-template <bool kHinted = false, int kBatch = 1>
+template <bool kHinted = false>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, const TileWork& w, uint32_t& it,
                                         uint64_t policy_a = 0, uint64_t policy_b = 0) {
   static_assert(!kHinted || kClusterM == 1, "L2 policies on the single-CTA loads only");
-  static_assert(kBatch >= 1 && kBatch <= kStages, "a batch waits for stages already issued");
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
     const uint32_t s = it % kStages;
-    if (kBatch > 1 && kb % kBatch == 0)  // the batch's later stages free too (see below)
-      for (int i = 1; i < kBatch && kb + i < w.k_blocks; ++i)
-        mbar_wait(&smem.empty[(it + i) % kStages], (((it + i) / kStages) & 1) ^ 1);
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);

@@ -584,22 +584,15 @@ __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
 // through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
 // tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
 // kHinted (one CTA per cluster): A's boxes under L2 policy `policy_a`, B's under `policy_b`.
-// kBatch > 1: the loads of kBatch consecutive k-blocks leave together (the producer waits until
-// all their stages are free), so that each row of B is read as kBatch * 128 contiguous bytes at
-// once rather than 128 bytes every k-block's time (DRAM pages of memory-bound split work).
-template <bool kHinted = false, int kBatch = 1>
+template <bool kHinted = false>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, const TileWork& w, uint32_t& it,
                                         uint64_t policy_a = 0, uint64_t policy_b = 0) {
   static_assert(!kHinted || kClusterM == 1, "L2 policies on the single-CTA loads only");
-  static_assert(kBatch >= 1 && kBatch <= kStages, "a batch waits for stages already issued");
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
     const uint32_t s = it % kStages;
-    if (kBatch > 1 && kb % kBatch == 0)  // the batch's later stages free too (see below)
-      for (int i = 1; i < kBatch && kb + i < w.k_blocks; ++i)
-        mbar_wait(&smem.empty[(it + i) % kStages], (((it + i) / kStages) & 1) ^ 1);
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
@@ -728,9 +721,6 @@ constexpr bool kTmaStoreEpilogue = true;
 // stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
 // Nsight Compute showed the reduction reading its 16 MB of partials from DRAM at 128x8192x8192.
 constexpr bool kSplitL2Policy = false;
-// K-blocks whose loads leave together in split-K work units (produce's kBatch; 1: one at a time,
-// as every other unit). Not yet measured on the H200 (variants `*_split_batch2`, `_batch4`).
-constexpr int kSplitLoadBatch = 1;
 // Whether reduce_splits is launched as a programmatic dependent of the split GEMM kernel: the
 // GEMM's CTAs allow it at their start, so it is launched (its CTAs waiting in griddepcontrol.wait
 // until the GEMM grid has finished and its partials are visible) while the GEMM still runs,
@@ -875,10 +865,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         const TileCoord tile = tile_of(u);
         const int kb_begin = (u / blocks) * split_kb;
         const TileWork work{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)};
-        if (splits > 1)
-          produce<kSplitL2Policy, kSplitLoadBatch>(smem, &map_a, &map_b, work, it,
-                                                   kSplitL2Policy ? l2_policy_evict_last() : 0,
-                                                   kSplitL2Policy ? l2_policy_evict_first() : 0);
+        if (kSplitL2Policy && splits > 1)
+          produce<kSplitL2Policy>(smem, &map_a, &map_b, work, it, l2_policy_evict_last(),
+                                  l2_policy_evict_first());
         else
           produce(smem, &map_a, &map_b, work, it);
       }
