@@ -30,11 +30,11 @@ unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilog
 tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
 split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
-overlap='s/^constexpr bool kOverlapPromotion = false;/constexpr bool kOverlapPromotion = true;/'
-splitk='s/^constexpr bool kSplitK = false;/constexpr bool kSplitK = true;/'
+nooverlap='s/^constexpr bool kOverlapPromotion = true;/constexpr bool kOverlapPromotion = false;/'
+nosplitk='s/^constexpr bool kSplitK = true;/constexpr bool kSplitK = false;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
-chainpdl='s/^constexpr bool kChainPdl = false;/constexpr bool kChainPdl = true;/'
+nochainpdl='s/^constexpr bool kChainPdl = true;/constexpr bool kChainPdl = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it)
 table="
@@ -48,8 +48,8 @@ tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $
 tma_split_l2policy|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$l2policy
 tma_split2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$split2
 llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
-bwd_chain_pdl|attention_bwd_bf16|sm90/attention/bwd-bf16|$chainpdl
-bwd_gqa_chain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$chainpdl
+bwd_nochain_pdl|attention_bwd_bf16|sm90/attention/bwd-bf16|$nochainpdl
+bwd_gqa_nochain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$nochainpdl
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_streamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$streamk
 llm_streamk|bf16_llm|sm90/gemm/bf16-llm|$streamk
@@ -64,9 +64,9 @@ fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
 fp8b_persistent|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent
 fp8b_directstore|fp8_blockwise|sm90/gemm/fp8-blockwise|$directstore
-fp8_overlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$overlap
-fp8b_overlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$overlap
-fp8_splitk|fp8_e4m3|sm90/gemm/fp8-e4m3|$splitk
+fp8_nooverlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$nooverlap
+fp8b_nooverlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$nooverlap
+fp8_nosplitk|fp8_e4m3|sm90/gemm/fp8-e4m3|$nosplitk
 "
 declare -A task_of
 names=()

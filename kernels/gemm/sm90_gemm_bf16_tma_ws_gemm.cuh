@@ -30,12 +30,18 @@ constexpr bool kSplitPdl = true;
 // Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail):
 // with W full waves and a tail of T < CTAs tiles, the tail's T * k_blocks k-block iterations are
 // cut into one contiguous range per CTA, so that no CTA computes more than W + T / CTAs tiles'
-// worth instead of W + 1 (8192^3: 1024 tiles = 7 waves of 132 and 100). A range may start or end
+// worth instead of W + 1 (8192^3: 2048 tiles = 15 waves of 132 and 68). A range may start or end
 // inside a tile: such pieces leave fp32 partials, summed per tile in CTA order by reduce_tail
 // (a programmatic dependent launch, like reduce_splits); a tile inside one CTA's range is stored
-// as usual. Only where split-K does not apply (tiles * 2 > SMs) and with persistent CTAs. Off:
-// not yet measured on the H200 (bench/gemm_dev/variants.sh `tma_streamk`, `llm_streamk`).
+// as usual. Only where split-K does not apply (tiles * 2 > SMs), with persistent CTAs and at
+// least kStreamKMinWaves full waves. Off: ungated on the H200
+// (bench/results/2026-12-03f-h200-session-083f534) it gained where there are many waves (8192^3
+// 0.980 -> 0.987 of cuBLASLt, 4096x28672x4096 0.953 -> 0.963) and lost where there are few
+// (4096^3, 3 waves: 0.996 -> 0.900; 4000x3000x2000, 2 waves: 0.999 -> 0.733): the partials and
+// reduce_tail cost about a quarter of a wave. The gated schedule is not yet measured
+// (bench/gemm_dev/variants.sh `tma_streamk`, `llm_streamk`).
 constexpr bool kStreamKTail = false;
+constexpr int kStreamKMinWaves = 8;
 constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
@@ -407,12 +413,14 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
-// The tail schedule of an (M, N, K) problem cut as `split` (kStreamKTail; no tail with splits).
+// The tail schedule of an (M, N, K) problem cut as `split` (kStreamKTail; no tail with splits or
+// fewer than kStreamKMinWaves full waves).
 TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
   if (!kStreamKTail || split.splits > 1) return {};
   const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
-  return tail_schedule(tiles, static_cast<int>((K + kBlockK - 1) / kBlockK),
-                       static_cast<int>(std::min<int64_t>(tiles, g_sms)));
+  const int ctas = static_cast<int>(std::min<int64_t>(tiles, g_sms));
+  if (ctas == 0 || tiles / ctas < kStreamKMinWaves) return {};
+  return tail_schedule(tiles, static_cast<int>((K + kBlockK - 1) / kBlockK), ctas);
 }
 uint64_t tail_bytes(const TailSchedule& tail) {
   return tail.tail_tiles == 0 ? 0

@@ -163,9 +163,11 @@ __device__ __forceinline__ void store_partial(const float (&d)[kAccum], float sc
 // Split-K for shapes whose output tiles fill less than half the SMs (few rows): `splits` work
 // units per tile, each kMinKBlocksPerSplit k-blocks at least, their fp32 partials (times the
 // scale) summed in split order by reduce_splits, a programmatic dependent launch of the GEMM
-// kernel (its CTAs allow it at their start; it waits for the GEMM grid). Off: not yet measured
-// on the H200 (bench/gemm_dev/variants.sh `fp8_splitk`).
-constexpr bool kSplitK = false;
+// kernel (its CTAs allow it at their start; it waits for the GEMM grid). Only the per-tensor
+// expert's host code splits. H200 (bench/results/2026-12-03f-h200-session-083f534, with
+// kOverlapPromotion): 128x8192x8192 0.867 -> 0.884 of cuBLASLt, the other shapes level
+// (bench/gemm_dev/variants.sh `fp8_nosplitk`).
+constexpr bool kSplitK = true;
 constexpr int kMinKBlocksPerSplit = 4;  // 512 E4M3 elements of K
 struct SplitK {
   int split_kb;
@@ -284,9 +286,11 @@ struct SumPromotion {
 
 // Whether a consumer promotes each k-block's partial sums while the next k-block's MMAs run (two
 // partial buffers, alternating) instead of after waiting for its own MMAs (the tensor cores of
-// this warpgroup idle during every promotion). Off: not yet measured on the H200
-// (bench/gemm_dev/variants.sh `fp8_overlap`, `fp8b_overlap`).
-constexpr bool kOverlapPromotion = false;
+// this warpgroup idle during every promotion). H200
+// (bench/results/2026-12-03f-h200-session-083f534): per tensor 0.855/0.829/0.863/0.894 ->
+// 0.927/0.888/0.867/0.943 of cuBLASLt, block-scaled 0.697/0.678/0.680/0.671 ->
+// 0.837/0.844/0.908/0.785 (bench/gemm_dev/variants.sh `fp8_nooverlap`, `fp8b_nooverlap`).
+constexpr bool kOverlapPromotion = true;
 
 // The MMAs of one k-block (stage s) for consumer warpgroup `consumer` into `part`, committed as
 // one group.

@@ -267,8 +267,10 @@ constexpr float kLog2e = 1.4426950408889634f;
 // a kernel lets its successor launch at its start (griddepcontrol.launch_dependents) and waits
 // for its predecessor (griddepcontrol.wait) before reading anything of the call, so the launch
 // gaps between the three or four kernels are hidden (the hidden shapes' calls take 75-97 us).
-// Off: not yet measured on the H200.
-constexpr bool kChainPdl = false;
+// H200, two evaluations (bench/results/2026-12-03f-h200-session-083f534): the hidden shapes
+// 0.870/0.824 -> 0.900/0.848 of cuDNN, GQA's 0.92 -> 0.98, the long shapes level within 0.5%
+// (bench/gemm_dev/variants.sh `bwd_nochain_pdl`, `bwd_gqa_nochain_pdl`).
+constexpr bool kChainPdl = true;
 __device__ __forceinline__ void chain_launch_next() {
   if (kChainPdl) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
