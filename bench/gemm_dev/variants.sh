@@ -50,6 +50,7 @@ tma_split2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$split2
 llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
 bwd_nochain_pdl|attention_bwd_bf16|sm90/attention/bwd-bf16|$nochainpdl
 bwd_gqa_nochain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$nochainpdl
+bwd_d96_nochain_pdl|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$nochainpdl
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_streamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$streamk
 llm_streamk|bf16_llm|sm90/gemm/bf16-llm|$streamk
