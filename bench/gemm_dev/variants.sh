@@ -33,18 +33,18 @@ split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSp
 nooverlap='s/^constexpr bool kOverlapPromotion = true;/constexpr bool kOverlapPromotion = false;/'
 nosplitk='s/^constexpr bool kSplitK = true;/constexpr bool kSplitK = false;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
-streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
+nostreamk='s/^constexpr bool kStreamKTail = true;/constexpr bool kStreamKTail = false;/'
 nochainpdl='s/^constexpr bool kChainPdl = true;/constexpr bool kChainPdl = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it)
 table="
-tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging
+tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging; $nostreamk
 tma_fullstaging3|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
 tma_groupm8|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
-tma_cluster2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2
-tma_cluster2_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $single; $sharedstaging
+tma_cluster2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $nostreamk
+tma_cluster2_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $single; $sharedstaging; $nostreamk
 tma_splitcluster|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
-tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $sharedstaging
+tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $sharedstaging; $nostreamk
 tma_split_l2policy|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$l2policy
 tma_split2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$split2
 llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
@@ -52,10 +52,10 @@ bwd_nochain_pdl|attention_bwd_bf16|sm90/attention/bwd-bf16|$nochainpdl
 bwd_gqa_nochain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$nochainpdl
 bwd_d96_nochain_pdl|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$nochainpdl
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
-tma_streamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$streamk
-llm_streamk|bf16_llm|sm90/gemm/bf16-llm|$streamk
+tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
+llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl
-llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging
+llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging; $nostreamk
 llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster
 grouped_persistent|bf16_grouped|sm90/gemm/bf16-grouped|$persistent
 wgmma_deep|bf16_wgmma|sm90/gemm/bf16-wgmma|$deep
@@ -63,7 +63,7 @@ wgmma_wide|bf16_wgmma|sm90/gemm/bf16-wgmma|$wide
 wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
 fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
-fp8b_persistent|fp8_blockwise|sm90/gemm/fp8-blockwise|$persistent
+fp8b_single|fp8_blockwise|sm90/gemm/fp8-blockwise|$single
 fp8b_directstore|fp8_blockwise|sm90/gemm/fp8-blockwise|$directstore
 fp8_nooverlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$nooverlap
 fp8b_nooverlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$nooverlap

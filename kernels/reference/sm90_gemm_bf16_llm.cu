@@ -733,13 +733,13 @@ constexpr bool kSplitPdl = true;
 // inside a tile: such pieces leave fp32 partials, summed per tile in CTA order by reduce_tail
 // (a programmatic dependent launch, like reduce_splits); a tile inside one CTA's range is stored
 // as usual. Only where split-K does not apply (tiles * 2 > SMs), with persistent CTAs and at
-// least kStreamKMinWaves full waves. Off: ungated on the H200
-// (bench/results/2026-12-03f-h200-session-083f534) it gained where there are many waves (8192^3
-// 0.980 -> 0.987 of cuBLASLt, 4096x28672x4096 0.953 -> 0.963) and lost where there are few
-// (4096^3, 3 waves: 0.996 -> 0.900; 4000x3000x2000, 2 waves: 0.999 -> 0.733): the partials and
-// reduce_tail cost about a quarter of a wave. The gated schedule is not yet measured
-// (bench/gemm_dev/variants.sh `tma_streamk`, `llm_streamk`).
-constexpr bool kStreamKTail = false;
+// least kStreamKMinWaves full waves. On the H200 (bench/results/2026-12-03f-h200-session-083f534)
+// ungated it gained where there are many waves (8192^3 0.980 -> 0.987 of cuBLASLt,
+// 4096x28672x4096 0.953 -> 0.963) and lost where there are few (4096^3, 3 waves: 0.996 -> 0.900;
+// 4000x3000x2000, 2 waves: 0.999 -> 0.733): the partials and reduce_tail cost about a quarter of
+// a wave. Gated (call F): 0.995 / 0.987 / 0.998 / 0.875 against 0.994 / 0.973 / 0.998 / 0.878
+// (bench/gemm_dev/variants.sh `tma_nostreamk`, `llm_nostreamk`).
+constexpr bool kStreamKTail = true;
 constexpr int kStreamKMinWaves = 8;
 constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),

@@ -327,11 +327,13 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
 // ==== end kernels/gemm/sm90_tma_store_tile.cuh ====
 
 namespace {
-// Knobs of kernels/gemm/sm90_gemm_fp8_tma_ws.cuh: a CTA per output tile, C through the TMA-store
-// epilogue. On the H200 (bench/gemm_dev/variants.sh, one round each) the TMA-store epilogue alone
-// gave 0.695 / 0.675 / 0.675 / 0.664 against 0.645 / 0.666 / 0.670 / 0.593 without; the
-// persistent loop lost on the second shape alone (0.595) and with it (0.580).
-constexpr bool kPersistent = false;
+// Knobs of kernels/gemm/sm90_gemm_fp8_tma_ws.cuh: a CTA per SM looping over output tiles, C
+// through the TMA-store epilogue. On the H200 (bench/gemm_dev/variants.sh, one round each) the
+// TMA-store epilogue alone gave 0.695 / 0.675 / 0.675 / 0.664 against 0.645 / 0.666 / 0.670 /
+// 0.593 without, and the persistent loop then lost on the second shape; with the promotion
+// overlapped (bench/results/2026-12-03f-h200-session-083f534, call F) the persistent loop gave
+// 0.882 / 0.845 / 0.902 / 0.911 against 0.834 / 0.857 / 0.903 / 0.784 (`fp8b_single`).
+constexpr bool kPersistent = true;
 constexpr bool kTmaStoreEpilogue = true;
 }  // namespace
 
