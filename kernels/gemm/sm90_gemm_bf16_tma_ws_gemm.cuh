@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gemm/sm90_gemm_bf16_tma_ws.cuh"
+#include "gemm/sm90_gemm_tail_schedule.cuh"
 
 namespace {
 
@@ -27,13 +28,10 @@ constexpr bool kSplitL2Policy = false;
 // until the GEMM grid has finished and its partials are visible) while the GEMM still runs,
 // instead of after it: the launch gap between the two kernels is hidden.
 constexpr bool kSplitPdl = true;
-// Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail):
-// with W full waves and a tail of T < CTAs tiles, the tail's T * k_blocks k-block iterations are
-// cut into one contiguous range per CTA, so that no CTA computes more than W + T / CTAs tiles'
-// worth instead of W + 1 (8192^3: 2048 tiles = 15 waves of 132 and 68). A range may start or end
-// inside a tile: such pieces leave fp32 partials, summed per tile in CTA order by reduce_tail
-// (a programmatic dependent launch, like reduce_splits); a tile inside one CTA's range is stored
-// as usual. Only where split-K does not apply (tiles * 2 > SMs), with persistent CTAs and at
+// Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail,
+// gemm/sm90_gemm_tail_schedule.cuh; 8192^3: 2048 tiles = 15 waves of 132 and 68), its partials
+// summed by reduce_tail (a programmatic dependent launch, like reduce_splits). Only where split-K
+// does not apply (tiles * 2 > SMs), with persistent CTAs and at
 // least kStreamKMinWaves full waves. On the H200 (bench/results/2026-12-03f-h200-session-083f534)
 // ungated it gained where there are many waves (8192^3 0.980 -> 0.987 of cuBLASLt,
 // 4096x28672x4096 0.953 -> 0.963) and lost where there are few (4096^3, 3 waves: 0.996 -> 0.900;
@@ -42,78 +40,8 @@ constexpr bool kSplitPdl = true;
 // (bench/gemm_dev/variants.sh `tma_nostreamk`, `llm_nostreamk`).
 constexpr bool kStreamKTail = true;
 constexpr int kStreamKMinWaves = 8;
-constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
-
-// Which work a persistent CTA does: `waves` full waves of whole tiles (CTA c: blocks c, c + ctas,
-// ...), then its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
-// is block waves * ctas + t, iterations [t * k_total, (t + 1) * k_total)). tail_tiles == 0: no
-// tail range. Host and device compute the same numbers.
-struct TailSchedule {
-  int ctas = 0, waves = 0, tail_tiles = 0, k_total = 0, range = 0;
-  __host__ __device__ int64_t tail_iterations() const {
-    return static_cast<int64_t>(tail_tiles) * k_total;
-  }
-  // First and last CTA whose range touches tail tile t.
-  __host__ __device__ int first_cta(int t) const {
-    return static_cast<int>(static_cast<int64_t>(t) * k_total / range);
-  }
-  __host__ __device__ int last_cta(int t) const {
-    return static_cast<int>((static_cast<int64_t>(t + 1) * k_total - 1) / range);
-  }
-  // The partial slot of CTA c's piece of tail tile t (a tile it shares with another CTA).
-  __host__ __device__ int slot(int c, int t) const {
-    return c * kMaxTailPieces + (t - first_tile(c));
-  }
-  __host__ __device__ int first_tile(int c) const {
-    return static_cast<int>(static_cast<int64_t>(c) * range / k_total);
-  }
-};
-
-// The schedule of `tiles` output tiles of `k_total` k-blocks on `ctas` persistent CTAs (whole
-// tiles only without a full wave or a tail). plan_tail applies kStreamKTail.
-TailSchedule tail_schedule(int64_t tiles, int k_total, int ctas) {
-  TailSchedule s;
-  s.ctas = ctas;
-  s.k_total = k_total;
-  s.waves = static_cast<int>(tiles / ctas);
-  s.tail_tiles = static_cast<int>(tiles % ctas);
-  if (s.waves == 0 || s.tail_tiles == 0) {
-    s.tail_tiles = 0;  // whole tiles only
-    s.waves = static_cast<int>((tiles + ctas - 1) / ctas);
-    return s;
-  }
-  s.range = static_cast<int>((s.tail_iterations() + ctas - 1) / ctas);  // <= k_total
-  return s;
-}
-
-// One unit of a persistent CTA's work under `s`: block (raster index), k-blocks [kb_begin,
-// kb_begin + k_blocks), and the partial slot it stores into (-1: a whole tile, stored as C).
-struct TailUnit {
-  int block, kb_begin, k_blocks, slot;
-};
-// CTA c's j-th unit; false past its last.
-__host__ __device__ __forceinline__ bool tail_unit(const TailSchedule& s, int blocks, int c, int j,
-                                                   TailUnit& u) {
-  if (j < s.waves) {
-    u = {c + j * s.ctas, 0, s.k_total, -1};
-    return u.block < blocks;
-  }
-  if (s.tail_tiles == 0) return false;
-  const int piece = j - s.waves;
-  if (piece >= kMaxTailPieces) return false;
-  const int64_t begin = static_cast<int64_t>(c) * s.range;
-  const int64_t end = min(begin + s.range, s.tail_iterations());
-  const int t = s.first_tile(c) + piece;
-  const int64_t tile_begin = static_cast<int64_t>(t) * s.k_total;
-  const int64_t from = max(begin, tile_begin), to = min(end, tile_begin + s.k_total);
-  if (from >= to) return false;
-  const bool whole = s.first_cta(t) == s.last_cta(t);
-  u = {s.waves * s.ctas + t, static_cast<int>(from - tile_begin), static_cast<int>(to - from),
-       whole ? -1 : s.slot(c, t)};
-  return true;
-}
 
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
@@ -352,38 +280,15 @@ __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t c
   }
 }
 
-// C over the tail tiles that several CTAs share (kStreamKTail): per element, the partials of the
-// CTAs whose ranges touch the tile, summed in CTA order (the order of the k-blocks), rounded to
-// bf16; four elements of a row a step. Launched as a programmatic dependent of the GEMM kernel.
+// C over the tail tiles that several CTAs share (kStreamKTail): sum_tail_tiles, launched as a
+// programmatic dependent of the GEMM kernel.
 __global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
                             int N) {
   if (kSplitPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
-  constexpr int kQuads = kBlockM * kBlockN / 4;
   const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-  const int64_t steps = static_cast<int64_t>(s.tail_tiles) * kQuads;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < steps; i += stride) {
-    const int t = static_cast<int>(i / kQuads), e = static_cast<int>(i % kQuads) * 4;
-    const int first = s.first_cta(t), last = s.last_cta(t);
-    if (first == last) continue;  // inside one CTA's range: stored as C by that CTA
-    auto piece = [&](int cta) {
-      return __ldcg(reinterpret_cast<const float4*>(
-          partials + static_cast<int64_t>(s.slot(cta, t)) * kBlockM * kBlockN + e));
-    };
-    float4 sum = piece(first);
-    for (int cta = first + 1; cta <= last; ++cta) {
-      const float4 p = piece(cta);
-      sum.x += p.x;
-      sum.y += p.y;
-      sum.z += p.z;
-      sum.w += p.w;
-    }
-    const TileCoord tile = tile_of_block(s.waves * s.ctas + t, rows, tiles_n);
-    const int row = tile.m0 + e / kBlockN, col = tile.n0 + e % kBlockN;
-    if (row >= M || col >= N) continue;
-    store_bf16_pair(c, row, col, N, sum.x, sum.y);
-    if (col + 2 < N) store_bf16_pair(c, row, col + 2, N, sum.z, sum.w);
-  }
+  sum_tail_tiles<kBlockM, kBlockN>(
+      partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },
+      [&](int row, int col, float v0, float v1) { store_bf16_pair(c, row, col, N, v0, v1); });
 }
 
 // Resident clusters of each size 1..kMaxClusterSplits (index = size; kSplitCluster only), read by
@@ -419,15 +324,12 @@ int g_sms = 0;  // the device's SM count, read by ptxb_plan
 // fewer than kStreamKMinWaves full waves).
 TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
   if (!kStreamKTail || split.splits > 1) return {};
-  const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
-  const int ctas = static_cast<int>(std::min<int64_t>(tiles, g_sms));
-  if (ctas == 0 || tiles / ctas < kStreamKMinWaves) return {};
-  return tail_schedule(tiles, static_cast<int>((K + kBlockK - 1) / kBlockK), ctas);
+  return gated_tail_schedule(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN),
+                             static_cast<int>((K + kBlockK - 1) / kBlockK), g_sms,
+                             kStreamKMinWaves);
 }
 uint64_t tail_bytes(const TailSchedule& tail) {
-  return tail.tail_tiles == 0 ? 0
-                              : static_cast<uint64_t>(tail.ctas) * kMaxTailPieces * kBlockM *
-                                    kBlockN * sizeof(float);
+  return tail_partial_bytes(tail, kBlockM * kBlockN);
 }
 
 // `kernel` on `blocks` CTAs of 256 threads, a programmatic dependent of the kernel before it on

@@ -723,51 +723,19 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
-// ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh (generated: scripts/amalgamate.py) ====
-// The plain GEMM of the TMA + wgmma expert solutions: the kernel over a grouped raster of output
-// tiles with split-K for few-tile shapes, the split reduction, and ptxb_plan / ptxb_run. Needs the
-// pieces of gemm/sm90_gemm_bf16_tma_ws.cuh before it (scripts/amalgamate.py copies both).
+// ==== begin kernels/gemm/sm90_gemm_tail_schedule.cuh (generated: scripts/amalgamate.py) ====
+// The stream-K tail schedule of the persistent GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
+// gemm/sm90_gemm_fp8_tma_ws.cuh): with W full waves of output tiles and a tail of T < CTAs tiles,
+// the tail's T * k_total k-block iterations are cut into one contiguous range per CTA, so that no
+// CTA computes more than W + T / CTAs tiles' worth instead of W + 1. A range may start or end
+// inside a tile: such pieces leave fp32 partials in slots of a workspace, summed per tile in CTA
+// order by sum_tail_tiles (in the includer's reduce_tail kernel); a tile inside one CTA's range is
+// stored as usual. Checked on the host by tests/kernels/gemm_tail_schedule.cu. Experts hold a copy
+// (scripts/amalgamate.py).
 
 namespace {
 
-// Whether a CTA loops over work units (one CTA per SM, the mbarrier ring running on from unit to
-// unit so that the producer loads the next tile while the consumers store the last) or takes one
-// unit (one CTA per unit). Persistent with kOwnStaging and 4 stages measured 0.994 / 0.974 / 0.998
-// of cuBLASLt against 0.959 / 0.955 / 0.927 one unit per CTA (bench/gemm_dev, docs/tasks.md).
-constexpr bool kPersistent = true;
-// Whether a tile of C leaves through shared memory and TMA stores (store_tile_tma; full 128-byte
-// lines, clipped by the map) instead of masked bf16x2 stores from registers. Without kOwnStaging
-// the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
-// consumed; a kPersistent CTA's producer already refills them.
-constexpr bool kTmaStoreEpilogue = true;
-// Whether split-K work units (few-row shapes) keep their fp32 partials in L2 for the reduction:
-// B's boxes, read once, loaded evict_first, A's (read by every tile column) and the partial
-// stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
-// Nsight Compute showed the reduction reading its 16 MB of partials from DRAM at 128x8192x8192.
-constexpr bool kSplitL2Policy = false;
-// Whether reduce_splits is launched as a programmatic dependent of the split GEMM kernel: the
-// GEMM's CTAs allow it at their start, so it is launched (its CTAs waiting in griddepcontrol.wait
-// until the GEMM grid has finished and its partials are visible) while the GEMM still runs,
-// instead of after it: the launch gap between the two kernels is hidden.
-constexpr bool kSplitPdl = true;
-// Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail):
-// with W full waves and a tail of T < CTAs tiles, the tail's T * k_blocks k-block iterations are
-// cut into one contiguous range per CTA, so that no CTA computes more than W + T / CTAs tiles'
-// worth instead of W + 1 (8192^3: 2048 tiles = 15 waves of 132 and 68). A range may start or end
-// inside a tile: such pieces leave fp32 partials, summed per tile in CTA order by reduce_tail
-// (a programmatic dependent launch, like reduce_splits); a tile inside one CTA's range is stored
-// as usual. Only where split-K does not apply (tiles * 2 > SMs), with persistent CTAs and at
-// least kStreamKMinWaves full waves. On the H200 (bench/results/2026-12-03f-h200-session-083f534)
-// ungated it gained where there are many waves (8192^3 0.980 -> 0.987 of cuBLASLt,
-// 4096x28672x4096 0.953 -> 0.963) and lost where there are few (4096^3, 3 waves: 0.996 -> 0.900;
-// 4000x3000x2000, 2 waves: 0.999 -> 0.733): the partials and reduce_tail cost about a quarter of
-// a wave. Gated (call F): 0.995 / 0.987 / 0.998 / 0.875 against 0.994 / 0.973 / 0.998 / 0.878
-// (bench/gemm_dev/variants.sh `tma_nostreamk`, `llm_nostreamk`).
-constexpr bool kStreamKTail = true;
-constexpr int kStreamKMinWaves = 8;
 constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
-static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
-              "the tail schedule runs on persistent single-CTA clusters");
 
 // Which work a persistent CTA does: `waves` full waves of whole tiles (CTA c: blocks c, c + ctas,
 // ...), then its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
@@ -795,7 +763,7 @@ struct TailSchedule {
 };
 
 // The schedule of `tiles` output tiles of `k_total` k-blocks on `ctas` persistent CTAs (whole
-// tiles only without a full wave or a tail). plan_tail applies kStreamKTail.
+// tiles only without a full wave or a tail).
 TailSchedule tail_schedule(int64_t tiles, int k_total, int ctas) {
   TailSchedule s;
   s.ctas = ctas;
@@ -837,6 +805,102 @@ __host__ __device__ __forceinline__ bool tail_unit(const TailSchedule& s, int bl
        whole ? -1 : s.slot(c, t)};
   return true;
 }
+
+// The tail schedule of `tiles` tiles on at most `sms` CTAs when there are at least `min_waves`
+// full waves (the partials and their sum cost about a quarter of a wave: below that the tail
+// loses, docs/tasks.md), else none.
+TailSchedule gated_tail_schedule(int64_t tiles, int k_total, int sms, int min_waves) {
+  const int ctas = static_cast<int>(std::min<int64_t>(tiles, sms));
+  if (ctas <= 0 || tiles / ctas < min_waves) return {};
+  return tail_schedule(tiles, k_total, ctas);
+}
+
+// Workspace bytes of the partial slots of `s` for tiles of `tile_elems` elements.
+uint64_t tail_partial_bytes(const TailSchedule& s, int tile_elems) {
+  return s.tail_tiles == 0
+             ? 0
+             : static_cast<uint64_t>(s.ctas) * kMaxTailPieces * tile_elems * sizeof(float);
+}
+
+// C over the tail tiles of `s` that several CTAs share: per element, the partials of the CTAs
+// whose ranges touch the tile, summed in CTA order (the order of the k-blocks); four elements of a
+// row a step, each pair through store_pair(row, col, v0, v1) (bf16 into C; col < N, col + 1 may
+// not be). The slots hold (kTileM, kTileN) fp32 tiles, row-major. Tail tile t is block
+// s.waves * s.ctas + t; tile_of(block) gives its {m0, n0}. The caller has waited for the grid
+// that wrote the partials.
+template <int kTileM, int kTileN, typename TileOf, typename StorePair>
+__device__ __forceinline__ void sum_tail_tiles(const float* partials, const TailSchedule& s, int M,
+                                               int N, TileOf&& tile_of, StorePair&& store_pair) {
+  constexpr int kQuads = kTileM * kTileN / 4;
+  const int64_t steps = static_cast<int64_t>(s.tail_tiles) * kQuads;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < steps; i += stride) {
+    const int t = static_cast<int>(i / kQuads), e = static_cast<int>(i % kQuads) * 4;
+    const int first = s.first_cta(t), last = s.last_cta(t);
+    if (first == last) continue;  // inside one CTA's range: stored as C by that CTA
+    auto piece = [&](int cta) {
+      return __ldcg(reinterpret_cast<const float4*>(
+          partials + static_cast<int64_t>(s.slot(cta, t)) * kTileM * kTileN + e));
+    };
+    float4 sum = piece(first);
+    for (int cta = first + 1; cta <= last; ++cta) {
+      const float4 p = piece(cta);
+      sum.x += p.x;
+      sum.y += p.y;
+      sum.z += p.z;
+      sum.w += p.w;
+    }
+    const auto tile = tile_of(s.waves * s.ctas + t);
+    const int row = tile.m0 + e / kTileN, col = tile.n0 + e % kTileN;
+    if (row >= M || col >= N) continue;
+    store_pair(row, col, sum.x, sum.y);
+    if (col + 2 < N) store_pair(row, col + 2, sum.z, sum.w);
+  }
+}
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_tail_schedule.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh (generated: scripts/amalgamate.py) ====
+// The plain GEMM of the TMA + wgmma expert solutions: the kernel over a grouped raster of output
+// tiles with split-K for few-tile shapes, the split reduction, and ptxb_plan / ptxb_run. Needs the
+// pieces of gemm/sm90_gemm_bf16_tma_ws.cuh before it (scripts/amalgamate.py copies both).
+
+namespace {
+
+// Whether a CTA loops over work units (one CTA per SM, the mbarrier ring running on from unit to
+// unit so that the producer loads the next tile while the consumers store the last) or takes one
+// unit (one CTA per unit). Persistent with kOwnStaging and 4 stages measured 0.994 / 0.974 / 0.998
+// of cuBLASLt against 0.959 / 0.955 / 0.927 one unit per CTA (bench/gemm_dev, docs/tasks.md).
+constexpr bool kPersistent = true;
+// Whether a tile of C leaves through shared memory and TMA stores (store_tile_tma; full 128-byte
+// lines, clipped by the map) instead of masked bf16x2 stores from registers. Without kOwnStaging
+// the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
+// consumed; a kPersistent CTA's producer already refills them.
+constexpr bool kTmaStoreEpilogue = true;
+// Whether split-K work units (few-row shapes) keep their fp32 partials in L2 for the reduction:
+// B's boxes, read once, loaded evict_first, A's (read by every tile column) and the partial
+// stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
+// Nsight Compute showed the reduction reading its 16 MB of partials from DRAM at 128x8192x8192.
+constexpr bool kSplitL2Policy = false;
+// Whether reduce_splits is launched as a programmatic dependent of the split GEMM kernel: the
+// GEMM's CTAs allow it at their start, so it is launched (its CTAs waiting in griddepcontrol.wait
+// until the GEMM grid has finished and its partials are visible) while the GEMM still runs,
+// instead of after it: the launch gap between the two kernels is hidden.
+constexpr bool kSplitPdl = true;
+// Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail,
+// gemm/sm90_gemm_tail_schedule.cuh; 8192^3: 2048 tiles = 15 waves of 132 and 68), its partials
+// summed by reduce_tail (a programmatic dependent launch, like reduce_splits). Only where split-K
+// does not apply (tiles * 2 > SMs), with persistent CTAs and at
+// least kStreamKMinWaves full waves. On the H200 (bench/results/2026-12-03f-h200-session-083f534)
+// ungated it gained where there are many waves (8192^3 0.980 -> 0.987 of cuBLASLt,
+// 4096x28672x4096 0.953 -> 0.963) and lost where there are few (4096^3, 3 waves: 0.996 -> 0.900;
+// 4000x3000x2000, 2 waves: 0.999 -> 0.733): the partials and reduce_tail cost about a quarter of
+// a wave. Gated (call F): 0.995 / 0.987 / 0.998 / 0.875 against 0.994 / 0.973 / 0.998 / 0.878
+// (bench/gemm_dev/variants.sh `tma_nostreamk`, `llm_nostreamk`).
+constexpr bool kStreamKTail = true;
+constexpr int kStreamKMinWaves = 8;
+static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
+              "the tail schedule runs on persistent single-CTA clusters");
 
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
@@ -1075,38 +1139,15 @@ __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t c
   }
 }
 
-// C over the tail tiles that several CTAs share (kStreamKTail): per element, the partials of the
-// CTAs whose ranges touch the tile, summed in CTA order (the order of the k-blocks), rounded to
-// bf16; four elements of a row a step. Launched as a programmatic dependent of the GEMM kernel.
+// C over the tail tiles that several CTAs share (kStreamKTail): sum_tail_tiles, launched as a
+// programmatic dependent of the GEMM kernel.
 __global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
                             int N) {
   if (kSplitPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
-  constexpr int kQuads = kBlockM * kBlockN / 4;
   const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-  const int64_t steps = static_cast<int64_t>(s.tail_tiles) * kQuads;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < steps; i += stride) {
-    const int t = static_cast<int>(i / kQuads), e = static_cast<int>(i % kQuads) * 4;
-    const int first = s.first_cta(t), last = s.last_cta(t);
-    if (first == last) continue;  // inside one CTA's range: stored as C by that CTA
-    auto piece = [&](int cta) {
-      return __ldcg(reinterpret_cast<const float4*>(
-          partials + static_cast<int64_t>(s.slot(cta, t)) * kBlockM * kBlockN + e));
-    };
-    float4 sum = piece(first);
-    for (int cta = first + 1; cta <= last; ++cta) {
-      const float4 p = piece(cta);
-      sum.x += p.x;
-      sum.y += p.y;
-      sum.z += p.z;
-      sum.w += p.w;
-    }
-    const TileCoord tile = tile_of_block(s.waves * s.ctas + t, rows, tiles_n);
-    const int row = tile.m0 + e / kBlockN, col = tile.n0 + e % kBlockN;
-    if (row >= M || col >= N) continue;
-    store_bf16_pair(c, row, col, N, sum.x, sum.y);
-    if (col + 2 < N) store_bf16_pair(c, row, col + 2, N, sum.z, sum.w);
-  }
+  sum_tail_tiles<kBlockM, kBlockN>(
+      partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },
+      [&](int row, int col, float v0, float v1) { store_bf16_pair(c, row, col, N, v0, v1); });
 }
 
 // Resident clusters of each size 1..kMaxClusterSplits (index = size; kSplitCluster only), read by
@@ -1142,15 +1183,12 @@ int g_sms = 0;  // the device's SM count, read by ptxb_plan
 // fewer than kStreamKMinWaves full waves).
 TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
   if (!kStreamKTail || split.splits > 1) return {};
-  const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
-  const int ctas = static_cast<int>(std::min<int64_t>(tiles, g_sms));
-  if (ctas == 0 || tiles / ctas < kStreamKMinWaves) return {};
-  return tail_schedule(tiles, static_cast<int>((K + kBlockK - 1) / kBlockK), ctas);
+  return gated_tail_schedule(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN),
+                             static_cast<int>((K + kBlockK - 1) / kBlockK), g_sms,
+                             kStreamKMinWaves);
 }
 uint64_t tail_bytes(const TailSchedule& tail) {
-  return tail.tail_tiles == 0 ? 0
-                              : static_cast<uint64_t>(tail.ctas) * kMaxTailPieces * kBlockM *
-                                    kBlockN * sizeof(float);
+  return tail_partial_bytes(tail, kBlockM * kBlockN);
 }
 
 // `kernel` on `blocks` CTAs of 256 threads, a programmatic dependent of the kernel before it on

@@ -1,7 +1,7 @@
-// The GEMM experts' stream-K tail schedule (kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh), checked
+// The GEMM experts' stream-K tail schedule (kernels/gemm/sm90_gemm_tail_schedule.cuh), checked
 // on the host for many (CTAs, tiles, k-blocks): every k-block of every tile is computed exactly
 // once, a unit stores a partial exactly when it is not a whole tile, partial slots are unique and
-// in range, no CTA has more than its waves plus kMaxTailPieces units, and reduce_tail's view of
+// in range, no CTA has more than its waves plus kMaxTailPieces units, and sum_tail_tiles' view of
 // each shared tile (first_cta..last_cta, slot) is exactly the units that wrote it, in k order.
 // Compiled to PTX only (no GPU, no ptxas) by the CTest `gemm_tail_schedule`; exit 0 when it holds.
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "gemm/sm90_gemm_bf16_tma_ws_gemm.cuh"
+#include "gemm/sm90_gemm_tail_schedule.cuh"
 
 namespace {
 
