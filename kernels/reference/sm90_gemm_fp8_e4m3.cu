@@ -685,18 +685,17 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
       if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
       promotion.apply(part_scales, part, acc);
     }
-    return;
-  }
-
-  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-    const uint32_t s = it % kStages;
-    const auto scales = promotion.load(kb_begin + kb);
-    mbar_wait(&smem.full[s], (it / kStages) & 1);
-    mma_k_block(smem, consumer, s, part);
-    wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
-    fence_regs(part);
-    if (lane0) mbar_arrive(&smem.empty[s]);
-    promotion.apply(scales, part, acc);
+  } else {
+    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      const uint32_t s = it % kStages;
+      const auto scales = promotion.load(kb_begin + kb);
+      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      mma_k_block(smem, consumer, s, part);
+      wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
+      fence_regs(part);
+      if (lane0) mbar_arrive(&smem.empty[s]);
+      promotion.apply(scales, part, acc);
+    }
   }
 }
 
