@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "gemm/sm90_gemm_split_sum.cuh"
 #include "gemm/sm90_tma_store_tile.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"
@@ -182,48 +183,6 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
         std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
   const int split_kb = (k_blocks + splits - 1) / splits;
   return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
-}
-
-// C = the sum over the splits of the fp32 partials, in split order, rounded to bf16: four
-// elements a step (16-byte loads; count % 4 == 0 keeps every split's plane aligned), the loads of
-// the first kReduceInFlight splits issued together, else one by one.
-constexpr int kReduceInFlight = 8;
-__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
-  asm volatile("griddepcontrol.wait;" ::: "memory");  // the GEMM grid's partials, when dependent
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
-  const auto* parts = reinterpret_cast<const float4*>(partials);
-  for (int64_t q = first; q < quads; q += stride) {
-    float4 p[kReduceInFlight];
-#pragma unroll
-    for (int s = 0; s < kReduceInFlight; ++s)
-      if (s < splits) p[s] = parts[s * quads + q];
-    float4 sum = p[0];
-#pragma unroll
-    for (int s = 1; s < kReduceInFlight; ++s) {
-      if (s >= splits) break;
-      sum.x += p[s].x;
-      sum.y += p[s].y;
-      sum.z += p[s].z;
-      sum.w += p[s].w;
-    }
-    for (int s = kReduceInFlight; s < splits; ++s) {
-      const float4 more = parts[s * quads + q];
-      sum.x += more.x;
-      sum.y += more.y;
-      sum.z += more.z;
-      sum.w += more.w;
-    }
-    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
-    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
-    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
-  }
-  for (int64_t i = quads * 4 + first; i < count; i += stride) {
-    float sum = partials[i];
-    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
-    c[i] = __float2bfloat16_rn(sum);
-  }
 }
 
 // The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).

@@ -723,6 +723,84 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_split_sum.cuh (generated: scripts/amalgamate.py) ====
+// The split-K sum of the GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
+// gemm/sm90_gemm_fp8_tma_ws.cuh) and the launch of such sums as programmatic dependents of the GEMM
+// kernel that wrote their partials. Experts hold a copy (scripts/amalgamate.py).
+
+namespace {
+
+// C = the sum over the splits of the fp32 partials (`splits` planes of `count` elements), in split
+// order, rounded to bf16: four elements a step (16-byte loads: the ABI's pointers are 256-byte
+// aligned, and count % 4 == 0 keeps every split's partials aligned), else one by one. The loads of
+// the first kReduceInFlight splits are issued together before the sum (one memory latency per step
+// instead of one per split: the reduction is latency-bound otherwise: the loop's SASS had up to
+// three load latencies per step at four splits); the launch gives every thread about one step.
+// H200, bf16 experts side by side with the loads one by one
+// (bench/results/2026-12-03f-h200-session-083f534, call A): 128x8192x8192 0.872 -> 0.877 of
+// cuBLASLt, the llm task's few-row shapes 0.940 -> 0.947 and 0.962 -> 0.970.
+constexpr int kReduceInFlight = 8;
+__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
+  // Launched as a programmatic dependent: the GEMM grid has completed and its partials are
+  // visible after this. Returns at once after an ordinary launch.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
+  const auto* parts = reinterpret_cast<const float4*>(partials);
+  for (int64_t q = first; q < quads; q += stride) {
+    float4 p[kReduceInFlight];
+#pragma unroll
+    for (int s = 0; s < kReduceInFlight; ++s)
+      if (s < splits) p[s] = parts[s * quads + q];
+    float4 sum = p[0];
+#pragma unroll
+    for (int s = 1; s < kReduceInFlight; ++s) {
+      if (s >= splits) break;
+      sum.x += p[s].x;
+      sum.y += p[s].y;
+      sum.z += p[s].z;
+      sum.w += p[s].w;
+    }
+    for (int s = kReduceInFlight; s < splits; ++s) {
+      const float4 more = parts[s * quads + q];
+      sum.x += more.x;
+      sum.y += more.y;
+      sum.z += more.z;
+      sum.w += more.w;
+    }
+    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
+    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
+    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
+  }
+  for (int64_t i = quads * 4 + first; i < count; i += stride) {
+    float sum = partials[i];
+    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
+    c[i] = __float2bfloat16_rn(sum);
+  }
+}
+
+// `kernel` on enough CTAs of 256 threads for `steps` one per thread (at most 32 per SM of `sms`),
+// a programmatic dependent of the kernel before it on `stream` when `dependent` (its CTAs may
+// launch once every CTA of that kernel allowed it; they wait in griddepcontrol.wait), else an
+// ordinary launch.
+template <typename... Params, typename... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), int64_t steps, int sms, bool dependent,
+                             cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = dependent ? 1 : 0;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms)));
+  config.blockDim = dim3(256);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_split_sum.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_tail_schedule.cuh (generated: scripts/amalgamate.py) ====
 // The stream-K tail schedule of the persistent GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
 // gemm/sm90_gemm_fp8_tma_ws.cuh): with W full waves of output tiles and a tail of T < CTAs tiles,
@@ -1090,55 +1168,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster_sync();  // no CTA leaves while a peer still reads its shared memory
 }
 
-// C = sum over the splits of the fp32 partials, in split order, rounded to bf16: four elements a
-// step (16-byte loads: the ABI's pointers are 256-byte aligned, and count % 4 == 0 keeps every
-// split's partials aligned), else one by one. The loads of the first kReduceInFlight splits are
-// issued together before the sum (one memory latency per step instead of one per split: the
-// reduction is latency-bound otherwise: the loop's SASS had up to three load latencies per step
-// at four splits); the launch gives every thread about one step. H200, side by side with the
-// loads one by one (bench/results/2026-12-03f-h200-session-083f534, call A): 128x8192x8192 0.872
-// -> 0.877 of cuBLASLt, the llm task's few-row shapes 0.940 -> 0.947 and 0.962 -> 0.970.
-constexpr int kReduceInFlight = 8;
-__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
-  // Launched as a programmatic dependent (kSplitPdl): the GEMM grid has completed and its
-  // partials are visible after this. Returns at once after an ordinary launch.
-  if (kSplitPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
-  const auto* parts = reinterpret_cast<const float4*>(partials);
-  for (int64_t q = first; q < quads; q += stride) {
-    float4 p[kReduceInFlight];
-#pragma unroll
-    for (int s = 0; s < kReduceInFlight; ++s)
-      if (s < splits) p[s] = parts[s * quads + q];
-    float4 sum = p[0];
-#pragma unroll
-    for (int s = 1; s < kReduceInFlight; ++s) {
-      if (s >= splits) break;
-      sum.x += p[s].x;
-      sum.y += p[s].y;
-      sum.z += p[s].z;
-      sum.w += p[s].w;
-    }
-    for (int s = kReduceInFlight; s < splits; ++s) {
-      const float4 more = parts[s * quads + q];
-      sum.x += more.x;
-      sum.y += more.y;
-      sum.z += more.z;
-      sum.w += more.w;
-    }
-    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
-    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
-    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
-  }
-  for (int64_t i = quads * 4 + first; i < count; i += stride) {
-    float sum = partials[i];
-    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
-    c[i] = __float2bfloat16_rn(sum);
-  }
-}
-
 // C over the tail tiles that several CTAs share (kStreamKTail): sum_tail_tiles, launched as a
 // programmatic dependent of the GEMM kernel.
 __global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
@@ -1189,23 +1218,6 @@ TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
 }
 uint64_t tail_bytes(const TailSchedule& tail) {
   return tail_partial_bytes(tail, kBlockM * kBlockN);
-}
-
-// `kernel` on `blocks` CTAs of 256 threads, a programmatic dependent of the kernel before it on
-// `stream` (kSplitPdl; else an ordinary launch).
-template <typename... Params, typename... Args>
-cudaError_t launch_dependent(void (*kernel)(Params...), int blocks, cudaStream_t stream,
-                             Args... args) {
-  cudaLaunchAttribute dependent = {};
-  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent.val.programmaticStreamSerializationAllowed = kSplitPdl ? 1 : 0;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(256);
-  config.stream = stream;
-  config.attrs = &dependent;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
 // A launch of `blocks` CTAs of the kernels here (a multiple of `cluster`) in clusters of
@@ -1318,16 +1330,14 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   }
   if (split.splits > 1) {
     const int64_t count = M * N;
-    const int64_t steps = count % 4 == 0 ? count / 4 : count;  // reduce_splits' steps
-    const int blocks = static_cast<int>(std::min<int64_t>((steps + 255) / 256, 32 * g_sms));
-    if (launch_dependent(reduce_splits, blocks, stream, static_cast<const float*>(partials), c,
-                         count, split.splits) != cudaSuccess)
+    if (launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, g_sms, kSplitPdl,
+                         stream, static_cast<const float*>(partials), c, count,
+                         split.splits) != cudaSuccess)
       return kLaunchFailed;
   }
   if (tail.tail_tiles > 0) {
-    const int64_t steps = static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4;
-    const int blocks = static_cast<int>(std::min<int64_t>((steps + 255) / 256, 32 * g_sms));
-    if (launch_dependent(reduce_tail, blocks, stream, static_cast<const float*>(partials), c, tail,
+    if (launch_dependent(reduce_tail, static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4,
+                         g_sms, kSplitPdl, stream, static_cast<const float*>(partials), c, tail,
                          static_cast<int>(M), static_cast<int>(N)) != cudaSuccess)
       return kLaunchFailed;
   }

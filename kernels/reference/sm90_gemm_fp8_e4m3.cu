@@ -231,6 +231,84 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 // ==== end kernels/ptx/tensor_map.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_split_sum.cuh (generated: scripts/amalgamate.py) ====
+// The split-K sum of the GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
+// gemm/sm90_gemm_fp8_tma_ws.cuh) and the launch of such sums as programmatic dependents of the GEMM
+// kernel that wrote their partials. Experts hold a copy (scripts/amalgamate.py).
+
+namespace {
+
+// C = the sum over the splits of the fp32 partials (`splits` planes of `count` elements), in split
+// order, rounded to bf16: four elements a step (16-byte loads: the ABI's pointers are 256-byte
+// aligned, and count % 4 == 0 keeps every split's partials aligned), else one by one. The loads of
+// the first kReduceInFlight splits are issued together before the sum (one memory latency per step
+// instead of one per split: the reduction is latency-bound otherwise: the loop's SASS had up to
+// three load latencies per step at four splits); the launch gives every thread about one step.
+// H200, bf16 experts side by side with the loads one by one
+// (bench/results/2026-12-03f-h200-session-083f534, call A): 128x8192x8192 0.872 -> 0.877 of
+// cuBLASLt, the llm task's few-row shapes 0.940 -> 0.947 and 0.962 -> 0.970.
+constexpr int kReduceInFlight = 8;
+__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
+  // Launched as a programmatic dependent: the GEMM grid has completed and its partials are
+  // visible after this. Returns at once after an ordinary launch.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
+  const auto* parts = reinterpret_cast<const float4*>(partials);
+  for (int64_t q = first; q < quads; q += stride) {
+    float4 p[kReduceInFlight];
+#pragma unroll
+    for (int s = 0; s < kReduceInFlight; ++s)
+      if (s < splits) p[s] = parts[s * quads + q];
+    float4 sum = p[0];
+#pragma unroll
+    for (int s = 1; s < kReduceInFlight; ++s) {
+      if (s >= splits) break;
+      sum.x += p[s].x;
+      sum.y += p[s].y;
+      sum.z += p[s].z;
+      sum.w += p[s].w;
+    }
+    for (int s = kReduceInFlight; s < splits; ++s) {
+      const float4 more = parts[s * quads + q];
+      sum.x += more.x;
+      sum.y += more.y;
+      sum.z += more.z;
+      sum.w += more.w;
+    }
+    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
+    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
+    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
+  }
+  for (int64_t i = quads * 4 + first; i < count; i += stride) {
+    float sum = partials[i];
+    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
+    c[i] = __float2bfloat16_rn(sum);
+  }
+}
+
+// `kernel` on enough CTAs of 256 threads for `steps` one per thread (at most 32 per SM of `sms`),
+// a programmatic dependent of the kernel before it on `stream` when `dependent` (its CTAs may
+// launch once every CTA of that kernel allowed it; they wait in griddepcontrol.wait), else an
+// ordinary launch.
+template <typename... Params, typename... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), int64_t steps, int sms, bool dependent,
+                             cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = dependent ? 1 : 0;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms)));
+  config.blockDim = dim3(256);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_split_sum.cuh ====
 // ==== begin kernels/gemm/sm90_tma_store_tile.cuh (generated: scripts/amalgamate.py) ====
 // The TMA-store epilogue of the GEMM experts: a consumer warpgroup's (64, kTileCols) fp32
 // accumulator tile (wgmma's D fragment: row warp*16 + lane/4 (+8), columns 8i + 2(lane%4) (+1)),
@@ -498,48 +576,6 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
         std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
   const int split_kb = (k_blocks + splits - 1) / splits;
   return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
-}
-
-// C = the sum over the splits of the fp32 partials, in split order, rounded to bf16: four
-// elements a step (16-byte loads; count % 4 == 0 keeps every split's plane aligned), the loads of
-// the first kReduceInFlight splits issued together, else one by one.
-constexpr int kReduceInFlight = 8;
-__global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
-  asm volatile("griddepcontrol.wait;" ::: "memory");  // the GEMM grid's partials, when dependent
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  const int64_t quads = count % 4 == 0 ? count / 4 : 0;
-  const auto* parts = reinterpret_cast<const float4*>(partials);
-  for (int64_t q = first; q < quads; q += stride) {
-    float4 p[kReduceInFlight];
-#pragma unroll
-    for (int s = 0; s < kReduceInFlight; ++s)
-      if (s < splits) p[s] = parts[s * quads + q];
-    float4 sum = p[0];
-#pragma unroll
-    for (int s = 1; s < kReduceInFlight; ++s) {
-      if (s >= splits) break;
-      sum.x += p[s].x;
-      sum.y += p[s].y;
-      sum.z += p[s].z;
-      sum.w += p[s].w;
-    }
-    for (int s = kReduceInFlight; s < splits; ++s) {
-      const float4 more = parts[s * quads + q];
-      sum.x += more.x;
-      sum.y += more.y;
-      sum.z += more.z;
-      sum.w += more.w;
-    }
-    __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(c + 4 * q);
-    out[0] = __floats2bfloat162_rn(sum.x, sum.y);
-    out[1] = __floats2bfloat162_rn(sum.z, sum.w);
-  }
-  for (int64_t i = quads * 4 + first; i < count; i += stride) {
-    float sum = partials[i];
-    for (int s = 1; s < splits; ++s) sum += partials[s * count + i];
-    c[i] = __float2bfloat16_rn(sum);
-  }
 }
 
 // The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
@@ -864,19 +900,9 @@ extern "C" int ptxb_run(const ptxb_args* args) {
       static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits);
   if (split.splits > 1) {  // the split sum, a programmatic dependent of the GEMM kernel
     const int64_t count = M * N;
-    const int64_t steps = count % 4 == 0 ? count / 4 : count;
-    cudaLaunchAttribute dependent = {};
-    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim =
-        dim3(static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * g_sms)));
-    config.blockDim = dim3(256);
-    config.stream = stream;
-    config.attrs = &dependent;
-    config.numAttrs = 1;
-    if (cudaLaunchKernelEx(&config, reduce_splits, static_cast<const float*>(partials), c, count,
-                           split.splits) != cudaSuccess)
+    if (launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, g_sms, true, stream,
+                         static_cast<const float*>(partials), c, count,
+                         split.splits) != cudaSuccess)
       return kLaunchFailed;
   }
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
