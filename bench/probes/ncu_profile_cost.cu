@@ -5,29 +5,13 @@
 // plain and under ncu (bench/probes/ncu_profile_cost.sh).
 #include <cuda_profiler_api.h>
 
-#include <chrono>
 #include <cstdio>
+
+#include "chain_kernels.cuh"
 
 __global__ void tiny(float* p) { p[threadIdx.x] += 1.0f; }
 
-__global__ void chain_a(float* p, int n) {
-  float a = p[threadIdx.x];
-  for (int i = 0; i < n; ++i) a = a * 1.0001f + 0.5f;
-  p[blockIdx.x * blockDim.x + threadIdx.x] = a;
-}
-
-__global__ void chain_b(float* p, int n) {
-  float a = p[threadIdx.x];
-  for (int i = 0; i < n; ++i) a = a * 0.9999f + 0.25f;
-  p[blockIdx.x * blockDim.x + threadIdx.x] = a;
-}
-
 namespace {
-
-using Clock = std::chrono::steady_clock;
-const Clock::time_point kStart = Clock::now();
-
-double seconds() { return std::chrono::duration<double>(Clock::now() - kStart).count(); }
 
 // Host seconds of one profiler range around `launch`, printed under `what`.
 template <typename Launch>

@@ -16,25 +16,13 @@
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
 #include <vector>
 
-// One FFMA per iteration per thread (plus the loop's own instructions).
-__global__ void chain_a(float* p, int n) {
-  float a = p[threadIdx.x];
-  for (int i = 0; i < n; ++i) a = a * 1.0001f + 0.5f;
-  p[blockIdx.x * blockDim.x + threadIdx.x] = a;
-}
-
-__global__ void chain_b(float* p, int n) {
-  float a = p[threadIdx.x];
-  for (int i = 0; i < n; ++i) a = a * 0.9999f + 0.25f;
-  p[blockIdx.x * blockDim.x + threadIdx.x] = a;
-}
+#include "chain_kernels.cuh"
 
 __global__ void chain_c(float* p, int n) {  // launched only in the last section
   float a = p[threadIdx.x];
@@ -43,10 +31,6 @@ __global__ void chain_c(float* p, int n) {  // launched only in the last section
 }
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-const Clock::time_point kStart = Clock::now();
-double seconds() { return std::chrono::duration<double>(Clock::now() - kStart).count(); }
 
 #define CUPTI_OK(call)                                                                   \
   do {                                                                                   \
