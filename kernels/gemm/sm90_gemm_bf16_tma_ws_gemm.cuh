@@ -248,26 +248,18 @@ __global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailS
 // run their last 2 clusters as a second wave (bench/probes/cluster_occupancy_probe.cu).
 int g_max_clusters[kMaxClusterSplits + 1] = {};
 
-// How the work is cut: k-blocks per split and the number of splits. Several splits only when the
-// output tiles fill less than half the SMs and every split keeps kMinKBlocksPerSplit k-blocks;
-// split clusters also all resident at once.
-struct SplitK {
-  int split_kb;
-  int splits;
-};
+// How the work is cut (few_tile_splits: several splits only when the output tiles fill less than
+// half the SMs and every split keeps kMinKBlocksPerSplit k-blocks); split clusters also all
+// resident at once.
 SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
   const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
-  int splits = 1;
-  if (tiles * 2 <= sms)
-    splits = static_cast<int>(
-        std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
+  int splits = few_tile_splits(tiles, k_blocks, sms, kMinKBlocksPerSplit);
   if (kSplitCluster) {
     splits = std::min(splits, kMaxClusterSplits);
     while (splits > 1 && tiles > g_max_clusters[splits]) --splits;
   }
-  const int split_kb = (k_blocks + splits - 1) / splits;
-  return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
+  return cut_k(k_blocks, splits);
 }
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan

@@ -170,19 +170,10 @@ __device__ __forceinline__ void store_partial(const float (&d)[kAccum], float sc
 // (bench/gemm_dev/variants.sh `fp8_nosplitk`).
 constexpr bool kSplitK = true;
 constexpr int kMinKBlocksPerSplit = 4;  // 512 E4M3 elements of K
-struct SplitK {
-  int split_kb;
-  int splits;
-};
 SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
   const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
-  int splits = 1;
-  if (kSplitK && tiles * 2 <= sms)
-    splits = static_cast<int>(
-        std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
-  const int split_kb = (k_blocks + splits - 1) / splits;
-  return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
+  return cut_k(k_blocks, kSplitK ? few_tile_splits(tiles, k_blocks, sms, kMinKBlocksPerSplit) : 1);
 }
 
 // The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).

@@ -724,11 +724,30 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_split_sum.cuh (generated: scripts/amalgamate.py) ====
-// The split-K sum of the GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
-// gemm/sm90_gemm_fp8_tma_ws.cuh) and the launch of such sums as programmatic dependents of the GEMM
-// kernel that wrote their partials. Experts hold a copy (scripts/amalgamate.py).
+// Split-K of the GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh, gemm/sm90_gemm_fp8_tma_ws.cuh):
+// how K is cut, the sum of the splits' partials, and the launch of such sums as programmatic
+// dependents of the GEMM kernel that wrote the partials. Experts hold a copy
+// (scripts/amalgamate.py).
 
 namespace {
+
+// How a GEMM expert cuts K: k-blocks per split and the number of splits (1: no split).
+struct SplitK {
+  int split_kb;
+  int splits;
+};
+// The splits of a shape whose `tiles` output tiles fill at most half of the `sms` SMs: as many as
+// the idle SMs allow while every split keeps min_k_blocks of the k_blocks; 1 for larger shapes.
+int few_tile_splits(int64_t tiles, int k_blocks, int sms, int min_k_blocks) {
+  if (tiles * 2 > sms) return 1;
+  return static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / min_k_blocks)));
+}
+// K's k_blocks cut into at most `splits` splits of equal size, none of them empty.
+SplitK cut_k(int k_blocks, int splits) {
+  const int split_kb = (k_blocks + splits - 1) / splits;
+  return {split_kb, (k_blocks + split_kb - 1) / split_kb};
+}
 
 // C = the sum over the splits of the fp32 partials (`splits` planes of `count` elements), in split
 // order, rounded to bf16: four elements a step (16-byte loads: the ABI's pointers are 256-byte
@@ -1184,26 +1203,18 @@ __global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailS
 // run their last 2 clusters as a second wave (bench/probes/cluster_occupancy_probe.cu).
 int g_max_clusters[kMaxClusterSplits + 1] = {};
 
-// How the work is cut: k-blocks per split and the number of splits. Several splits only when the
-// output tiles fill less than half the SMs and every split keeps kMinKBlocksPerSplit k-blocks;
-// split clusters also all resident at once.
-struct SplitK {
-  int split_kb;
-  int splits;
-};
+// How the work is cut (few_tile_splits: several splits only when the output tiles fill less than
+// half the SMs and every split keeps kMinKBlocksPerSplit k-blocks); split clusters also all
+// resident at once.
 SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
   const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
-  int splits = 1;
-  if (tiles * 2 <= sms)
-    splits = static_cast<int>(
-        std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
+  int splits = few_tile_splits(tiles, k_blocks, sms, kMinKBlocksPerSplit);
   if (kSplitCluster) {
     splits = std::min(splits, kMaxClusterSplits);
     while (splits > 1 && tiles > g_max_clusters[splits]) --splits;
   }
-  const int split_kb = (k_blocks + splits - 1) / splits;
-  return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
+  return cut_k(k_blocks, splits);
 }
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan

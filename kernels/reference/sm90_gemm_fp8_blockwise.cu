@@ -235,11 +235,30 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 // ==== end kernels/ptx/tensor_map.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_split_sum.cuh (generated: scripts/amalgamate.py) ====
-// The split-K sum of the GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
-// gemm/sm90_gemm_fp8_tma_ws.cuh) and the launch of such sums as programmatic dependents of the GEMM
-// kernel that wrote their partials. Experts hold a copy (scripts/amalgamate.py).
+// Split-K of the GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh, gemm/sm90_gemm_fp8_tma_ws.cuh):
+// how K is cut, the sum of the splits' partials, and the launch of such sums as programmatic
+// dependents of the GEMM kernel that wrote the partials. Experts hold a copy
+// (scripts/amalgamate.py).
 
 namespace {
+
+// How a GEMM expert cuts K: k-blocks per split and the number of splits (1: no split).
+struct SplitK {
+  int split_kb;
+  int splits;
+};
+// The splits of a shape whose `tiles` output tiles fill at most half of the `sms` SMs: as many as
+// the idle SMs allow while every split keeps min_k_blocks of the k_blocks; 1 for larger shapes.
+int few_tile_splits(int64_t tiles, int k_blocks, int sms, int min_k_blocks) {
+  if (tiles * 2 > sms) return 1;
+  return static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / min_k_blocks)));
+}
+// K's k_blocks cut into at most `splits` splits of equal size, none of them empty.
+SplitK cut_k(int k_blocks, int splits) {
+  const int split_kb = (k_blocks + splits - 1) / splits;
+  return {split_kb, (k_blocks + split_kb - 1) / split_kb};
+}
 
 // C = the sum over the splits of the fp32 partials (`splits` planes of `count` elements), in split
 // order, rounded to bf16: four elements a step (16-byte loads: the ABI's pointers are 256-byte
@@ -569,19 +588,10 @@ __device__ __forceinline__ void store_partial(const float (&d)[kAccum], float sc
 // (bench/gemm_dev/variants.sh `fp8_nosplitk`).
 constexpr bool kSplitK = true;
 constexpr int kMinKBlocksPerSplit = 4;  // 512 E4M3 elements of K
-struct SplitK {
-  int split_kb;
-  int splits;
-};
 SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
   const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
-  int splits = 1;
-  if (kSplitK && tiles * 2 <= sms)
-    splits = static_cast<int>(
-        std::max<int64_t>(1, std::min<int64_t>(sms / tiles, k_blocks / kMinKBlocksPerSplit)));
-  const int split_kb = (k_blocks + splits - 1) / splits;
-  return {split_kb, (k_blocks + split_kb - 1) / split_kb};  // no empty split
+  return cut_k(k_blocks, kSplitK ? few_tile_splits(tiles, k_blocks, sms, kMinKBlocksPerSplit) : 1);
 }
 
 // The shared memory of a CTA, aligned to 1024 bytes (the 128-byte swizzle's period).
