@@ -11,8 +11,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$1"; mkdir -p "$out"
 expert="$root/kernels/reference/sm90_gemm_bf16_wgmma.cu"
-grep -q '^  const int k_blocks = (K + kBlockK - 1) / kBlockK;$' "$expert" ||
-  { echo "make_cheats: the expert's kernel no longer has the line the diversion follows" >&2; exit 1; }
+[[ "$(grep -c '^  const int k_blocks = (K + kBlockK - 1) / kBlockK;$' "$expert")" == 1 ]] ||
+  { echo "make_cheats: the expert needs the line the diversion follows exactly once" >&2; exit 1; }
 for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/timing/*.cu; do
   name="$(basename "$(dirname "$cheat")")_$(basename "$cheat" .cu)"
   {

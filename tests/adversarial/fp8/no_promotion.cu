@@ -1,12 +1,15 @@
 // ptxbench-expect: task=sm90/gemm/fp8-e4m3 outcome=incorrect
-// ptxbench-sed: s#, k > 0 ? 1 : 0);#, (kb > 0 || k > 0) ? 1 : 0);#
+// ptxbench-sed: s#^constexpr bool kOverlapPromotion = true;#constexpr bool kOverlapPromotion = false;#
+// ptxbench-sed: s#^  float part\[kAccum\];$#  float part[kAccum] = {};#
+// ptxbench-sed: s#, k > 0 ? 1 : 0);#, 1);#
 // ptxbench-sed: s#acc\[i\] += part\[i\];#acc[i] = part[i];#
 // Never promotes: the per-tensor expert with its partial sums left in the tensor cores'
 // accumulator for the whole K (each wgmma adds to the previous ones' result) instead of being
 // added into fp32 registers every 128 elements. Hopper's fp8 accumulation keeps fewer bits than
-// fp32, so over a long K the error grows past what rounding the output to bf16 explains.
-// Caught by: the task's long-K shape (K = 16384) under the wide input kind: `incorrect`. Not yet
-// run on the GPU: whether the accumulator's error there exceeds the tolerance is to be measured.
+// fp32, so over a long K the error grows past what rounding the output to bf16 explains. The
+// expert's copy promotes after its own MMAs (kOverlapPromotion off), its partial buffer zeroed
+// once and every MMA accumulating into it. Caught by: the correctness check, `incorrect` (H200,
+// bench/results/2026-12-03g-h200-session-2d2472b, call C).
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   return expert_plan(problem, workspace_bytes);
 }
