@@ -68,6 +68,7 @@ fp8b_directstore|fp8_blockwise|sm90/gemm/fp8-blockwise|$directstore
 fp8_nooverlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$nooverlap
 fp8b_nooverlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$nooverlap
 fp8_nosplitk|fp8_e4m3|sm90/gemm/fp8-e4m3|$nosplitk
+fp8b_nosplitk|fp8_blockwise|sm90/gemm/fp8-blockwise|$nosplitk
 "
 declare -A task_of
 names=()

@@ -164,10 +164,12 @@ __device__ __forceinline__ void store_partial(const float (&d)[kAccum], float sc
 // Split-K for shapes whose output tiles fill less than half the SMs (few rows): `splits` work
 // units per tile, each kMinKBlocksPerSplit k-blocks at least, their fp32 partials (times the
 // scale) summed in split order by reduce_splits, a programmatic dependent launch of the GEMM
-// kernel (its CTAs allow it at their start; it waits for the GEMM grid). Only the per-tensor
-// expert's host code splits. H200 (bench/results/2026-12-03f-h200-session-083f534, with
-// kOverlapPromotion): 128x8192x8192 0.867 -> 0.884 of cuBLASLt, the other shapes level
-// (bench/gemm_dev/variants.sh `fp8_nosplitk`).
+// kernel (its CTAs allow it at their start; it waits for the GEMM grid). Both experts split; the
+// block-scaled one applies each split's own block scales at its promotions. H200, with
+// kOverlapPromotion: per tensor 128x8192x8192 0.867 -> 0.884 of cuBLASLt
+// (bench/results/2026-12-03f-h200-session-083f534), block-scaled 0.889 -> 0.989
+// (bench/results/2026-12-03g-h200-session-2d2472b), the other shapes level
+// (bench/gemm_dev/variants.sh `fp8_nosplitk`, `fp8b_nosplitk`).
 constexpr bool kSplitK = true;
 constexpr int kMinKBlocksPerSplit = 4;  // 512 E4M3 elements of K
 SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
@@ -390,5 +392,26 @@ bool is_row_major_2d(const ptxb_tensor_desc& t, int32_t dtype, int64_t rows, int
 }
 
 enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+// The workspace ptxb_plan asks for: the fp32 partials of every split where split_k splits the
+// problem's (M, K) x (N, K) product, else none. Needs read_sm_count first.
+uint64_t split_workspace_bytes(const ptxb_problem& problem) {
+  if (problem.num_inputs < 2 || problem.inputs[0].rank != 2 || problem.inputs[1].rank != 2)
+    return 0;
+  const int64_t M = problem.inputs[0].shape[0], K = problem.inputs[0].shape[1],
+                N = problem.inputs[1].shape[0];
+  const SplitK split = split_k(M, N, K, g_sms);
+  return split.splits > 1 ? static_cast<uint64_t>(split.splits) * M * N * sizeof(float) : 0;
+}
+
+// After the GEMM kernel on `stream` wrote `split.splits` partial (M, N) products into `partials`:
+// reduce_splits sums them into c as its programmatic dependent. Nothing to do for one split.
+cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16* c, int64_t M,
+                       int64_t N, cudaStream_t stream) {
+  if (split.splits <= 1) return cudaSuccess;
+  const int64_t count = M * N;
+  return launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, g_sms, true, stream,
+                          partials, c, count, split.splits);
+}
 
 }  // namespace

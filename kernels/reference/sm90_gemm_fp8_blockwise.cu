@@ -582,10 +582,12 @@ __device__ __forceinline__ void store_partial(const float (&d)[kAccum], float sc
 // Split-K for shapes whose output tiles fill less than half the SMs (few rows): `splits` work
 // units per tile, each kMinKBlocksPerSplit k-blocks at least, their fp32 partials (times the
 // scale) summed in split order by reduce_splits, a programmatic dependent launch of the GEMM
-// kernel (its CTAs allow it at their start; it waits for the GEMM grid). Only the per-tensor
-// expert's host code splits. H200 (bench/results/2026-12-03f-h200-session-083f534, with
-// kOverlapPromotion): 128x8192x8192 0.867 -> 0.884 of cuBLASLt, the other shapes level
-// (bench/gemm_dev/variants.sh `fp8_nosplitk`).
+// kernel (its CTAs allow it at their start; it waits for the GEMM grid). Both experts split; the
+// block-scaled one applies each split's own block scales at its promotions. H200, with
+// kOverlapPromotion: per tensor 128x8192x8192 0.867 -> 0.884 of cuBLASLt
+// (bench/results/2026-12-03f-h200-session-083f534), block-scaled 0.889 -> 0.989
+// (bench/results/2026-12-03g-h200-session-2d2472b), the other shapes level
+// (bench/gemm_dev/variants.sh `fp8_nosplitk`, `fp8b_nosplitk`).
 constexpr bool kSplitK = true;
 constexpr int kMinKBlocksPerSplit = 4;  // 512 E4M3 elements of K
 SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
@@ -809,6 +811,27 @@ bool is_row_major_2d(const ptxb_tensor_desc& t, int32_t dtype, int64_t rows, int
 
 enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
+// The workspace ptxb_plan asks for: the fp32 partials of every split where split_k splits the
+// problem's (M, K) x (N, K) product, else none. Needs read_sm_count first.
+uint64_t split_workspace_bytes(const ptxb_problem& problem) {
+  if (problem.num_inputs < 2 || problem.inputs[0].rank != 2 || problem.inputs[1].rank != 2)
+    return 0;
+  const int64_t M = problem.inputs[0].shape[0], K = problem.inputs[0].shape[1],
+                N = problem.inputs[1].shape[0];
+  const SplitK split = split_k(M, N, K, g_sms);
+  return split.splits > 1 ? static_cast<uint64_t>(split.splits) * M * N * sizeof(float) : 0;
+}
+
+// After the GEMM kernel on `stream` wrote `split.splits` partial (M, N) products into `partials`:
+// reduce_splits sums them into c as its programmatic dependent. Nothing to do for one split.
+cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16* c, int64_t M,
+                       int64_t N, cudaStream_t stream) {
+  if (split.splits <= 1) return cudaSuccess;
+  const int64_t count = M * N;
+  return launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, g_sms, true, stream,
+                          partials, c, count, split.splits);
+}
+
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_fp8_tma_ws.cuh ====
 
@@ -841,13 +864,20 @@ __global__ void __launch_bounds__(kThreads, 1)
     gemm_fp8_blockwise_tma_ws(const __grid_constant__ CUtensorMap map_a,
                               const __grid_constant__ CUtensorMap map_b,
                               const __grid_constant__ CUtensorMap map_c, bool store_by_tma,
-                              const float* scale_a, const float* scale_b, __nv_bfloat16* c, int M,
-                              int N, int K) {
+                              const float* scale_a, const float* scale_b, __nv_bfloat16* c,
+                              float* partials, int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
+  // reduce_splits may launch now (kSplitK); it waits for this grid to complete.
+  if (kSplitK && splits > 1) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   const int warpgroup = threadIdx.x / 128;
   const int tiles_m = (M + kBlockM - 1) / kBlockM;
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  const int tiles = tiles_m * tiles_n;
+  // Work unit u: tile u % tiles, k-blocks [split * split_kb, ...) of split u / tiles; the
+  // promotions of a split apply the block scales of its own k-blocks.
+  auto kb_begin_of = [&](int u) { return (u / tiles) * split_kb; };
+  auto k_blocks_of = [&](int u) { return min(k_blocks - kb_begin_of(u), split_kb); };
 
   if (threadIdx.x == 0) init_barriers(smem);
   __syncthreads();
@@ -856,24 +886,28 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0)
-      for_each_tile(tiles_m * tiles_n, [&](int t) {
-        const TileCoord tile = tile_of_block(t, tiles_m, tiles_n);
-        produce(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks, it);
+      for_each_tile(tiles * splits, [&](int u) {
+        const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
+        produce(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it, kb_begin_of(u));
       });
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  for_each_tile(tiles_m * tiles_n, [&](int t) {
-    const TileCoord tile = tile_of_block(t, tiles_m, tiles_n);
+  for_each_tile(tiles * splits, [&](int u) {
+    const TileCoord tile = tile_of_block(u % tiles, tiles_m, tiles_n);
     const BlockScalePromotion promotion{
         scale_a, scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks, M,
         fragment_row(tile.m0 + consumer * 64)};
     float acc[kAccum];
-    consume(smem, consumer, k_blocks, promotion, acc, it);
-    store_output(acc, 1.f, smem, &map_c, store_by_tma, c, consumer, tile.m0 + consumer * 64,
-                 tile.n0, M, N);
+    consume(smem, consumer, k_blocks_of(u), promotion, acc, it, kb_begin_of(u));
+    if (splits > 1)
+      store_partial(acc, 1.f, partials + static_cast<int64_t>(u / tiles) * M * N,
+                    tile.m0 + consumer * 64, tile.n0, M, N);
+    else
+      store_output(acc, 1.f, smem, &map_c, store_by_tma, c, consumer, tile.m0 + consumer * 64,
+                   tile.n0, M, N);
   });
   finish_stores();
 }
@@ -885,13 +919,13 @@ bool is_f32_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
-  (void)problem;
   *workspace_bytes = 0;
-  return read_sm_count() && cudaFuncSetAttribute(gemm_fp8_blockwise_tma_ws,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(kSharedBytes)) == cudaSuccess
-             ? PTXB_OK
-             : kLaunchFailed;
+  if (!read_sm_count() ||
+      cudaFuncSetAttribute(gemm_fp8_blockwise_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes)) != cudaSuccess)
+    return kLaunchFailed;
+  *workspace_bytes = split_workspace_bytes(*problem);
+  return PTXB_OK;
 }
 
 extern "C" int ptxb_run(const ptxb_args* args) {
@@ -913,11 +947,18 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma = map_output(&map_c, args->outputs[0], M, N);
 
+  const SplitK split = split_k(M, N, K, g_sms);
+  if (split.splits > 1 &&
+      args->workspace_bytes < static_cast<uint64_t>(split.splits) * M * N * sizeof(float))
+    return kBadProblem;
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
+  auto* partials = static_cast<float*>(args->workspace);
   const int tiles = static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
-  gemm_fp8_blockwise_tma_ws<<<grid_for(tiles), kThreads, kSharedBytes,
-                              static_cast<cudaStream_t>(args->stream)>>>(
+  gemm_fp8_blockwise_tma_ws<<<grid_for(tiles * split.splits), kThreads, kSharedBytes, stream>>>(
       map_a, map_b, map_c, store_by_tma, static_cast<const float*>(args->inputs[2]),
-      static_cast<const float*>(args->inputs[3]), static_cast<__nv_bfloat16*>(args->outputs[0]),
-      static_cast<int>(M), static_cast<int>(N), static_cast<int>(K));
+      static_cast<const float*>(args->inputs[3]), c, partials, static_cast<int>(M),
+      static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits);
+  if (sum_splits(split, partials, c, M, N, stream) != cudaSuccess) return kLaunchFailed;
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
