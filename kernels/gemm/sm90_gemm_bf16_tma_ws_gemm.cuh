@@ -6,6 +6,7 @@
 #include "gemm/sm90_gemm_bf16_tma_ws.cuh"
 #include "gemm/sm90_gemm_split_sum.cuh"
 #include "gemm/sm90_gemm_tail_schedule.cuh"
+#include "ptx/griddepcontrol.cuh"
 
 namespace {
 
@@ -64,7 +65,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete. No-op
   // without a dependent launch.
   if (kSplitPdl && (splits > 1 || (kStreamKTail && tail.tail_tiles > 0)))
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    griddep_launch_dependents();
   const int warpgroup = threadIdx.x / 128;
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
@@ -236,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 // programmatic dependent of the GEMM kernel.
 __global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
                             int N) {
-  if (kSplitPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (kSplitPdl) griddep_wait();
   const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
   sum_tail_tiles<kBlockM, kBlockN>(
       partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },

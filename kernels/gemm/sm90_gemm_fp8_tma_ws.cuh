@@ -18,6 +18,7 @@
 
 #include "gemm/sm90_gemm_split_sum.cuh"
 #include "gemm/sm90_tma_store_tile.cuh"
+#include "ptx/griddepcontrol.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/smem.cuh"

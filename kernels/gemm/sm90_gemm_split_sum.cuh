@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ptx/griddepcontrol.cuh"
+
 namespace {
 
 // How a GEMM expert cuts K: k-blocks per split and the number of splits (1: no split).
@@ -43,7 +45,7 @@ constexpr int kReduceInFlight = 8;
 __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
   // Launched as a programmatic dependent: the GEMM grid has completed and its partials are
   // visible after this. Returns at once after an ordinary launch.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  griddep_wait();
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   const int64_t quads = count % 4 == 0 ? count / 4 : 0;
@@ -82,21 +84,13 @@ __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t c
 
 // `kernel` on enough CTAs of 256 threads for `steps` one per thread (at most 32 per SM of `sms`),
 // a programmatic dependent of the kernel before it on `stream` when `dependent` (its CTAs may
-// launch once every CTA of that kernel allowed it; they wait in griddepcontrol.wait), else an
+// launch once every CTA of that kernel allowed it; they wait in griddep_wait), else an
 // ordinary launch.
 template <typename... Params, typename... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), int64_t steps, int sms, bool dependent,
                              cudaStream_t stream, Args... args) {
-  cudaLaunchAttribute attribute = {};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = dependent ? 1 : 0;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms)));
-  config.blockDim = dim3(256);
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args...);
+  const auto ctas = static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms));
+  return launch_programmatic(kernel, dim3(ctas), dim3(256), 0, stream, dependent, args...);
 }
 
 }  // namespace

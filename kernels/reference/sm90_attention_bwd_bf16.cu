@@ -185,6 +185,39 @@ __device__ __forceinline__ void bulk_wait_group_read() {
   asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
 }
 // ==== end kernels/ptx/tma.cuh ====
+// ==== begin kernels/ptx/griddepcontrol.cuh (generated: scripts/amalgamate.py) ====
+// Programmatic dependent launch (sm_90). A kernel launched as a programmatic dependent of the
+// kernel before it on its stream (launch_programmatic) may start once every CTA of that kernel
+// called griddep_launch_dependents or exited; before it reads what that kernel wrote it calls
+// griddep_wait, which returns when that grid has completed and its writes are visible.
+
+__device__ __forceinline__ void griddep_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ __forceinline__ void griddep_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+// `kernel` on `grid` CTAs of `block` threads with `smem` bytes of dynamic shared memory on
+// `stream`: a programmatic dependent of the kernel before it when `dependent`, else an ordinary
+// launch.
+template <typename... Params, typename... Args>
+cudaError_t launch_programmatic(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                                cudaStream_t stream, bool dependent, Args... args) {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = dependent ? 1 : 0;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+// ==== end kernels/ptx/griddepcontrol.cuh ====
+
 // ==== begin kernels/ptx/setmaxnreg.cuh (generated: scripts/amalgamate.py) ====
 // Warpgroup register reallocation (setmaxnreg): producers give registers up, consumers take them.
 // Every thread of the warpgroup executes it; kRegs is the new per-thread count.
@@ -272,10 +305,10 @@ constexpr float kLog2e = 1.4426950408889634f;
 // (bench/gemm_dev/variants.sh `bwd_nochain_pdl`, `bwd_gqa_nochain_pdl`).
 constexpr bool kChainPdl = true;
 __device__ __forceinline__ void chain_launch_next() {
-  if (kChainPdl) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if (kChainPdl) griddep_launch_dependents();
 }
 __device__ __forceinline__ void chain_wait_previous() {
-  if (kChainPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (kChainPdl) griddep_wait();
 }
 
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
@@ -987,17 +1020,7 @@ int launch_status() { return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaun
 template <typename... Params, typename... Args>
 cudaError_t launch_chained(void (*kernel)(Params...), dim3 grid, unsigned threads, size_t smem,
                            cudaStream_t stream, Args... args) {
-  cudaLaunchAttribute chained = {};
-  chained.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  chained.val.programmaticStreamSerializationAllowed = kChainPdl ? 1 : 0;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &chained;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args...);
+  return launch_programmatic(kernel, grid, dim3(threads), smem, stream, kChainPdl, args...);
 }
 
 // The kernels of one head dim and the dynamic shared memory of k1 and k2.

@@ -723,6 +723,39 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
+// ==== begin kernels/ptx/griddepcontrol.cuh (generated: scripts/amalgamate.py) ====
+// Programmatic dependent launch (sm_90). A kernel launched as a programmatic dependent of the
+// kernel before it on its stream (launch_programmatic) may start once every CTA of that kernel
+// called griddep_launch_dependents or exited; before it reads what that kernel wrote it calls
+// griddep_wait, which returns when that grid has completed and its writes are visible.
+
+__device__ __forceinline__ void griddep_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ __forceinline__ void griddep_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+// `kernel` on `grid` CTAs of `block` threads with `smem` bytes of dynamic shared memory on
+// `stream`: a programmatic dependent of the kernel before it when `dependent`, else an ordinary
+// launch.
+template <typename... Params, typename... Args>
+cudaError_t launch_programmatic(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                                cudaStream_t stream, bool dependent, Args... args) {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = dependent ? 1 : 0;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+// ==== end kernels/ptx/griddepcontrol.cuh ====
+
 // ==== begin kernels/gemm/sm90_gemm_split_sum.cuh (generated: scripts/amalgamate.py) ====
 // Split-K of the GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh, gemm/sm90_gemm_fp8_tma_ws.cuh):
 // how K is cut, the sum of the splits' partials, and the launch of such sums as programmatic
@@ -762,7 +795,7 @@ constexpr int kReduceInFlight = 8;
 __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t count, int splits) {
   // Launched as a programmatic dependent: the GEMM grid has completed and its partials are
   // visible after this. Returns at once after an ordinary launch.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  griddep_wait();
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   const int64_t quads = count % 4 == 0 ? count / 4 : 0;
@@ -801,21 +834,13 @@ __global__ void reduce_splits(const float* partials, __nv_bfloat16* c, int64_t c
 
 // `kernel` on enough CTAs of 256 threads for `steps` one per thread (at most 32 per SM of `sms`),
 // a programmatic dependent of the kernel before it on `stream` when `dependent` (its CTAs may
-// launch once every CTA of that kernel allowed it; they wait in griddepcontrol.wait), else an
+// launch once every CTA of that kernel allowed it; they wait in griddep_wait), else an
 // ordinary launch.
 template <typename... Params, typename... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), int64_t steps, int sms, bool dependent,
                              cudaStream_t stream, Args... args) {
-  cudaLaunchAttribute attribute = {};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = dependent ? 1 : 0;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms)));
-  config.blockDim = dim3(256);
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args...);
+  const auto ctas = static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms));
+  return launch_programmatic(kernel, dim3(ctas), dim3(256), 0, stream, dependent, args...);
 }
 
 }  // namespace
@@ -1019,7 +1044,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete. No-op
   // without a dependent launch.
   if (kSplitPdl && (splits > 1 || (kStreamKTail && tail.tail_tiles > 0)))
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    griddep_launch_dependents();
   const int warpgroup = threadIdx.x / 128;
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
@@ -1191,7 +1216,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 // programmatic dependent of the GEMM kernel.
 __global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
                             int N) {
-  if (kSplitPdl) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (kSplitPdl) griddep_wait();
   const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
   sum_tail_tiles<kBlockM, kBlockN>(
       partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },
