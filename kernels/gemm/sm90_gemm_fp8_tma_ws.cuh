@@ -168,8 +168,8 @@ __device__ __forceinline__ void store_partial(const float (&d)[kAccum], float sc
 // kernel (its CTAs allow it at their start; it waits for the GEMM grid). Both experts split; the
 // block-scaled one applies each split's own block scales at its promotions. H200, with
 // kOverlapPromotion: per tensor 128x8192x8192 0.867 -> 0.884 of cuBLASLt
-// (bench/results/2026-12-03f-h200-session-083f534), block-scaled 0.889 -> 0.989
-// (bench/results/2026-12-03g-h200-session-2d2472b), the other shapes level
+// (bench/results/2026-12-03f-h200-session-083f534), block-scaled 0.876 -> 0.971-0.988
+// (bench/results/2026-12-03g-h200-session-2d2472b, call C), the other shapes level
 // (bench/gemm_dev/variants.sh `fp8_nosplitk`, `fp8b_nosplitk`).
 constexpr bool kSplitK = true;
 constexpr int kMinKBlocksPerSplit = 4;  // 512 E4M3 elements of K
