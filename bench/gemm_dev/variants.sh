@@ -18,6 +18,7 @@ export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR="
 single='s/^constexpr bool kPersistent = true;/constexpr bool kPersistent = false;/'
 sharedstaging='s/^constexpr bool kOwnStaging = true;/constexpr bool kOwnStaging = false;/'
 groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
+groupm32='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 32;/'
 cluster2='s/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/'
 splitcluster='s/^constexpr bool kSplitCluster = false;/constexpr bool kSplitCluster = true;/'
 directstore='s/^constexpr bool kTmaStoreEpilogue = true;/constexpr bool kTmaStoreEpilogue = false;/'
@@ -69,6 +70,9 @@ fp8_nooverlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$nooverlap
 fp8b_nooverlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$nooverlap
 fp8_nosplitk|fp8_e4m3|sm90/gemm/fp8-e4m3|$nosplitk
 fp8b_nosplitk|fp8_blockwise|sm90/gemm/fp8-blockwise|$nosplitk
+fp8_groupm8|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm8
+fp8b_groupm8|fp8_blockwise|sm90/gemm/fp8-blockwise|$groupm8
+fp8_groupm32|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm32
 "
 declare -A task_of
 names=()
