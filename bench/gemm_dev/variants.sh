@@ -7,6 +7,8 @@
 # Usage (GPU machine, repository root): bench/gemm_dev/variants.sh BIN_DIR OUT [N] [VARIANTS]
 #   VARIANTS: comma-separated names of the table below (default: all); the experts of the chosen
 #   variants run too
+# PTXB_BUDGET_S=S: start no evaluation once S seconds have passed (a device call's limit), and
+#   still print the summary of those that ran (a timeout around the script would lose it)
 # PTXB_OLD_EXPERTS=DIR: also judge DIR/sm90_gemm_NAME.cu (sm90_NAME.cu for attention_*: an
 #   earlier commit's expert) as old_NAME next to each expert that runs
 set -uo pipefail
@@ -94,8 +96,12 @@ while IFS='|' read -r name expert task program; do
 done <<< "$table"
 # PTXB_SOURCES_ONLY=1: stop here, the variants' sources written to OUT/src (bench/gemm_dev/probe.sh).
 [[ "${PTXB_SOURCES_ONLY:-0}" == 1 ]] && exit 0
+budget="${PTXB_BUDGET_S:-}"
 for r in $(seq 1 "$rounds"); do
   for name in "${names[@]}"; do
+    if [[ -n "$budget" && $SECONDS -ge $budget ]]; then
+      echo "variants: budget of $budget s spent: round $r from $name on not run" >&2; break 2
+    fi
     "$bin/ptxbench" eval "$out/src/$name.cu" --task "${task_of[$name]}" \
       --json-out "$out/${name}_$r.json" > "$out/${name}_$r.txt" 2>&1
   done
