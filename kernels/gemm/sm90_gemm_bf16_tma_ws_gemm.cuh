@@ -330,9 +330,8 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
     const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
                   N = problem->inputs[1].shape[0];
     const SplitK split = split_k(M, N, K, g_sms);
-    if (split.splits > 1)
-      *workspace_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
-    *workspace_bytes = std::max(*workspace_bytes, tail_bytes(plan_tail(M, N, K, split)));
+    *workspace_bytes =
+        std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split)));
   }
   return PTXB_OK;
 }
@@ -355,8 +354,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma =
       kTmaStoreEpilogue && split.splits == 1 && encode_c_store(&map_c, args->outputs[0], M, N);
-  const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
-  if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
+  if (!kSplitCluster && args->workspace_bytes < split_partial_bytes(split, M, N))
     return kBadProblem;
   const TailSchedule tail = plan_tail(M, N, K, split);
   if (args->workspace_bytes < tail_bytes(tail)) return kBadProblem;
@@ -385,13 +383,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
                                 split.splits, tail) != cudaSuccess) {
     return kLaunchFailed;
   }
-  if (split.splits > 1) {
-    const int64_t count = M * N;
-    if (launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, g_sms, kSplitPdl,
-                         stream, static_cast<const float*>(partials), c, count,
-                         split.splits) != cudaSuccess)
-      return kLaunchFailed;
-  }
+  if (sum_splits(split, partials, c, M, N, g_sms, kSplitPdl, stream) != cudaSuccess)
+    return kLaunchFailed;
   if (tail.tail_tiles > 0) {
     if (launch_dependent(reduce_tail, static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4,
                          g_sms, kSplitPdl, stream, static_cast<const float*>(partials), c, tail,

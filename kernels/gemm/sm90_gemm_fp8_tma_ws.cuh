@@ -401,18 +401,7 @@ uint64_t split_workspace_bytes(const ptxb_problem& problem) {
     return 0;
   const int64_t M = problem.inputs[0].shape[0], K = problem.inputs[0].shape[1],
                 N = problem.inputs[1].shape[0];
-  const SplitK split = split_k(M, N, K, g_sms);
-  return split.splits > 1 ? static_cast<uint64_t>(split.splits) * M * N * sizeof(float) : 0;
-}
-
-// After the GEMM kernel on `stream` wrote `split.splits` partial (M, N) products into `partials`:
-// reduce_splits sums them into c as its programmatic dependent. Nothing to do for one split.
-cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16* c, int64_t M,
-                       int64_t N, cudaStream_t stream) {
-  if (split.splits <= 1) return cudaSuccess;
-  const int64_t count = M * N;
-  return launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, g_sms, true, stream,
-                          partials, c, count, split.splits);
+  return split_partial_bytes(split_k(M, N, K, g_sms), M, N);
 }
 
 }  // namespace

@@ -32,6 +32,11 @@ SplitK cut_k(int k_blocks, int splits) {
   return {split_kb, (k_blocks + split_kb - 1) / split_kb};
 }
 
+// The workspace the fp32 partials of `split` take for an (M, N) output: none for one split.
+uint64_t split_partial_bytes(const SplitK& split, int64_t M, int64_t N) {
+  return split.splits > 1 ? static_cast<uint64_t>(split.splits) * M * N * sizeof(float) : 0;
+}
+
 // C = the sum over the splits of the fp32 partials (`splits` planes of `count` elements), in split
 // order, rounded to bf16: four elements a step (16-byte loads: the ABI's pointers are 256-byte
 // aligned, and count % 4 == 0 keeps every split's partials aligned), else one by one. The loads of
@@ -91,6 +96,17 @@ cudaError_t launch_dependent(void (*kernel)(Params...), int64_t steps, int sms, 
                              cudaStream_t stream, Args... args) {
   const auto ctas = static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms));
   return launch_programmatic(kernel, dim3(ctas), dim3(256), 0, stream, dependent, args...);
+}
+
+// After the GEMM kernel on `stream` wrote `split.splits` partial (M, N) products into `partials`:
+// reduce_splits sums them into c, a programmatic dependent of that kernel when `dependent`, on
+// `sms` SMs. Nothing to do for one split.
+cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16* c, int64_t M,
+                       int64_t N, int sms, bool dependent, cudaStream_t stream) {
+  if (split.splits <= 1) return cudaSuccess;
+  const int64_t count = M * N;
+  return launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, sms, dependent, stream,
+                          partials, c, count, split.splits);
 }
 
 }  // namespace

@@ -782,6 +782,11 @@ SplitK cut_k(int k_blocks, int splits) {
   return {split_kb, (k_blocks + split_kb - 1) / split_kb};
 }
 
+// The workspace the fp32 partials of `split` take for an (M, N) output: none for one split.
+uint64_t split_partial_bytes(const SplitK& split, int64_t M, int64_t N) {
+  return split.splits > 1 ? static_cast<uint64_t>(split.splits) * M * N * sizeof(float) : 0;
+}
+
 // C = the sum over the splits of the fp32 partials (`splits` planes of `count` elements), in split
 // order, rounded to bf16: four elements a step (16-byte loads: the ABI's pointers are 256-byte
 // aligned, and count % 4 == 0 keeps every split's partials aligned), else one by one. The loads of
@@ -841,6 +846,17 @@ cudaError_t launch_dependent(void (*kernel)(Params...), int64_t steps, int sms, 
                              cudaStream_t stream, Args... args) {
   const auto ctas = static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms));
   return launch_programmatic(kernel, dim3(ctas), dim3(256), 0, stream, dependent, args...);
+}
+
+// After the GEMM kernel on `stream` wrote `split.splits` partial (M, N) products into `partials`:
+// reduce_splits sums them into c, a programmatic dependent of that kernel when `dependent`, on
+// `sms` SMs. Nothing to do for one split.
+cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16* c, int64_t M,
+                       int64_t N, int sms, bool dependent, cudaStream_t stream) {
+  if (split.splits <= 1) return cudaSuccess;
+  const int64_t count = M * N;
+  return launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, sms, dependent, stream,
+                          partials, c, count, split.splits);
 }
 
 }  // namespace
@@ -1309,9 +1325,8 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
     const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
                   N = problem->inputs[1].shape[0];
     const SplitK split = split_k(M, N, K, g_sms);
-    if (split.splits > 1)
-      *workspace_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
-    *workspace_bytes = std::max(*workspace_bytes, tail_bytes(plan_tail(M, N, K, split)));
+    *workspace_bytes =
+        std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split)));
   }
   return PTXB_OK;
 }
@@ -1334,8 +1349,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma =
       kTmaStoreEpilogue && split.splits == 1 && encode_c_store(&map_c, args->outputs[0], M, N);
-  const uint64_t partial_bytes = static_cast<uint64_t>(split.splits) * M * N * sizeof(float);
-  if (!kSplitCluster && split.splits > 1 && args->workspace_bytes < partial_bytes)
+  if (!kSplitCluster && args->workspace_bytes < split_partial_bytes(split, M, N))
     return kBadProblem;
   const TailSchedule tail = plan_tail(M, N, K, split);
   if (args->workspace_bytes < tail_bytes(tail)) return kBadProblem;
@@ -1364,13 +1378,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
                                 split.splits, tail) != cudaSuccess) {
     return kLaunchFailed;
   }
-  if (split.splits > 1) {
-    const int64_t count = M * N;
-    if (launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, g_sms, kSplitPdl,
-                         stream, static_cast<const float*>(partials), c, count,
-                         split.splits) != cudaSuccess)
-      return kLaunchFailed;
-  }
+  if (sum_splits(split, partials, c, M, N, g_sms, kSplitPdl, stream) != cudaSuccess)
+    return kLaunchFailed;
   if (tail.tail_tiles > 0) {
     if (launch_dependent(reduce_tail, static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4,
                          g_sms, kSplitPdl, stream, static_cast<const float*>(partials), c, tail,

@@ -290,6 +290,11 @@ SplitK cut_k(int k_blocks, int splits) {
   return {split_kb, (k_blocks + split_kb - 1) / split_kb};
 }
 
+// The workspace the fp32 partials of `split` take for an (M, N) output: none for one split.
+uint64_t split_partial_bytes(const SplitK& split, int64_t M, int64_t N) {
+  return split.splits > 1 ? static_cast<uint64_t>(split.splits) * M * N * sizeof(float) : 0;
+}
+
 // C = the sum over the splits of the fp32 partials (`splits` planes of `count` elements), in split
 // order, rounded to bf16: four elements a step (16-byte loads: the ABI's pointers are 256-byte
 // aligned, and count % 4 == 0 keeps every split's partials aligned), else one by one. The loads of
@@ -349,6 +354,17 @@ cudaError_t launch_dependent(void (*kernel)(Params...), int64_t steps, int sms, 
                              cudaStream_t stream, Args... args) {
   const auto ctas = static_cast<unsigned>(std::min<int64_t>((steps + 255) / 256, 32 * sms));
   return launch_programmatic(kernel, dim3(ctas), dim3(256), 0, stream, dependent, args...);
+}
+
+// After the GEMM kernel on `stream` wrote `split.splits` partial (M, N) products into `partials`:
+// reduce_splits sums them into c, a programmatic dependent of that kernel when `dependent`, on
+// `sms` SMs. Nothing to do for one split.
+cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16* c, int64_t M,
+                       int64_t N, int sms, bool dependent, cudaStream_t stream) {
+  if (split.splits <= 1) return cudaSuccess;
+  const int64_t count = M * N;
+  return launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, sms, dependent, stream,
+                          partials, c, count, split.splits);
 }
 
 }  // namespace
@@ -837,18 +853,7 @@ uint64_t split_workspace_bytes(const ptxb_problem& problem) {
     return 0;
   const int64_t M = problem.inputs[0].shape[0], K = problem.inputs[0].shape[1],
                 N = problem.inputs[1].shape[0];
-  const SplitK split = split_k(M, N, K, g_sms);
-  return split.splits > 1 ? static_cast<uint64_t>(split.splits) * M * N * sizeof(float) : 0;
-}
-
-// After the GEMM kernel on `stream` wrote `split.splits` partial (M, N) products into `partials`:
-// reduce_splits sums them into c as its programmatic dependent. Nothing to do for one split.
-cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16* c, int64_t M,
-                       int64_t N, cudaStream_t stream) {
-  if (split.splits <= 1) return cudaSuccess;
-  const int64_t count = M * N;
-  return launch_dependent(reduce_splits, count % 4 == 0 ? count / 4 : count, g_sms, true, stream,
-                          partials, c, count, split.splits);
+  return split_partial_bytes(split_k(M, N, K, g_sms), M, N);
 }
 
 }  // namespace
@@ -939,9 +944,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const bool store_by_tma = map_output(&map_c, args->outputs[0], M, N);
 
   const SplitK split = split_k(M, N, K, g_sms);
-  if (split.splits > 1 &&
-      args->workspace_bytes < static_cast<uint64_t>(split.splits) * M * N * sizeof(float))
-    return kBadProblem;
+  if (args->workspace_bytes < split_partial_bytes(split, M, N)) return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
@@ -950,6 +953,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
       map_a, map_b, map_c, store_by_tma, static_cast<const float*>(args->inputs[2]),
       static_cast<const float*>(args->inputs[3]), c, partials, static_cast<int>(M),
       static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits);
-  if (sum_splits(split, partials, c, M, N, stream) != cudaSuccess) return kLaunchFailed;
+  if (sum_splits(split, partials, c, M, N, g_sms, true, stream) != cudaSuccess)
+    return kLaunchFailed;
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
