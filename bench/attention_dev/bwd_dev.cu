@@ -31,7 +31,11 @@
 #include <tuple>
 #include <vector>
 
-#include "../../kernels/reference/sm90_attention_bwd_bf16.cu"
+// NOTE: bwd_dev.sh sets PTXB_BWD_SOURCE to a variant of the expert (PTXB_BWD_KERNEL).
+#ifndef PTXB_BWD_SOURCE
+#define PTXB_BWD_SOURCE "../../kernels/reference/sm90_attention_bwd_bf16.cu"
+#endif
+#include PTXB_BWD_SOURCE
 #include "verify/gpu_verify.hpp"
 
 namespace dev {

@@ -4,6 +4,8 @@
 # OUT_DIR receives: kernel.so and kernel_ptxas.txt (the submission built with the harness's exact
 # flags), kernel.sass, bwd_dev (the harness) with its build logs, and log.txt (the full run).
 # Prints the kernels' registers/spills and the harness's summary table last.
+# PTXB_BWD_KERNEL=FILE: a variant of the expert instead (e.g. from bench/gemm_dev/variants.sh with
+#   PTXB_SOURCES_ONLY=1), both as kernel.so and in the harness, which #includes what it times
 set -uo pipefail
 
 out="${1:?usage: bench/attention_dev/bwd_dev.sh OUT_DIR [--quick] [--no-timing] [--ref-budget S] [--only TEXT]}"
@@ -11,7 +13,7 @@ shift
 mkdir -p "$out"
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 arch=(-gencode arch=compute_90a,code=sm_90a)
-kernel=kernels/reference/sm90_attention_bwd_bf16.cu
+kernel="${PTXB_BWD_KERNEL:-kernels/reference/sm90_attention_bwd_bf16.cu}"  # or a variant of it
 [ -f "$kernel" ] || { echo "run from the repository root ($kernel not found)" >&2; exit 2; }
 
 # The submission exactly as PTXBench compiles it, plus ptxas -v; the harness objects in parallel.
@@ -19,8 +21,10 @@ kernel=kernels/reference/sm90_attention_bwd_bf16.cu
   "$kernel" -o "$out/kernel.so" >"$out/kernel_ptxas.txt" 2>&1 &
 so_pid=$!
 common=(-O3 -std=c++17 -lineinfo "${arch[@]}" -I src -I include)
-"$nvcc" "${common[@]}" -Xptxas -v -c bench/attention_dev/bwd_dev.cu -o "$out/bwd_dev.o" \
-  >"$out/bwd_dev_build.txt" 2>&1 &
+source_define=()  # the harness #includes the kernel it times: the variant's when there is one
+[ -n "${PTXB_BWD_KERNEL:-}" ] && source_define=(-DPTXB_BWD_SOURCE="\"$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")\"")
+"$nvcc" "${common[@]}" "${source_define[@]}" -Xptxas -v -c bench/attention_dev/bwd_dev.cu \
+  -o "$out/bwd_dev.o" >"$out/bwd_dev_build.txt" 2>&1 &
 dev_pid=$!
 "$nvcc" "${common[@]}" -c src/verify/gpu_reference_attention.cu -o "$out/reference.o" \
   >"$out/reference_build.txt" 2>&1 &

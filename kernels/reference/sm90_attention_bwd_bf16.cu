@@ -10,11 +10,12 @@
 //   and LSE_i * log2(e), per (batch, head) padded to kSeqPad rows (Delta 0, LSE +inf past S) so
 //   that k1 and k2 read them without bounds checks and padded queries get P = 0.
 // - k1 `dkdv_kernel`: one CTA per (128 keys, kv head, batch). K and V (128 x D) are loaded once;
-//   64-query tiles of Q and dO (plus their LSE/Delta) of each of the G query heads of the group,
-//   one head after the other, stream through a kStages ring, so that dK and dV sum the group's
-//   contributions in registers (no atomics, no second pass). Each of the
-//   two consumer warpgroups owns 64 keys and computes per query tile
-//     S^T = K Q^T, dP^T = V dO^T (wgmma m64n64k16, A and B K-major from shared memory),
+//   64-query tiles (128 at D = 64) of Q and dO (plus their LSE/Delta) of each of the G query heads
+//   of the group, one head after the other, stream through a kStages ring, so that dK and dV sum
+//   the group's contributions in registers (no atomics, no second pass). Each of the two consumer
+//   warpgroups owns 64 keys and computes per query tile
+//     S^T = K Q^T, dP^T = V dO^T (wgmma m64n64k16, m64n128k16 at D = 64; A and B K-major from
+//     shared memory),
 //     P^T = exp2(S^T scale log2e - LSE log2e), dS^T = P^T o (dP^T - Delta) (registers),
 //     dV += P^T dO, dK += dS^T Q (wgmma m64nDk16, A = P^T / dS^T in registers as bf16, B = the
 //     same row-major dO / Q tile read MN-major through wgmma's transpose-B),
@@ -35,7 +36,7 @@
 //   than an elected consumer thread: that thread would wait for the other consumer to release a
 //   stage, coupling the two warpgroups whose point is to interleave on the tensor cores.
 // - Shared memory at D = 128: k1 K, V + 3 stages of Q, dO (64 x D) ~ 162 KB; k2 Q, dO + 2 stages
-//   of K, V (128 x D) ~ 193 KB (3 stages at D = 64). One CTA per SM.
+//   of K, V (128 x D) ~ 193 KB (3 stages at D = 64; k1's at D = 64 are 128 x D). One CTA per SM.
 // - D = 96 is stored as D = 128 (two 64-column blocks, TMA zero-filling columns past 96): the
 //   products over D take 6 k-steps, those with D as N are m64n96k16 (a block and a half of the
 //   MN-major operand), so the zero half is never read.
@@ -290,7 +291,6 @@ constexpr int kWgThreads = 128;
 constexpr int kThreads = 3 * kWgThreads;  // producer warpgroup + 2 consumer warpgroups
 constexpr int kWgRows = 64;               // rows of one wgmma (M) = rows owned by a consumer
 constexpr int kCtaRows = 2 * kWgRows;     // resident rows per CTA: keys (k1) or queries (k2)
-constexpr int kQStep = 64;                // k1: queries per pipeline stage
 constexpr int kKStep = 128;               // k2: keys per pipeline stage
 constexpr int kSwz = 64;                  // bf16 per 128-byte swizzled row = TMA box width
 constexpr int kSeqPad = 128;              // workspace rows per (batch, head) are padded to this
@@ -311,6 +311,17 @@ __device__ __forceinline__ void chain_wait_previous() {
   if (kChainPdl) griddep_wait();
 }
 
+// k1's queries per pipeline stage: 64, or 128 at D 64 when kWideQStepD64 (S^T and dP^T are then
+// m64n128 products and the steps half as many; the registers of the narrower dK, dV make room for
+// S^T and dP^T of 128 queries, no spills). H200, one machine start
+// (bench/results/2026-12-03h-h200-session-1423226, call F): k1 at B 4 H 32 S 4096 D 64 2648 ->
+// 2239 us, the task's D 64 shape 0.695 -> 0.801 of cuDNN in ptxbench eval, the other shapes level
+// (their kernels' SASS is unchanged); bench/gemm_dev/variants.sh `bwd_narrow_qstep`.
+constexpr bool kWideQStepD64 = true;
+template <int kD>
+constexpr int kQStepOf = kD == 64 && kWideQStepD64 ? 128 : 64;
+inline int qstep_of(int dim) { return dim == 64 ? kQStepOf<64> : kQStepOf<128>; }
+
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
 // TMA and never read: k-steps stop at D, and the m64n96 products read 96 columns).
 constexpr int stored_cols(int d) { return (d + kSwz - 1) / kSwz * kSwz; }
@@ -322,6 +333,7 @@ constexpr int kCols = stored_cols(kD);
 // atom), so every tile and block below starts on a 1024-byte boundary.
 template <int kD>
 struct DkvSmem {
+  static constexpr int kQStep = kQStepOf<kD>;
   static constexpr int kStages = 3;
   bf16 k[kCtaRows * kCols<kD>];            // (kCtaRows, kD) keys of the CTA
   bf16 v[kCtaRows * kCols<kD>];            // (kCtaRows, kD)
@@ -579,6 +591,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   chain_launch_next();  // k1b or k2 may launch; they wait for this grid
   using Smem = DkvSmem<kD>;
   constexpr int kStages = Smem::kStages;
+  constexpr int kQStep = Smem::kQStep;
   extern __shared__ uint8_t smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
 
@@ -973,7 +986,7 @@ struct Launch {
   const bf16 *out, *dout;
   const float* lse;
   void *dq, *dk, *dv;
-  Maps dkdv_maps;  // Q, dO in (64, 64) boxes; K, V in (128, 64)
+  Maps dkdv_maps;  // Q, dO in (q step, 64) boxes; K, V in (128, 64)
   Maps dq_maps;    // all in (128, 64) boxes
   cudaStream_t stream;
 };
@@ -989,7 +1002,8 @@ int prepare(const ptxb_args& args, Launch* l) {
     return encode_3d(map, args.inputs[input], input == 1 || input == 2 ? kv_heads : heads, d.seq,
                      d.dim, rows);
   };
-  const bool ok = encode(&l->dkdv_maps.q, 0, kQStep) && encode(&l->dkdv_maps.dout, 4, kQStep) &&
+  const uint32_t q_step = static_cast<uint32_t>(qstep_of(d.dim));
+  const bool ok = encode(&l->dkdv_maps.q, 0, q_step) && encode(&l->dkdv_maps.dout, 4, q_step) &&
                   encode(&l->dkdv_maps.k, 1, kCtaRows) && encode(&l->dkdv_maps.v, 2, kCtaRows) &&
                   encode(&l->dq_maps.q, 0, kCtaRows) && encode(&l->dq_maps.dout, 4, kCtaRows);
   l->dq_maps.k = l->dkdv_maps.k;
