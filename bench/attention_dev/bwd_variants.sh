@@ -15,8 +15,7 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 here="$(dirname "${BASH_SOURCE[0]}")"
 
-# The variants' sources (variants.sh refuses a sed that changes nothing; an unknown name has no
-# source and is refused below).
+# The variants' sources (variants.sh refuses an unknown name and a sed that changes nothing).
 PTXB_SOURCES_ONLY=1 "$here/../gemm_dev/variants.sh" . "$out/sources" 1 "$list" >"$out/sources.log" 2>&1 ||
   { cat "$out/sources.log" >&2; exit 2; }
 names=(expert)

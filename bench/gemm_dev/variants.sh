@@ -97,6 +97,12 @@ while IFS='|' read -r name expert task program; do
   fi
   task_of[$name]="$task"; names+=("$name")
 done <<< "$table"
+if [[ -n "$only" ]]; then  # a misspelt name would otherwise judge only the experts
+  IFS=',' read -r -a wanted <<< "$only"
+  for name in "${wanted[@]}"; do
+    [[ -n "${task_of[$name]:-}" ]] || { echo "variants: no variant named $name" >&2; exit 2; }
+  done
+fi
 # PTXB_SOURCES_ONLY=1: stop here, the variants' sources written to OUT/src (bench/gemm_dev/probe.sh).
 [[ "${PTXB_SOURCES_ONLY:-0}" == 1 ]] && exit 0
 budget="${PTXB_BUDGET_S:-}"
