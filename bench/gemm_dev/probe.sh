@@ -6,7 +6,10 @@
 # regex:tma_ws, the TMA experts' GEMM kernels), kept as OUT/NAME.ncu-rep with its text details in
 # OUT/NAME.ncu.txt and every raw metric (warp stall reasons among them) in OUT/NAME.raw.csv, to
 # read where ncu is not installed. Prints one line per (source, shape) last.
-# Usage (GPU machine, repository root): bench/gemm_dev/probe.sh OUT "M,N,K M,N,K ..." FILE.cu...
+# A shape of four numbers, G,M,N,K, runs the grouped harness instead (grouped_probe.cu: G groups
+# over M rows drawn as the grouped task draws them, the kernel alone, no library); tensor:M,N,K
+# and block:M,N,K the fp8 one (fp8_probe.cu: an fp8-e4m3 or fp8-blockwise submission alone).
+# Usage (GPU machine, repository root): bench/gemm_dev/probe.sh OUT "M,N,K G,M,N,K ..." FILE.cu...
 #   e.g. PTXB_SOURCES_ONLY=1 bench/gemm_dev/variants.sh BIN /tmp/v 1 tma_cluster2
 #        bench/gemm_dev/probe.sh $OUT "4096,4096,4096 8192,8192,8192" /tmp/v/src/*.cu
 set -uo pipefail
@@ -17,6 +20,26 @@ ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 arch=(-gencode arch=compute_90a,code=sm_90a)
 "$nvcc" -O3 -std=c++17 "${arch[@]}" -I include bench/gemm_dev/gemm_probe.cu -o "$out/gemm_probe" \
   -lcublasLt -ldl > "$out/gemm_probe_build.txt" 2>&1 || { cat "$out/gemm_probe_build.txt"; exit 1; }
+"$nvcc" -O3 -std=c++20 "${arch[@]}" -I include -I src bench/gemm_dev/grouped_probe.cu \
+  src/families/structured_values.cpp src/core/error.cpp src/core/shape.cpp -o "$out/grouped_probe" \
+  -ldl > "$out/grouped_probe_build.txt" 2>&1 || { cat "$out/grouped_probe_build.txt"; exit 1; }
+"$nvcc" -O3 -std=c++17 "${arch[@]}" -I include bench/gemm_dev/fp8_probe.cu -o "$out/fp8_probe" \
+  -ldl > "$out/fp8_probe_build.txt" 2>&1 || { cat "$out/fp8_probe_build.txt"; exit 1; }
+# probe SO SHAPE [CALLS]: the harness the shape's prefix or field count names.
+probe() {
+  local fields
+  if [[ "$2" == tensor:* || "$2" == block:* ]]; then
+    IFS=, read -r -a fields <<< "${2#*:}"
+    "$out/fp8_probe" "$1" "${2%%:*}" "${fields[@]}" ${3:+"$3"}
+    return
+  fi
+  IFS=, read -r -a fields <<< "$2"
+  if (( ${#fields[@]} == 4 )); then
+    "$out/grouped_probe" "$1" "${fields[@]}" ${3:+"$3"}
+  else
+    "$out/gemm_probe" "$1" "${fields[@]}" ${3:+"$3"}
+  fi
+}
 for src in "$@"; do
   name="$(basename "$src" .cu)"
   "$nvcc" -O3 -std=c++17 -shared -Xcompiler -fPIC -lineinfo "${arch[@]}" -I include -Xptxas -v \
@@ -27,14 +50,13 @@ for src in "$@"; do
   name="$(basename "$src" .cu)"
   [[ -f "$out/$name.so" ]] || continue
   for shape in $shapes; do
-    IFS=, read -r m n k <<< "$shape"
-    echo "$name $("$out/gemm_probe" "$out/$name.so" "$m" "$n" "$k" 2>&1 | tail -1)" >> "$summary"
+    echo "$name $(probe "$out/$name.so" "$shape" 2>&1 | tail -1)" >> "$summary"
   done
   if [[ "${PTXB_PROBE_NCU:-0}" == 1 ]]; then
-    IFS=, read -r m n k <<< "${shapes%% *}"
     PROBE_NO_LIBRARY=1 "$ncu" --set full --launch-skip 3 --launch-count 1 \
       -k "${PTXB_PROBE_KERNEL:-regex:tma_ws}" -f -o "$out/$name" \
-      "$out/gemm_probe" "$out/$name.so" "$m" "$n" "$k" 4 > "$out/$name.ncu.log" 2>&1
+      bash -c "$(declare -f probe); out='$out'; probe '$out/$name.so' '${shapes%% *}' 4" \
+      > "$out/$name.ncu.log" 2>&1
     "$ncu" --import "$out/$name.ncu-rep" --page details > "$out/$name.ncu.txt" 2>&1
     "$ncu" --import "$out/$name.ncu-rep" --page raw --csv > "$out/$name.raw.csv" 2>&1
   fi
