@@ -22,6 +22,9 @@ sharedstaging='s/^constexpr bool kOwnStaging = true;/constexpr bool kOwnStaging 
 groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
 groupm32='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 32;/'
 cluster2='s/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/'
+nopairs='s/^constexpr int kClusterM = 2;/constexpr int kClusterM = 1;/'
+groupm16from8='s/^constexpr int kGroupM = 8;/constexpr int kGroupM = 16;/'
+groupm4from8='s/^constexpr int kGroupM = 8;/constexpr int kGroupM = 4;/'
 splitcluster='s/^constexpr bool kSplitCluster = false;/constexpr bool kSplitCluster = true;/'
 directstore='s/^constexpr bool kTmaStoreEpilogue = true;/constexpr bool kTmaStoreEpilogue = false;/'
 stages3='s/^constexpr int kStages = 4;/constexpr int kStages = 3;/'
@@ -38,6 +41,12 @@ nosplitk='s/^constexpr bool kSplitK = true;/constexpr bool kSplitK = false;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 nostreamk='s/^constexpr bool kStreamKTail = true;/constexpr bool kStreamKTail = false;/'
 nochainpdl='s/^constexpr bool kChainPdl = true;/constexpr bool kChainPdl = false;/'
+serialprefix='s/^constexpr bool kParallelPrefix = true;/constexpr bool kParallelPrefix = false;/'
+noprefixpdl='s/^constexpr bool kPrefixPdl = true;/constexpr bool kPrefixPdl = false;/'
+records='s/^constexpr bool kTileRecords = false;/constexpr bool kTileRecords = true;/'
+loopalways='s/^constexpr int64_t kPersistentMaxK = 4096;/constexpr int64_t kPersistentMaxK = INT64_MAX;/'
+loopnever='s/^constexpr int64_t kPersistentMaxK = 4096;/constexpr int64_t kPersistentMaxK = 0;/'
+registerstore='s/^constexpr bool kWholeHalfTmaStore = true;/constexpr bool kWholeHalfTmaStore = false;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it)
@@ -63,7 +72,12 @@ llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl
 llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging; $nostreamk
 llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster
-grouped_persistent|bf16_grouped|sm90/gemm/bf16-grouped|$persistent
+grouped_persistent|bf16_grouped|sm90/gemm/bf16-grouped|$loopalways
+grouped_single|bf16_grouped|sm90/gemm/bf16-grouped|$loopnever
+grouped_register_store|bf16_grouped|sm90/gemm/bf16-grouped|$registerstore
+grouped_no_prefix_pdl|bf16_grouped|sm90/gemm/bf16-grouped|$noprefixpdl
+grouped_serial_prefix|bf16_grouped|sm90/gemm/bf16-grouped|$serialprefix; $noprefixpdl; $registerstore
+grouped_records|bf16_grouped|sm90/gemm/bf16-grouped|$records
 wgmma_deep|bf16_wgmma|sm90/gemm/bf16-wgmma|$deep
 wgmma_wide|bf16_wgmma|sm90/gemm/bf16-wgmma|$wide
 wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
@@ -75,9 +89,12 @@ fp8_nooverlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$nooverlap
 fp8b_nooverlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$nooverlap
 fp8_nosplitk|fp8_e4m3|sm90/gemm/fp8-e4m3|$nosplitk
 fp8b_nosplitk|fp8_blockwise|sm90/gemm/fp8-blockwise|$nosplitk
-fp8_groupm8|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm8
+fp8_single_cta|fp8_e4m3|sm90/gemm/fp8-e4m3|$nopairs; $groupm16from8
+fp8_groupm16|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm16from8
+fp8_groupm4|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm4from8
 fp8b_groupm8|fp8_blockwise|sm90/gemm/fp8-blockwise|$groupm8
-fp8_groupm32|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm32
+fp8b_cluster2|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2
+fp8b_cluster2_groupm8|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2; $groupm8
 "
 declare -A task_of
 names=()

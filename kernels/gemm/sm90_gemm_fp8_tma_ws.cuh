@@ -18,6 +18,7 @@
 
 #include "gemm/sm90_gemm_split_sum.cuh"
 #include "gemm/sm90_tma_store_tile.cuh"
+#include "ptx/cluster.cuh"
 #include "ptx/griddepcontrol.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"
@@ -34,16 +35,21 @@ constexpr int kBlockK = 128;  // 128 E4M3 = 128 bytes: one row of the 128-byte s
 constexpr int kStages = 6;
 constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
 constexpr uint32_t kATileBytes = kBlockM * kBlockK;
 constexpr uint32_t kBTileBytes = kBlockN * kBlockK;
 constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (64 x kBlockN / 128)
-
 // The expert declares before this file, in the anonymous namespace: kPersistent (a CTA per SM
 // loops over output tiles, the producer loading the next tile while the consumers store the
-// last; else a CTA per tile) and kTmaStoreEpilogue (C leaves through the TMA-store epilogue,
+// last; else a CTA per tile), kTmaStoreEpilogue (C leaves through the TMA-store epilogue,
 // staging of its own, (64, kBlockN) bf16 per consumer: 16 KB each, next to the 6 stages; else
-// bf16x2 stores from registers).
+// bf16x2 stores from registers), kGroupM (tile rows sharing each B column tile while it is in
+// L2; in cluster launches, blocks of kClusterM tile rows) and kClusterM (CTAs per cluster along
+// M: 1, or 2 for pairs computing tiles (m0, n0) and (m0 + kBlockM, n0), each loading its A tile
+// and half of their common B tile, multicast into both: a quarter less L2-to-SM traffic per
+// CTA; a launch pairs CTAs only with no split of K and two tile rows or more (cluster_for),
+// otherwise it runs the kernels' 1-CTA instantiation).
+static_assert(kClusterM == 1 || kClusterM == 2, "clusters of 1 or 2 CTAs along M");
+static_assert(kGroupM >= 1, "at least one tile row per raster group");
 constexpr uint32_t kStagingBytes = 64 * kBlockN * 2;  // a consumer's staged tile
 
 struct SharedStorage {
@@ -103,6 +109,26 @@ __device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int t
   const int in_group = block % per_group;
   return {(first_m + in_group % rows_in_group) * kBlockM, (in_group / rows_in_group) * kBlockN};
 }
+
+// Work units of a launch in clusters of kCluster CTAs along M: unit u is block u % blocks of C
+// (grouped raster over blocks of kCluster tile rows by one tile column) and split u / blocks of
+// K; the CTA of rank r in its cluster computes the block's tile row r (a row past M, in the last
+// block of an odd number of tile rows, loads zeros and stores nothing).
+template <int kCluster>
+struct UnitMap {
+  int rows, tiles_n, blocks, rank;
+  __device__ __forceinline__ UnitMap(int M, int N)
+      : rows(((M + kBlockM - 1) / kBlockM + kCluster - 1) / kCluster),
+        tiles_n((N + kBlockN - 1) / kBlockN),
+        blocks(rows * tiles_n),
+        rank(kCluster == 1 ? 0 : static_cast<int>(cluster_ctarank())) {}
+  __device__ __forceinline__ TileCoord tile(int u) const {
+    const TileCoord block = tile_of_block(u % blocks, rows, tiles_n);
+    if constexpr (kCluster == 1) return block;
+    return {(block.m0 / kBlockM * kCluster + rank) * kBlockM, block.n0};
+  }
+  __device__ __forceinline__ int split(int u) const { return u / blocks; }
+};
 
 // This thread's first row of a consumer's (64, kBlockN) tile starting at row0; its second is 8
 // below. Fragment layout of wgmma's D: row warp*16 + lane/4 (+8), cols 8i + 2(lane%4) (+1).
@@ -186,30 +212,49 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
                                            ~uintptr_t(1023));
 }
 
-// Calls body(t) for each output tile t of this CTA: blockIdx.x, blockIdx.x + gridDim.x, ... below
-// `tiles` when kPersistent, else blockIdx.x alone (the grid has a CTA per tile).
-template <typename Body>
-__device__ __forceinline__ void for_each_tile(int tiles, Body&& body) {
+// Calls body(u) for each work unit u of this CTA's cluster c (blockIdx.x / kCluster of the
+// launch's C clusters): c, c + C, ... below `units` when kPersistent, else c alone (a cluster
+// per unit).
+template <int kCluster = 1, typename Body>
+__device__ __forceinline__ void for_each_tile(int units, Body&& body) {
+  const int cluster = static_cast<int>(blockIdx.x) / kCluster;
   if constexpr (kPersistent) {
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) body(t);
+    const int clusters = static_cast<int>(gridDim.x) / kCluster;
+    for (int u = cluster; u < units; u += clusters) body(u);
   } else {
-    body(static_cast<int>(blockIdx.x));
+    body(cluster);
   }
 }
 
-// Thread 0: one full and one empty mbarrier per stage.
+// Thread 0: one full and one empty mbarrier per stage (the empty one counts the consumer warps
+// of every CTA of the cluster: they all read the stage's multicast half of B).
+template <int kCluster = 1>
 __device__ __forceinline__ void init_barriers(SharedStorage& smem) {
   for (int s = 0; s < kStages; ++s) {
     mbar_init(&smem.full[s], 1);
-    mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
+    mbar_init(&smem.empty[s], kCluster * kConsumers * 4);  // lane 0 of every consumer warp
   }
   fence_mbarrier_init();
+}
+
+// Every thread, after thread 0's init_barriers: the barriers exist (in every CTA of the cluster)
+// before any thread waits on them or a peer multicasts or arrives there.
+template <int kCluster = 1>
+__device__ __forceinline__ void barriers_ready() {
+  if constexpr (kCluster == 1) {
+    __syncthreads();
+  } else {
+    __syncwarp();  // barrier.cluster is .aligned: the warp converged
+    cluster_sync();
+  }
 }
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
 // through the ring: k_blocks of them from k-block kb_begin (a split of K; 0: the whole K). `it`
 // counts the k-blocks this CTA put through the ring before (its earlier tiles; 0 for the first)
-// and is advanced past this tile's.
+// and is advanced past this tile's. In a cluster of 2 (map_b's box: kBlockN / 2 rows) each CTA
+// loads its half of B into both CTAs; a CTA's full barrier still expects the whole B tile.
+template <int kCluster = 1>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
                                         uint32_t& it, int kb_begin = 0) {
@@ -222,7 +267,36 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
     tma_load_2d(smem.a[s], map_a, &smem.full[s], (kb_begin + kb) * kBlockK, m0);
-    tma_load_2d(smem.b[s], map_b, &smem.full[s], (kb_begin + kb) * kBlockK, n0);
+    if constexpr (kCluster == 1) {
+      tma_load_2d(smem.b[s], map_b, &smem.full[s], (kb_begin + kb) * kBlockK, n0);
+    } else {
+      constexpr int kHalf = kBlockN / kCluster;
+      const uint32_t rank = cluster_ctarank();
+      tma_load_2d_multicast(smem.b[s] + rank * kHalf * kBlockK, map_b, &smem.full[s],
+                            (kb_begin + kb) * kBlockK, n0 + static_cast<int>(rank) * kHalf,
+                            (1u << kCluster) - 1);
+    }
+  }
+}
+
+// The producer thread, after its last unit in a cluster of 2: waits until the consumers of both
+// CTAs released every stage, so that no peer arrives on this CTA's barriers after it exits.
+template <int kCluster = 1>
+__device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
+  if constexpr (kCluster > 1)
+    for (int i = 0; i < kStages; ++i, ++it)
+      mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);
+}
+
+// Lane 0 of a consumer warp: stage `s` read, back to the producer of every CTA of the cluster
+// (each refills the stage's half of B in both).
+template <int kCluster = 1>
+__device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
+  if constexpr (kCluster == 1) {
+    mbar_arrive(&smem.empty[s]);
+  } else {
+#pragma unroll
+    for (uint32_t cta = 0; cta < kCluster; ++cta) mbar_arrive_cluster(&smem.empty[s], cta);
   }
 }
 
@@ -269,7 +343,7 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
 // kOverlapPromotion: k-block kb's MMAs go into buffer kb % 2 and are issued before k-block
 // kb - 1 is promoted (once its group is done: wgmma_wait<1>). `it` as in produce(): the
 // consumers' count runs in step with the producer's.
-template <typename Promotion>
+template <int kCluster = 1, typename Promotion>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         const Promotion& promotion, float (&acc)[kAccum],
                                         uint32_t& it, int kb_begin = 0) {
@@ -293,7 +367,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
       mma_k_block(smem, consumer, s, into);
       wgmma_wait<1>();
       fence_regs(done);
-      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+      if (lane0) release_stage<kCluster>(smem, (it - 1) % kStages);
       promotion.apply(done_scales, done, acc);
       ++it;
     };
@@ -314,12 +388,12 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
       step(kb, other, part, other_scales, part_scales);
       wgmma_wait<0>();
       fence_regs(other);
-      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+      if (lane0) release_stage<kCluster>(smem, (it - 1) % kStages);
       promotion.apply(other_scales, other, acc);
     } else {
       wgmma_wait<0>();
       fence_regs(part);
-      if (lane0) mbar_arrive(&smem.empty[(it - 1) % kStages]);
+      if (lane0) release_stage<kCluster>(smem, (it - 1) % kStages);
       promotion.apply(part_scales, part, acc);
     }
   } else {
@@ -330,7 +404,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
       mma_k_block(smem, consumer, s, part);
       wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
       fence_regs(part);
-      if (lane0) mbar_arrive(&smem.empty[s]);
+      if (lane0) release_stage<kCluster>(smem, s);
       promotion.apply(scales, part, acc);
     }
   }
@@ -365,8 +439,42 @@ bool read_sm_count() {
          cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess;
 }
 
-// CTAs for `tiles` output tiles: one per tile, or at most one per SM when kPersistent.
-int grid_for(int tiles) { return kPersistent && g_sms > 0 && g_sms < tiles ? g_sms : tiles; }
+// Lets `kernel` (an instantiation of an expert's kernel) take kSharedBytes of shared memory.
+template <typename Kernel>
+bool allow_shared_bytes(Kernel kernel) {
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(kSharedBytes)) == cudaSuccess;
+}
+
+// CTAs for `units` work units in clusters of `cluster` CTAs: a cluster per unit, or at most as
+// many clusters as the SMs hold when kPersistent.
+int grid_for(int units, int cluster = 1) {
+  const int clusters = g_sms / cluster;
+  return (kPersistent && clusters > 0 && clusters < units ? clusters : units) * cluster;
+}
+
+// The cluster size of a launch: kClusterM where K is not split and C has two tile rows or more.
+int cluster_for(const SplitK& split, int64_t M) {
+  return kClusterM > 1 && split.splits == 1 && M > kBlockM ? kClusterM : 1;
+}
+
+// `kernel` on `blocks` CTAs (a multiple of `cluster`) in clusters of `cluster` CTAs along x (a
+// plain launch for 1).
+template <typename... Params, typename... Args>
+cudaError_t launch_in_clusters(void (*kernel)(Params...), int blocks, int cluster,
+                               cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute cluster_dims = {};
+  cluster_dims.id = cudaLaunchAttributeClusterDimension;
+  cluster_dims.val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSharedBytes;
+  config.stream = stream;
+  config.attrs = &cluster_dims;
+  config.numAttrs = cluster > 1 ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+}
 
 // Whether C can leave by TMA stores (kTmaStoreEpilogue and a 16-byte row pitch); maps it if so.
 bool map_output(CUtensorMap* map_c, void* c, int64_t M, int64_t N) {

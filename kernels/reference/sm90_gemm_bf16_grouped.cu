@@ -707,19 +707,66 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
+// ==== begin kernels/ptx/griddepcontrol.cuh (generated: scripts/amalgamate.py) ====
+// Programmatic dependent launch (sm_90). A kernel launched as a programmatic dependent of the
+// kernel before it on its stream (launch_programmatic) may start once every CTA of that kernel
+// called griddep_launch_dependents or exited; before it reads what that kernel wrote it calls
+// griddep_wait, which returns when that grid has completed and its writes are visible.
+
+__device__ __forceinline__ void griddep_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ __forceinline__ void griddep_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+// `kernel` on `grid` CTAs of `block` threads with `smem` bytes of dynamic shared memory on
+// `stream`: a programmatic dependent of the kernel before it when `dependent`, else an ordinary
+// launch.
+template <typename... Params, typename... Args>
+cudaError_t launch_programmatic(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                                cudaStream_t stream, bool dependent, Args... args) {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = dependent ? 1 : 0;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+// ==== end kernels/ptx/griddepcontrol.cuh ====
 
 namespace {
 
-// prefix[g] = the first tile index of group g (prefix[G] = all tiles); one thread (G is at most a
-// few hundred).
-__global__ void group_tile_prefix(const int* offsets, int groups, int tiles_n, int* prefix) {
-  if (threadIdx.x != 0 || blockIdx.x != 0) return;
-  int first = 0;
-  for (int g = 0; g < groups; ++g) {
-    prefix[g] = first;
-    first += (offsets[g + 1] - offsets[g] + kBlockM - 1) / kBlockM * tiles_n;
-  }
-  prefix[groups] = first;
+// Whether the prefix below is a scan by kPrefixThreads threads (each summing a run of groups,
+// then a block-wide scan of the runs' sums) instead of one thread's loop over every group (G
+// dependent steps, each waiting on a load), and whether the GEMM kernel is its programmatic
+// dependent (its launch and barrier set-up overlap the prefix; it waits for it before the first
+// read). Both on: H200 G 128, M 16384, N 2048, K 768 (Qwen3 hidden) 1.28 -> 1.35 of the
+// cuBLASLt grouped baseline side by side, the other shapes level (bench/results/2026-12-04-*).
+constexpr bool kParallelPrefix = true;
+constexpr bool kPrefixPdl = true;
+constexpr int kPrefixThreads = 256;
+// Whether the prefix kernel also writes one record per tile of the grid's bound (its group, rows
+// and first column; group -1 past the last tile), so that a CTA finds its tile with one 16-byte
+// load instead of a binary search of dependent loads before its first TMA load; and whether a
+// consumer's 64 rows leave through the TMA-store epilogue where they all belong to the tile's
+// group (else, and for an N without a 16-byte row pitch, by stores from registers that mask the
+// group's end). H200, over the two on above: the TMA store takes the hidden shape 1.35 -> 1.48 and
+// G 8 0.96 -> 1.03 of cuBLASLt (register stores left 48% of their global sectors uncoalesced);
+// the records cost 1-2% on every shape (the search they save is short next to the first TMA
+// load) and stay off.
+constexpr bool kTileRecords = false;
+constexpr bool kWholeHalfTmaStore = true;
+static_assert(!kTileRecords || kParallelPrefix, "the records come from the parallel prefix");
+
+// Tiles of group g: ceil(M_g / kBlockM) x tiles_n.
+__device__ __forceinline__ int group_tiles(const int* offsets, int g, int tiles_n) {
+  return (offsets[g + 1] - offsets[g] + kBlockM - 1) / kBlockM * tiles_n;
 }
 
 // The tile of CTA `block`: its group (-1: past the last tile), rows [m0, m_end) of C it may write
@@ -728,8 +775,65 @@ struct GroupTile {
   int group, m0, m_end, n0;
 };
 
+// prefix[g] = the first tile index of group g (prefix[G] = all tiles). One CTA: thread 0 alone,
+// or (kParallelPrefix) thread t taking groups [t * per, (t + 1) * per) with an exclusive scan of
+// the threads' sums as its first index; with kTileRecords it then writes records[u] for each
+// tile u of its groups, and the threads together group -1 for u in [all tiles, bound).
+__global__ void __launch_bounds__(kPrefixThreads)
+    group_tile_prefix(const int* offsets, int groups, int tiles_n, int* prefix, GroupTile* records,
+                      int bound) {
+  if (kPrefixPdl) griddep_launch_dependents();  // the GEMM kernel waits for this grid anyway
+  if constexpr (!kParallelPrefix) {
+    if (threadIdx.x != 0) return;
+    int first = 0;
+    for (int g = 0; g < groups; ++g) {
+      prefix[g] = first;
+      first += group_tiles(offsets, g, tiles_n);
+    }
+    prefix[groups] = first;
+  } else {
+    __shared__ int warp_sums[kPrefixThreads / 32];
+    const int per = (groups + kPrefixThreads - 1) / kPrefixThreads;
+    const int g0 = min(groups, static_cast<int>(threadIdx.x) * per), g1 = min(groups, g0 + per);
+    int sum = 0;
+    for (int g = g0; g < g1; ++g) sum += group_tiles(offsets, g, tiles_n);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    int inclusive = sum;  // over this warp's threads up to this one
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const int v = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if (lane >= d) inclusive += v;
+    }
+    if (lane == 31) warp_sums[warp] = inclusive;
+    __syncthreads();
+    int first = inclusive - sum;
+    for (int w = 0; w < warp; ++w) first += warp_sums[w];
+    for (int g = g0; g < g1; ++g) {
+      prefix[g] = first;
+      if constexpr (kTileRecords) {
+        const int row0 = offsets[g], row1 = offsets[g + 1];
+        const int tiles_m = (row1 - row0 + kBlockM - 1) / kBlockM;
+        for (int local = 0; local < tiles_m * tiles_n; ++local)
+          records[first + local] = {g, row0 + (local % tiles_m) * kBlockM, row1,
+                                    (local / tiles_m) * kBlockN};
+      }
+      first += group_tiles(offsets, g, tiles_n);
+    }
+    if (threadIdx.x == kPrefixThreads - 1) prefix[groups] = first;  // every group's tiles
+    if constexpr (kTileRecords) {
+      __shared__ int all_tiles;
+      if (threadIdx.x == kPrefixThreads - 1) all_tiles = first;
+      __syncthreads();
+      for (int u = all_tiles + static_cast<int>(threadIdx.x); u < bound; u += kPrefixThreads)
+        records[u] = {-1, 0, 0, 0};
+    }
+  }
+}
+
+// The tile of CTA `block`: its record (kTileRecords), else a binary search of the prefix.
 __device__ __forceinline__ GroupTile group_tile(const int* offsets, const int* prefix, int groups,
-                                                int block) {
+                                                int block, const GroupTile* records) {
+  if constexpr (kTileRecords) return records[block];
   if (block >= prefix[groups]) return {-1, 0, 0, 0};
   int lo = 0, hi = groups - 1;  // the last group whose first tile is <= block
   while (lo < hi) {
@@ -745,22 +849,31 @@ __device__ __forceinline__ GroupTile group_tile(const int* offsets, const int* p
   return {lo, row0 + (local % tiles_m) * kBlockM, row1, (local / tiles_m) * kBlockN};
 }
 
-// Whether a CTA loops over tiles (one CTA per SM, the mbarrier ring running on from tile to tile
-// so that the producer loads the next tile while the consumers store the last) or takes one tile
-// (the grid an upper bound on the tiles). bench/gemm_dev measures both.
-constexpr bool kPersistent = false;
+// Up to which K a CTA loops over tiles (one CTA per SM, the mbarrier ring running on from tile
+// to tile so that the producer loads the next tile while the consumers store the last); past it
+// a CTA takes one tile (the grid an upper bound on the tiles). The kernel is the same, only the
+// grid differs. On the H200 (bench/results/2026-12-04-*, call C) looping took the hidden Qwen3
+// down shape (K 768: 12 k-blocks a tile, so a tile's start and store weigh) from 1.48 to 1.61 of
+// cuBLASLt and G 8 (K 4096) from 1.027 to 1.035, and lost DeepSeek-V3 gate/up (K 7168, 58 MB
+// of B per group) from 1.55 to 1.43.
+constexpr int64_t kPersistentMaxK = 4096;
 static_assert(kClusterM == 1, "the grouped kernel runs single CTAs (no cluster launch)");
 
-// CTA b takes tiles b, b + gridDim.x, ... of all groups' (prefix[groups] in all).
+// CTA b takes tiles b, b + gridDim.x, ... of all groups' (prefix[groups] in all; with
+// kTileRecords, until a record of group -1 or the bound). map_c maps C for the TMA-store
+// epilogue when store_by_tma.
 __global__ void __launch_bounds__(kThreads, 1)
     grouped_gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
-                             const __grid_constant__ CUtensorMap map_b, const int* offsets,
-                             const int* prefix, __nv_bfloat16* c, int groups, int N, int K) {
+                             const __grid_constant__ CUtensorMap map_b,
+                             const __grid_constant__ CUtensorMap map_c, bool store_by_tma,
+                             const int* offsets, const int* prefix, const GroupTile* records,
+                             __nv_bfloat16* c, int groups, int N, int K, int bound) {
   SharedStorage& smem = shared_storage();
   if (threadIdx.x == 0) init_barriers(smem);
   __syncthreads();
+  if (kPrefixPdl) griddep_wait();  // group_tile_prefix complete, its prefix visible
 
-  const int tiles = prefix[groups];
+  const int tiles = kTileRecords ? bound : prefix[groups];
   const int warpgroup = threadIdx.x / 128;
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
   uint32_t it = 0;  // k-blocks through the ring so far (produce, consume)
@@ -768,7 +881,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0)
       for (int u = blockIdx.x; u < tiles; u += gridDim.x) {
-        const GroupTile tile = group_tile(offsets, prefix, groups, u);
+        const GroupTile tile = group_tile(offsets, prefix, groups, u, records);
+        if (tile.group < 0) break;
         produce(smem, &map_a, &map_b,
                 TileWork{tile.m0, tile.n0, tile.group * N + tile.n0, 0, k_blocks}, it);
       }
@@ -778,11 +892,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
   for (int u = blockIdx.x; u < tiles; u += gridDim.x) {
-    const GroupTile tile = group_tile(offsets, prefix, groups, u);
+    const GroupTile tile = group_tile(offsets, prefix, groups, u, records);
+    if (tile.group < 0) break;
     float d[kBlockN / 2];
     consume(smem, consumer, k_blocks, d, it);
-    store_tile(d, c, tile.m0 + consumer * 64, tile.n0, tile.m_end, N);
+    const int row0 = tile.m0 + consumer * 64;
+    if (kWholeHalfTmaStore && store_by_tma && row0 + 64 <= tile.m_end)  // uniform per warpgroup
+      store_tile_tma<kBlockN, kStagingCols>(d, 1.f, smem.staging + consumer * kStagingBytes,
+                                            64 * kStoreBoxCols * 2, &map_c, consumer, row0,
+                                            tile.n0);
+    else
+      store_tile(d, c, row0, tile.n0, tile.m_end, N);
   }
+  if (kWholeHalfTmaStore && threadIdx.x % 128 == 0)
+    bulk_wait_group_read<0>();  // the staging stays until read: before exit
 }
 
 bool is_dense_3d(const ptxb_tensor_desc& t, int64_t g, int64_t rows, int64_t cols) {
@@ -791,6 +914,17 @@ bool is_dense_3d(const ptxb_tensor_desc& t, int64_t g, int64_t rows, int64_t col
          t.strides[2] == 1;
 }
 
+// The grid's bound on the tiles of every group: sum of ceil(M_g / kBlockM) <= ceil(M / kBlockM)
+// + G, times the tile columns.
+int64_t tile_bound(int64_t M, int64_t N, int64_t G) {
+  return ((M + kBlockM - 1) / kBlockM + G) * ((N + kBlockN - 1) / kBlockN);
+}
+
+// The workspace: the tile records (kTileRecords; first, for their 16-byte alignment), then the
+// prefix of G + 1 tile indices.
+uint64_t records_bytes(int64_t M, int64_t N, int64_t G) {
+  return kTileRecords ? static_cast<uint64_t>(tile_bound(M, N, G)) * sizeof(GroupTile) : 0;
+}
 uint64_t prefix_bytes(int64_t groups) { return (static_cast<uint64_t>(groups) + 1) * sizeof(int); }
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
@@ -804,7 +938,12 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
       cudaFuncSetAttribute(grouped_gemm_bf16_tma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(kSharedBytes)) != cudaSuccess)
     return kLaunchFailed;
-  *workspace_bytes = problem->num_inputs == 3 ? prefix_bytes(problem->inputs[1].shape[0]) : 0;
+  *workspace_bytes = 0;
+  if (problem->num_inputs == 3 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 3) {
+    const int64_t M = problem->inputs[0].shape[0], G = problem->inputs[1].shape[0],
+                  N = problem->inputs[1].shape[1];
+    *workspace_bytes = records_bytes(M, N, G) + prefix_bytes(G);
+  }
   return PTXB_OK;
 }
 
@@ -819,23 +958,31 @@ extern "C" int ptxb_run(const ptxb_args* args) {
       !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || G * N > INT32_MAX ||
       K > INT32_MAX)
     return kBadProblem;
-  if (args->workspace_bytes < prefix_bytes(G)) return kBadProblem;
+  if (args->workspace_bytes < records_bytes(M, N, G) + prefix_bytes(G)) return kBadProblem;
 
-  CUtensorMap map_a, map_b;
+  CUtensorMap map_a, map_b, map_c = {};
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
       !encode_k_major(&map_b, args->inputs[1], G * N, K, kBlockN))
     return kNoTensorMap;
+  // NOTE: an N without a 16-byte row pitch keeps every store from registers.
+  const bool store_by_tma = kWholeHalfTmaStore && encode_c_store(&map_c, args->outputs[0], M, N);
   const auto stream = static_cast<cudaStream_t>(args->stream);
   const int tiles_n = static_cast<int>((N + kBlockN - 1) / kBlockN);
   const auto* group_offsets = static_cast<const int*>(args->inputs[2]);
-  auto* prefix = static_cast<int*>(args->workspace);
-  group_tile_prefix<<<1, 32, 0, stream>>>(group_offsets, static_cast<int>(G), tiles_n, prefix);
-  // Every group's tiles: sum of ceil(M_g / kBlockM) <= ceil(M / kBlockM) + G, times tiles_n.
-  const int64_t bound = ((M + kBlockM - 1) / kBlockM + G) * tiles_n;
+  const int64_t bound = tile_bound(M, N, G);
   if (bound > INT32_MAX) return kBadProblem;
-  const int64_t grid = kPersistent ? std::min<int64_t>(bound, g_sms) : bound;
-  grouped_gemm_bf16_tma_ws<<<static_cast<unsigned>(grid), kThreads, kSharedBytes, stream>>>(
-      map_a, map_b, group_offsets, prefix, static_cast<__nv_bfloat16*>(args->outputs[0]),
-      static_cast<int>(G), static_cast<int>(N), static_cast<int>(K));
+  auto* records = static_cast<GroupTile*>(args->workspace);
+  auto* prefix =
+      reinterpret_cast<int*>(static_cast<uint8_t*>(args->workspace) + records_bytes(M, N, G));
+  group_tile_prefix<<<1, kParallelPrefix ? kPrefixThreads : 32, 0, stream>>>(
+      group_offsets, static_cast<int>(G), tiles_n, prefix, records, static_cast<int>(bound));
+  const int64_t grid = K <= kPersistentMaxK ? std::min<int64_t>(bound, g_sms) : bound;
+  if (launch_programmatic(
+          grouped_gemm_bf16_tma_ws, dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSharedBytes,
+          stream, kPrefixPdl, map_a, map_b, map_c, store_by_tma, group_offsets,
+          static_cast<const int*>(prefix), static_cast<const GroupTile*>(records),
+          static_cast<__nv_bfloat16*>(args->outputs[0]), static_cast<int>(G), static_cast<int>(N),
+          static_cast<int>(K), static_cast<int>(bound)) != cudaSuccess)
+    return kLaunchFailed;
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
