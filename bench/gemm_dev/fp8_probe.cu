@@ -7,7 +7,6 @@
 // Usage: fp8_probe KERNEL.so tensor|block M N K [CALLS=20]
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <ptxbench/abi.h>
 
 #include <cstdint>
@@ -59,15 +58,9 @@ int main(int argc, char** argv) {
   }
   const int64_t M = std::atoll(argv[3]), N = std::atoll(argv[4]), K = std::atoll(argv[5]);
   const int calls = argc > 6 ? std::atoi(argv[6]) : 20;
-  void* so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (so == nullptr) {
-    std::fprintf(stderr, "dlopen: %s\n", dlerror());
-    return 1;
-  }
-  auto run = reinterpret_cast<ptxb_run_fn>(dlsym(so, "ptxb_run"));
-  auto plan = reinterpret_cast<ptxb_plan_fn>(dlsym(so, "ptxb_plan"));
-  if (run == nullptr || plan == nullptr) {
-    std::fprintf(stderr, "no ptxb_run or ptxb_plan in %s\n", argv[1]);
+  const Submission sub = load_submission(argv[1]);
+  if (sub.plan == nullptr) {
+    std::fprintf(stderr, "no ptxb_plan in %s\n", argv[1]);
     return 1;
   }
   const int64_t kb = (K + 127) / 128, nb = (N + 127) / 128;
@@ -83,41 +76,22 @@ int main(int argc, char** argv) {
   void* b = random_e4m3(N * K, 2);
   void* sa = random_scales(block ? kb * M : 1, 3);
   void* sb = random_scales(block ? nb * kb : 1, 4);
-  void *c = nullptr, *flush = nullptr;
+  void* c = nullptr;
   CHECK(cudaMalloc(&c, M * N * 2));
-  const size_t flush_bytes = size_t{256} << 20;  // well above the H200's 50 MB of L2
-  CHECK(cudaMalloc(&flush, flush_bytes));
 
   const ptxb_tensor_desc inputs[4] = {dense(PTXB_F8E4M3, M, K), dense(PTXB_F8E4M3, N, K), scale_a,
                                       scale_b};
   const ptxb_tensor_desc outputs[1] = {row_major(M, N)};
   const ptxb_problem problem{PTXB_ABI_VERSION, 4, 1, 0, inputs, outputs, nullptr};
-  uint64_t workspace_bytes = 0;
-  CHECK(plan(&problem, &workspace_bytes));
-  void* workspace = nullptr;
-  if (workspace_bytes > 0) CHECK(cudaMalloc(&workspace, workspace_bytes));
+  const Workspace workspace = plan_workspace(sub, problem);
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   const void* in_ptrs[4] = {a, b, sa, sb};
   void* out_ptrs[1] = {c};
-  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace, workspace_bytes, stream};
+  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace.data, workspace.bytes, stream};
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int i = 0; i < calls + 3; ++i) {
-    CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, stream));
-    spin<<<1, 1, 0, stream>>>(100000);  // ~50 us at 2 GHz
-    CHECK(cudaEventRecord(start, stream));
-    CHECK(run(&args));
-    CHECK(cudaEventRecord(stop, stream));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0.f;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (i >= 3) times.push_back(1000.0 * ms);
-  }
-  const double us = median(times);
+  ColdTimer timer(stream);
+  const double us = median_cold_us(timer, calls, [&] { return sub.run(&args); });
   const double flop =
       2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   std::printf("%s M%lld N%lld K%lld  kernel %.1f us  %.0f TFLOP/s\n", block ? "block" : "tensor",

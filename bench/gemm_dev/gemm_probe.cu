@@ -9,7 +9,6 @@
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <ptxbench/abi.h>
 
 #include <algorithm>
@@ -28,36 +27,21 @@ int main(int argc, char** argv) {
   }
   const int64_t M = std::atoll(argv[2]), N = std::atoll(argv[3]), K = std::atoll(argv[4]);
   const int calls = argc > 5 ? std::atoi(argv[5]) : 20;
-  void* so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (so == nullptr) {
-    std::fprintf(stderr, "dlopen: %s\n", dlerror());
-    return 1;
-  }
-  auto run = reinterpret_cast<ptxb_run_fn>(dlsym(so, "ptxb_run"));
-  auto plan = reinterpret_cast<ptxb_plan_fn>(dlsym(so, "ptxb_plan"));
-  if (run == nullptr) {
-    std::fprintf(stderr, "no ptxb_run in %s\n", argv[1]);
-    return 1;
-  }
+  const Submission sub = load_submission(argv[1]);
   void* a = random_bf16(M * K, 1);
   void* b = random_bf16(N * K, 2);
-  void *c = nullptr, *c_lib = nullptr, *flush = nullptr;
+  void *c = nullptr, *c_lib = nullptr;
   CHECK(cudaMalloc(&c, M * N * 2));
   CHECK(cudaMalloc(&c_lib, M * N * 2));
-  const size_t flush_bytes = size_t{256} << 20;  // well above the H200's 50 MB of L2
-  CHECK(cudaMalloc(&flush, flush_bytes));
   const ptxb_tensor_desc inputs[2] = {row_major(M, K), row_major(N, K)};
   const ptxb_tensor_desc outputs[1] = {row_major(M, N)};
   const ptxb_problem problem{PTXB_ABI_VERSION, 2, 1, 0, inputs, outputs, nullptr};
-  uint64_t workspace_bytes = 0;
-  if (plan != nullptr) CHECK(plan(&problem, &workspace_bytes));
-  void* workspace = nullptr;
-  if (workspace_bytes > 0) CHECK(cudaMalloc(&workspace, workspace_bytes));
+  const Workspace workspace = plan_workspace(sub, problem);
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   const void* in_ptrs[2] = {a, b};
   void* out_ptrs[1] = {c};
-  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace, workspace_bytes, stream};
+  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace.data, workspace.bytes, stream};
 
   // cuBLASLt: column-major C^T (N x M) = B (K x N as stored, transposed) * A (K x M as stored).
   cublasLtHandle_t lt;
@@ -91,27 +75,15 @@ int main(int argc, char** argv) {
                           &heuristic.algo, lt_workspace, lt_workspace_bytes, stream);
   };
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   const bool with_library = std::getenv("PROBE_NO_LIBRARY") == nullptr;
+  ColdTimer timer(stream);
   std::vector<double> mine, lib;
   for (int i = 0; i < calls + 3; ++i) {
-    for (int which = 0; which < (with_library ? 2 : 1); ++which) {
-      CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, stream));
-      spin<<<1, 1, 0, stream>>>(100000);  // ~50 us at 2 GHz
-      CHECK(cudaEventRecord(start, stream));
-      if (which == 0) {
-        CHECK(run(&args));
-      } else {
-        CHECK(library());
-      }
-      CHECK(cudaEventRecord(stop, stream));
-      CHECK(cudaEventSynchronize(stop));
-      float ms = 0.f;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      if (i >= 3) (which == 0 ? mine : lib).push_back(1000.0 * ms);
-    }
+    const double us = timer.time_us(i, [&] { return sub.run(&args); });
+    if (i >= 3) mine.push_back(us);
+    if (!with_library) continue;
+    const double lib_us = timer.time_us(i, library);
+    if (i >= 3) lib.push_back(lib_us);
   }
   if (!with_library) {
     std::printf("%lldx%lldx%lld  kernel %.1f us\n", static_cast<long long>(M),

@@ -6,7 +6,6 @@
 // must move (every non-empty group's B, A, C) and a process small enough to run under ncu.
 // Usage: grouped_probe KERNEL.so G M N K [CALLS=20] [SEED=1]
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <ptxbench/abi.h>
 
 #include <cstdint>
@@ -26,15 +25,9 @@ int main(int argc, char** argv) {
                 K = std::atoll(argv[5]);
   const int calls = argc > 6 ? std::atoi(argv[6]) : 20;
   const uint64_t seed = argc > 7 ? std::strtoull(argv[7], nullptr, 10) : 1;
-  void* so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (so == nullptr) {
-    std::fprintf(stderr, "dlopen: %s\n", dlerror());
-    return 1;
-  }
-  auto run = reinterpret_cast<ptxb_run_fn>(dlsym(so, "ptxb_run"));
-  auto plan = reinterpret_cast<ptxb_plan_fn>(dlsym(so, "ptxb_plan"));
-  if (run == nullptr || plan == nullptr) {
-    std::fprintf(stderr, "no ptxb_run or ptxb_plan in %s\n", argv[1]);
+  const Submission sub = load_submission(argv[1]);
+  if (sub.plan == nullptr) {
+    std::fprintf(stderr, "no ptxb_plan in %s\n", argv[1]);
     return 1;
   }
   const std::vector<int64_t> drawn = ptxb::draw_offsets(G, M, seed);
@@ -47,13 +40,11 @@ int main(int argc, char** argv) {
   }
   void* a = random_bf16(M * K, 1);
   void* b = random_bf16(G * N * K, 2);
-  void *c = nullptr, *offsets_d = nullptr, *flush = nullptr;
+  void *c = nullptr, *offsets_d = nullptr;
   CHECK(cudaMalloc(&c, M * N * 2));
   CHECK(cudaMalloc(&offsets_d, offsets.size() * sizeof(int)));
   CHECK(
       cudaMemcpy(offsets_d, offsets.data(), offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
-  const size_t flush_bytes = size_t{256} << 20;  // well above the H200's 50 MB of L2
-  CHECK(cudaMalloc(&flush, flush_bytes));
 
   ptxb_tensor_desc b_desc{};
   b_desc.dtype = PTXB_BF16;
@@ -68,32 +59,15 @@ int main(int argc, char** argv) {
   const ptxb_tensor_desc inputs[3] = {row_major(M, K), b_desc, offsets_desc};
   const ptxb_tensor_desc outputs[1] = {row_major(M, N)};
   const ptxb_problem problem{PTXB_ABI_VERSION, 3, 1, 0, inputs, outputs, nullptr};
-  uint64_t workspace_bytes = 0;
-  CHECK(plan(&problem, &workspace_bytes));
-  void* workspace = nullptr;
-  if (workspace_bytes > 0) CHECK(cudaMalloc(&workspace, workspace_bytes));
+  const Workspace workspace = plan_workspace(sub, problem);
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   const void* in_ptrs[3] = {a, b, offsets_d};
   void* out_ptrs[1] = {c};
-  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace, workspace_bytes, stream};
+  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace.data, workspace.bytes, stream};
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int i = 0; i < calls + 3; ++i) {
-    CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, stream));
-    spin<<<1, 1, 0, stream>>>(100000);  // ~50 us at 2 GHz
-    CHECK(cudaEventRecord(start, stream));
-    CHECK(run(&args));
-    CHECK(cudaEventRecord(stop, stream));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0.f;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (i >= 3) times.push_back(1000.0 * ms);
-  }
-  const double us = median(times);
+  ColdTimer timer(stream);
+  const double us = median_cold_us(timer, calls, [&] { return sub.run(&args); });
   const double flop =
       2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   const double bytes = 2.0 * static_cast<double>(non_empty * N * K + M * K + M * N);

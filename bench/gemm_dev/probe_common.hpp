@@ -1,13 +1,16 @@
-// Helpers of the GEMM probe harnesses (gemm_probe.cu, grouped_probe.cu): an exit on a failing
-// CUDA or library call, tensor descriptors, random bf16 inputs, a spin kernel that holds the
-// stream while the host enqueues a call, and the median of samples.
+// Helpers of the GEMM probe harnesses (gemm_probe.cu, grouped_probe.cu, fp8_probe.cu): an exit on
+// a failing CUDA or library call, a submission loaded from its shared object and planned, tensor
+// descriptors, random bf16 inputs, one cold call timed (L2 flushed, the stream held by a spin
+// kernel while the host enqueues it), and the median of samples.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <ptxbench/abi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -54,9 +57,85 @@ __global__ void spin(long long cycles) {
   }
 }
 
+// The entry points of a submission built as a shared object; exits when it cannot be loaded or
+// lacks ptxb_run. `plan` is null where the object has no ptxb_plan.
+struct Submission {
+  ptxb_run_fn run = nullptr;
+  ptxb_plan_fn plan = nullptr;
+};
+
+Submission load_submission(const char* path) {
+  void* so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (so == nullptr) {
+    std::fprintf(stderr, "dlopen: %s\n", dlerror());
+    std::exit(1);
+  }
+  Submission s{reinterpret_cast<ptxb_run_fn>(dlsym(so, "ptxb_run")),
+               reinterpret_cast<ptxb_plan_fn>(dlsym(so, "ptxb_plan"))};
+  if (s.run == nullptr) {
+    std::fprintf(stderr, "no ptxb_run in %s\n", path);
+    std::exit(1);
+  }
+  return s;
+}
+
+// The submission's workspace for `problem` (its ptxb_plan, when it has one), allocated; `bytes`
+// its size.
+struct Workspace {
+  void* data = nullptr;
+  uint64_t bytes = 0;
+};
+
+Workspace plan_workspace(const Submission& s, const ptxb_problem& problem) {
+  Workspace w;
+  if (s.plan != nullptr) CHECK(s.plan(&problem, &w.bytes));
+  if (w.bytes > 0) CHECK(cudaMalloc(&w.data, w.bytes));
+  return w;
+}
+
+// Times single calls on `stream` by CUDA events, each after an L2 flush and a spin of ~50 us.
+class ColdTimer {
+ public:
+  explicit ColdTimer(cudaStream_t stream) : stream_(stream) {
+    CHECK(cudaMalloc(&flush_, kFlushBytes));
+    CHECK(cudaEventCreate(&start_));
+    CHECK(cudaEventCreate(&stop_));
+  }
+  // Microseconds of `call()` (a status, 0 for success); `round` varies the flush's byte value.
+  template <typename Call>
+  double time_us(int round, Call&& call) {
+    CHECK(cudaMemsetAsync(flush_, round & 0xff, kFlushBytes, stream_));
+    spin<<<1, 1, 0, stream_>>>(100000);  // ~50 us at 2 GHz
+    CHECK(cudaEventRecord(start_, stream_));
+    CHECK(call());
+    CHECK(cudaEventRecord(stop_, stream_));
+    CHECK(cudaEventSynchronize(stop_));
+    float ms = 0.f;
+    CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return 1000.0 * ms;
+  }
+
+ private:
+  static constexpr size_t kFlushBytes = size_t{256} << 20;  // well above the H200's 50 MB of L2
+  cudaStream_t stream_;
+  void* flush_ = nullptr;
+  cudaEvent_t start_, stop_;
+};
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// The median of `calls` cold calls of `call`, after 3 untimed ones.
+template <typename Call>
+double median_cold_us(ColdTimer& timer, int calls, Call&& call) {
+  std::vector<double> times;
+  for (int i = 0; i < calls + 3; ++i) {
+    const double us = timer.time_us(i, call);
+    if (i >= 3) times.push_back(us);
+  }
+  return median(times);
 }
 
 }  // namespace
