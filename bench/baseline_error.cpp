@@ -82,18 +82,11 @@ json one_case(const ptxb::TaskSpec& task, const std::filesystem::path& so,
     out["error"] = impl->name() + " returned " + std::to_string(status);
     return out;
   }
-  p.compute_reference(stream);
-  json outputs = json::array();
-  for (size_t o = 0; o < p.num_outputs(); ++o) {
-    const ptxb::CompareTolerance tol = ptxb::tolerance_of(dist, p.output_name(o));
-    const ptxb::CompareStats stats = p.compare_output(o, tol, stream);
-    json entry = ptxb::stats_json(stats);
-    entry["name"] = p.output_name(o);
-    entry["passed"] = stats.passed(tol);
-    entry["tau_star"] = tau_star(p, o, tol.round_reference, stream);
-    outputs.push_back(std::move(entry));
-  }
-  out["outputs"] = std::move(outputs);
+  ptxb::OutputCheck check = ptxb::check_against_reference(p, dist, stream);
+  for (size_t o = 0; o < p.num_outputs(); ++o)
+    check.outputs[o]["tau_star"] =
+        tau_star(p, o, ptxb::tolerance_of(dist, p.output_name(o)).round_reference, stream);
+  out["outputs"] = std::move(check.outputs);
   return out;
 }
 
