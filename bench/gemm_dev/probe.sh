@@ -10,6 +10,7 @@
 # over M rows drawn as the grouped task draws them, the kernel alone, no library); tensor:M,N,K
 # and block:M,N,K the fp8 one (fp8_probe.cu: an fp8-e4m3 or fp8-blockwise submission alone).
 # Usage (GPU machine, repository root): bench/gemm_dev/probe.sh OUT "M,N,K G,M,N,K ..." FILE.cu...
+#   PTXB_PROBE_TIMEOUT_S: the limit of one harness run (default 60; a hung kernel costs only that)
 #   e.g. PTXB_SOURCES_ONLY=1 bench/gemm_dev/variants.sh BIN /tmp/v 1 tma_cluster2
 #        bench/gemm_dev/probe.sh $OUT "4096,4096,4096 8192,8192,8192" /tmp/v/src/*.cu
 set -uo pipefail
@@ -26,36 +27,42 @@ arch=(-gencode arch=compute_90a,code=sm_90a)
 "$nvcc" -O3 -std=c++17 "${arch[@]}" -I include bench/gemm_dev/fp8_probe.cu -o "$out/fp8_probe" \
   -ldl > "$out/fp8_probe_build.txt" 2>&1 || { cat "$out/fp8_probe_build.txt"; exit 1; }
 # probe SO SHAPE [CALLS]: the harness the shape's prefix or field count names.
+limit="${PTXB_PROBE_TIMEOUT_S:-60}"
 probe() {
   local fields
   if [[ "$2" == tensor:* || "$2" == block:* ]]; then
     IFS=, read -r -a fields <<< "${2#*:}"
-    "$out/fp8_probe" "$1" "${2%%:*}" "${fields[@]}" ${3:+"$3"}
+    timeout "$limit" "$out/fp8_probe" "$1" "${2%%:*}" "${fields[@]}" ${3:+"$3"}
     return
   fi
   IFS=, read -r -a fields <<< "$2"
   if (( ${#fields[@]} == 4 )); then
-    "$out/grouped_probe" "$1" "${fields[@]}" ${3:+"$3"}
+    timeout "$limit" "$out/grouped_probe" "$1" "${fields[@]}" ${3:+"$3"}
   else
-    "$out/gemm_probe" "$1" "${fields[@]}" ${3:+"$3"}
+    timeout "$limit" "$out/gemm_probe" "$1" "${fields[@]}" ${3:+"$3"}
   fi
 }
-for src in "$@"; do
+for src in "$@"; do  # built side by side, run one after another
   name="$(basename "$src" .cu)"
   "$nvcc" -O3 -std=c++17 -shared -Xcompiler -fPIC -lineinfo "${arch[@]}" -I include -Xptxas -v \
-    "$src" -o "$out/$name.so" > "$out/$name.build.txt" 2>&1 || { echo "$name: build failed"; continue; }
+    "$src" -o "$out/$name.so" > "$out/$name.build.txt" 2>&1 || echo "$name: build failed" &
 done
+wait
 summary="$out/summary.txt"; : > "$summary"
 for src in "$@"; do
   name="$(basename "$src" .cu)"
   [[ -f "$out/$name.so" ]] || continue
   for shape in $shapes; do
-    echo "$name $(probe "$out/$name.so" "$shape" 2>&1 | tail -1)" >> "$summary"
+    probe "$out/$name.so" "$shape" > "$out/run.txt" 2>&1
+    status=$?
+    line="$(tail -1 "$out/run.txt")"
+    (( status == 124 )) && line="$shape timed out after $limit s"
+    echo "$name $line" >> "$summary"
   done
   if [[ "${PTXB_PROBE_NCU:-0}" == 1 ]]; then
     PROBE_NO_LIBRARY=1 "$ncu" --set full --launch-skip 3 --launch-count 1 \
       -k "${PTXB_PROBE_KERNEL:-regex:tma_ws}" -f -o "$out/$name" \
-      bash -c "$(declare -f probe); out='$out'; probe '$out/$name.so' '${shapes%% *}' 4" \
+      bash -c "$(declare -f probe); out='$out'; limit='$limit'; probe '$out/$name.so' '${shapes%% *}' 4" \
       > "$out/$name.ncu.log" 2>&1
     "$ncu" --import "$out/$name.ncu-rep" --page details > "$out/$name.ncu.txt" 2>&1
     "$ncu" --import "$out/$name.ncu-rep" --page raw --csv > "$out/$name.raw.csv" 2>&1

@@ -47,6 +47,12 @@ records='s/^constexpr bool kTileRecords = false;/constexpr bool kTileRecords = t
 loopalways='s/^constexpr int64_t kPersistentMaxK = 4096;/constexpr int64_t kPersistentMaxK = INT64_MAX;/'
 loopnever='s/^constexpr int64_t kPersistentMaxK = 4096;/constexpr int64_t kPersistentMaxK = 0;/'
 registerstore='s/^constexpr bool kWholeHalfTmaStore = true;/constexpr bool kWholeHalfTmaStore = false;/'
+nonarrow='s/^constexpr bool kNarrowFewRows = true;/constexpr bool kNarrowFewRows = false;/'
+narrowc2='s/^constexpr int kNarrowCluster = 1;/constexpr int kNarrowCluster = 2;/'
+narrowaevictlast='s/^constexpr bool kNarrowAEvictLast = false;/constexpr bool kNarrowAEvictLast = true;/'
+narrowstages9='s/^constexpr int kNarrowStages = 8;/constexpr int kNarrowStages = 9;/'
+narrownohint='s/^constexpr bool kNarrowBEvictFirst = true;/constexpr bool kNarrowBEvictFirst = false;/'
+narrowstages6='s/^constexpr int kNarrowStages = 8;/constexpr int kNarrowStages = 6;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it)
@@ -60,6 +66,13 @@ tma_splitcluster|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
 tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $sharedstaging; $nostreamk
 tma_split_l2policy|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$l2policy
 tma_split2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$split2
+tma_nonarrow|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nonarrow
+tma_narrow_c2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrowc2
+tma_narrow_a_evict_last|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrowaevictlast
+tma_narrow_stages9|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrowstages9
+tma_narrow_nohint|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrownohint
+tma_narrow_stages6|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrowstages6
+llm_nonarrow|bf16_llm|sm90/gemm/bf16-llm|$nonarrow
 llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
 bwd_nochain_pdl|attention_bwd_bf16|sm90/attention/bwd-bf16|$nochainpdl
 bwd_gqa_nochain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$nochainpdl

@@ -3,6 +3,7 @@
 // pieces of gemm/sm90_gemm_bf16_tma_ws.cuh before it (scripts/amalgamate.py copies both).
 #pragma once
 
+#include "gemm/sm90_gemm_bf16_narrow.cuh"
 #include "gemm/sm90_gemm_bf16_tma_ws.cuh"
 #include "gemm/sm90_gemm_split_sum.cuh"
 #include "gemm/sm90_gemm_tail_schedule.cuh"
@@ -313,7 +314,9 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
                            static_cast<int>(kSharedBytes)) != cudaSuccess ||
       cudaFuncSetAttribute(gemm_bf16_tma_ws_split_cluster,
                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(kSharedBytes)) != cudaSuccess)
+                           static_cast<int>(kSharedBytes)) != cudaSuccess ||
+      cudaFuncSetAttribute(gemm_bf16_narrow, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kNarrowSharedBytes)) != cudaSuccess)
     return kLaunchFailed;
   *workspace_bytes = 0;
   if (kSplitCluster) {  // the partials stay in shared memory
@@ -331,7 +334,9 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
                   N = problem->inputs[1].shape[0];
     const SplitK split = split_k(M, N, K, g_sms);
     *workspace_bytes =
-        std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split)));
+        plan_narrow(M, N, g_sms).use
+            ? 0
+            : std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split)));
   }
   return PTXB_OK;
 }
@@ -345,6 +350,11 @@ extern "C" int ptxb_run(const ptxb_args* args) {
       K > INT32_MAX)
     return kBadProblem;
 
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
+  auto* partials = static_cast<float*>(args->workspace);
+  if (const NarrowPlan narrow = plan_narrow(M, N, g_sms); narrow.use && !kSplitCluster)
+    return run_narrow(narrow, args->inputs[0], args->inputs[1], c, M, N, K, stream);
   CUtensorMap map_a, map_b, map_c = {};
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
       !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN / kClusterM))
@@ -358,9 +368,6 @@ extern "C" int ptxb_run(const ptxb_args* args) {
     return kBadProblem;
   const TailSchedule tail = plan_tail(M, N, K, split);
   if (args->workspace_bytes < tail_bytes(tail)) return kBadProblem;
-  const auto stream = static_cast<cudaStream_t>(args->stream);
-  auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
-  auto* partials = static_cast<float*>(args->workspace);
   if (kSplitCluster && split.splits > 1) {
     const int tiles =
         static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));

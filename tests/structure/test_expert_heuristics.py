@@ -11,8 +11,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # (expert file, heuristic functions: the signature's start)
 HEURISTICS = [
     ("kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh", ["SplitK split_k("]),
-    ("kernels/reference/sm90_gemm_bf16_wgmma_tma.cu", ["SplitK split_k("]),
-    ("kernels/reference/sm90_gemm_bf16_llm.cu", ["SplitK split_k("]),
+    ("kernels/gemm/sm90_gemm_bf16_narrow.cuh", ["NarrowPlan plan_narrow("]),
+    ("kernels/reference/sm90_gemm_bf16_wgmma_tma.cu", ["SplitK split_k(", "NarrowPlan plan_narrow("]),
+    ("kernels/reference/sm90_gemm_bf16_llm.cu", ["SplitK split_k(", "NarrowPlan plan_narrow("]),
 ]
 ALLOWED = {"0", "1", "2"}
 LITERAL = re.compile(r"(?<![\w.])(\d+)(?:[uUlL]*)(?![\w.])")
