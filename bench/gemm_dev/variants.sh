@@ -101,6 +101,7 @@ fp8b_directstore|fp8_blockwise|sm90/gemm/fp8-blockwise|$directstore
 fp8_nooverlap|fp8_e4m3|sm90/gemm/fp8-e4m3|$nooverlap
 fp8b_nooverlap|fp8_blockwise|sm90/gemm/fp8-blockwise|$nooverlap
 fp8_nosplitk|fp8_e4m3|sm90/gemm/fp8-e4m3|$nosplitk
+fp8_nonarrow|fp8_e4m3|sm90/gemm/fp8-e4m3|$nonarrow
 fp8b_nosplitk|fp8_blockwise|sm90/gemm/fp8-blockwise|$nosplitk
 fp8_single_cta|fp8_e4m3|sm90/gemm/fp8-e4m3|$nopairs; $groupm16from8
 fp8_groupm16|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm16from8

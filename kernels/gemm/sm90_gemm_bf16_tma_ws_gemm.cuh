@@ -334,7 +334,7 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
                   N = problem->inputs[1].shape[0];
     const SplitK split = split_k(M, N, K, g_sms);
     *workspace_bytes =
-        plan_narrow(M, N, g_sms).use
+        plan_narrow(M, N, K, g_sms).use
             ? 0
             : std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split)));
   }
@@ -353,7 +353,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
-  if (const NarrowPlan narrow = plan_narrow(M, N, g_sms); narrow.use && !kSplitCluster)
+  if (const NarrowPlan narrow = plan_narrow(M, N, K, g_sms); narrow.use && !kSplitCluster)
     return run_narrow(narrow, args->inputs[0], args->inputs[1], c, M, N, K, stream);
   CUtensorMap map_a, map_b, map_c = {};
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||

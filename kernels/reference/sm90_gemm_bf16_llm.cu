@@ -1036,24 +1036,25 @@ struct NarrowPlan {
   int tiles_m, tiles_n;
 };
 // Narrow tiles where the main kernel would split K (its tiles fill at most half the SMs), M is
-// one tile row at least kNarrowMinFill full, and the narrow tiles fill at least kNarrowMinFill
-// of the SMs in one wave. Measured on the H200 (probe harness, bench/results/2026-12-04b-*, calls
-// A-C; narrow vs split-K, us): one tile row wins (128x8192x8192 44.4 vs 53.0, 128x7168x5120 29.2
-// vs 37.3, 96x8192x4096 30.7 vs 33.5), but not everywhere (128x8100x4104 47.3 vs 41.5, a row
-// pitch of 8208 bytes slows both paths and the library); two tile rows lose (256x4096x8192
-// 40.7 vs 39.3, 256x3584x8192 40.4 vs 37.1, with or without the B hint). A CTA streams its
-// k-blocks one after another (about 0.35-0.45 us each), so fewer tiles on a long K lose to
-// split-K (64x5120x17408, 80 tiles: 104 vs 61), and so do tile rows mostly past M, zero-filled A
+// one tile row at least kNarrowMinFill full, the narrow tiles fill at least kNarrowMinFill of
+// the SMs in one wave, and K is whole k-blocks (rows of A and B start on 128-byte lines).
+// Measured on the H200 (probe harness, bench/results/2026-12-04b-*, calls A-D; narrow vs
+// split-K, us): one tile row wins (128x8192x8192 44.4 vs 53.0, 128x7168x5120 29.2 vs 37.3,
+// 96x8192x4096 30.7 vs 33.5), but not with a K tail and rows off the 128-byte lines
+// (128x8100x4104: 47.3 vs 41.5; the fp8 expert's 100x8000x4112 likewise); two tile rows lose
+// (256x4096x8192 40.7 vs 39.3, 256x3584x8192 40.4 vs 37.1, with or without the B hint). A CTA
+// streams its k-blocks one after another (about 0.35-0.45 us each), so fewer tiles on a long K lose
+// to split-K (64x5120x17408, 80 tiles: 104 vs 61), and so do tile rows mostly past M, zero-filled A
 // boxes, even on 128 split units (16x4096x14336: 68 vs 45; 1x4096x4096: 27 vs 20).
 constexpr int kNarrowMinFillNum = 3, kNarrowMinFillDen = 4;  // kNarrowMinFill = 3/4
-NarrowPlan plan_narrow(int64_t M, int64_t N, int sms) {
+NarrowPlan plan_narrow(int64_t M, int64_t N, int64_t K, int sms) {
   const int64_t wide_tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
   const int64_t tiles_m = (M + kBlockM - 1) / kBlockM;
   const int64_t tiles_n =
       ((N + kNarrowN - 1) / kNarrowN + kNarrowCluster - 1) / kNarrowCluster * kNarrowCluster;
   const int64_t tiles = tiles_m * tiles_n, last_rows = M - (tiles_m - 1) * kBlockM;
-  const bool use = kNarrowFewRows && wide_tiles * 2 <= sms && tiles_m == 1 && tiles <= sms &&
-                   tiles * kNarrowMinFillDen >= sms * kNarrowMinFillNum &&
+  const bool use = kNarrowFewRows && wide_tiles * 2 <= sms && tiles_m == 1 && K % kBlockK == 0 &&
+                   tiles <= sms && tiles * kNarrowMinFillDen >= sms * kNarrowMinFillNum &&
                    last_rows * kNarrowMinFillDen >= kBlockM * kNarrowMinFillNum;
   return {use, static_cast<int>(tiles_m), static_cast<int>(tiles_n)};
 }
@@ -1522,7 +1523,7 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
                   N = problem->inputs[1].shape[0];
     const SplitK split = split_k(M, N, K, g_sms);
     *workspace_bytes =
-        plan_narrow(M, N, g_sms).use
+        plan_narrow(M, N, K, g_sms).use
             ? 0
             : std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split)));
   }
@@ -1541,7 +1542,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
-  if (const NarrowPlan narrow = plan_narrow(M, N, g_sms); narrow.use && !kSplitCluster)
+  if (const NarrowPlan narrow = plan_narrow(M, N, K, g_sms); narrow.use && !kSplitCluster)
     return run_narrow(narrow, args->inputs[0], args->inputs[1], c, M, N, K, stream);
   CUtensorMap map_a, map_b, map_c = {};
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||

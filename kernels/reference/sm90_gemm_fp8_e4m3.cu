@@ -14,7 +14,10 @@
 // - the epilogue multiplies by s_a * s_b in fp32 and stages bf16 in shared memory for TMA
 //   stores, the map clipping rows >= M, cols >= N (kTmaStoreEpilogue; off: bf16x2 stores from
 //   registers, masked);
-// - edges: TMA zero-fills out-of-bounds rows and the K tail.
+// - edges: TMA zero-fills out-of-bounds rows and the K tail;
+// - few rows: where M is one nearly full tile row and the 128x128 tiles would be split along K,
+//   narrow 128x64 tiles over the whole of K, one per CTA (gemm_fp8_narrow, use_narrow): no
+//   partials and no second kernel.
 // Requirements checked by ptxb_run: K % 16 == 0 (16-byte row pitch for TMA), contiguous row-major
 // tensors, scales of one f32 element each.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers and the fp8 GEMM
@@ -100,6 +103,29 @@ __device__ __forceinline__ void ld_shared_cluster_f32x2(const void* local, uint3
       : "memory");
 }
 // ==== end kernels/ptx/cluster.cuh ====
+// ==== begin kernels/ptx/l2_policy.cuh (generated: scripts/amalgamate.py) ====
+// L2 eviction policies (createpolicy) for the .L2::cache_hint forms of loads and stores: lines
+// touched under evict_first are the first L2 gives up when it needs room, evict_last the last.
+// E.g. a stream read once (evict_first) beside data read again soon (evict_last).
+
+__device__ __forceinline__ uint64_t l2_policy_evict_first() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ uint64_t l2_policy_evict_last() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+// Two floats to global memory (8-byte aligned) under an L2 policy.
+__device__ __forceinline__ void st_global_f32x2_hint(float* dst, float x, float y,
+                                                     uint64_t policy) {
+  asm volatile("st.global.L2::cache_hint.v2.f32 [%0], {%1, %2}, %3;" ::"l"(dst), "f"(x), "f"(y),
+               "l"(policy)
+               : "memory");
+}
+// ==== end kernels/ptx/l2_policy.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
 // byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
@@ -1031,6 +1057,173 @@ uint64_t split_workspace_bytes(const ptxb_problem& problem) {
 
 namespace {
 
+// Narrow whole-K tiles for few-row shapes (as the bf16 TMA experts'
+// gemm/sm90_gemm_bf16_narrow.cuh): where M is one tile row at least kNarrowMinFill full, the
+// 128x128 tiles would be split along K (they fill at most half the SMs) and (kBlockM, kNarrowN) =
+// (128, 64) tiles fill at least kNarrowMinFill of the SMs (128x8192x8192: 128 tiles on 132 SMs),
+// one CTA per narrow tile over the whole of K: kNarrowStages of (128x128-byte) A and (64x128-byte)
+// B, B's boxes evict_first, two consumer warpgroups of wgmma m64n64k32 promoting every k-block as
+// the main kernel does (each k-block into one of two partial buffers while the other is added into
+// fp32), C times s_a * s_b stored from registers. No fp32 partials and no second kernel.
+constexpr bool kNarrowFewRows = true;
+constexpr int kNarrowN = 64;
+constexpr int kNarrowStages = 8;
+constexpr uint32_t kNarrowBTileBytes = kNarrowN * kBlockK;
+constexpr int kNarrowMinFillNum = 3, kNarrowMinFillDen = 4;  // kNarrowMinFill = 3/4
+
+struct NarrowStorage {
+  uint8_t a[kNarrowStages][kBlockM * kBlockK];   // (kBlockM, kBlockK) per stage, swizzled
+  uint8_t b[kNarrowStages][kNarrowN * kBlockK];  // (kNarrowN, kBlockK) per stage, swizzled
+  uint64_t full[kNarrowStages];
+  uint64_t empty[kNarrowStages];
+};
+constexpr size_t kNarrowSharedBytes = sizeof(NarrowStorage) + 1024;  // +1024: alignment
+static_assert(kNarrowSharedBytes <= 227 * 1024, "sm_90's opt-in shared memory per block");
+
+// wgmma m64n64k32, e4m3 x e4m3 -> f32, A and B from shared memory (K-major). Accumulates into d
+// when scale_d != 0, overwrites it when 0.
+__device__ __forceinline__ void wgmma_m64n64k32_e4m3(float (&d)[32], uint64_t desc_a,
+                                                     uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},"
+      " %32, %33, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+// Whether an (M, N) product runs on narrow tiles (see above), on `sms` SMs.
+bool use_narrow(int64_t M, int64_t N, int64_t K, int sms) {
+  const int64_t wide_tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
+  const int64_t tiles = (N + kNarrowN - 1) / kNarrowN;
+  return kNarrowFewRows && wide_tiles * 2 <= sms && M <= kBlockM && K % kBlockK == 0 &&
+         M * kNarrowMinFillDen >= kBlockM * kNarrowMinFillNum && tiles <= sms &&
+         tiles * kNarrowMinFillDen >= sms * kNarrowMinFillNum;
+}
+
+// C[:, n0 .. n0 + kNarrowN) = s_a * s_b * A * B^T over all of K, n0 = blockIdx.x * kNarrowN; M is
+// one tile row (use_narrow).
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_fp8_narrow(const __grid_constant__ CUtensorMap map_a,
+                    const __grid_constant__ CUtensorMap map_b, const float* scale_a,
+                    const float* scale_b, __nv_bfloat16* c, int M, int N, int K) {
+  extern __shared__ uint8_t narrow_raw[];
+  NarrowStorage& smem = *reinterpret_cast<NarrowStorage*>(
+      (reinterpret_cast<uintptr_t>(narrow_raw) + 1023) & ~uintptr_t(1023));
+  const int warpgroup = threadIdx.x / 128;
+  const int n0 = blockIdx.x * kNarrowN;
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kNarrowStages; ++s) {
+      mbar_init(&smem.full[s], 1);
+      mbar_init(&smem.empty[s], kConsumers * 4);  // lane 0 of every consumer warp
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    if (threadIdx.x != 0) return;
+    prefetch_map(&map_a);
+    prefetch_map(&map_b);
+    const uint64_t policy_b = l2_policy_evict_first();
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      const int s = kb % kNarrowStages;
+      mbar_wait(&smem.empty[s], ((kb / kNarrowStages) & 1) ^ 1);
+      mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kNarrowBTileBytes);
+      tma_load_2d(smem.a[s], &map_a, &smem.full[s], kb * kBlockK, 0);
+      tma_load_2d_hint(smem.b[s], &map_b, &smem.full[s], kb * kBlockK, n0, policy_b);
+    }
+    return;
+  }
+
+  const int consumer = warpgroup - 1;  // rows [consumer * 64, consumer * 64 + 64)
+  const bool lane0 = threadIdx.x % 32 == 0;
+  float acc[32], part[32], other[32];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) acc[i] = 0.f;
+  // k-block kb's MMAs into `into` (overwritten), one commit group.
+  auto mma = [&](int kb, float(&into)[32]) {
+    const int s = kb % kNarrowStages;
+    mbar_wait(&smem.full[s], (kb / kNarrowStages) & 1);
+    const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < kBlockK / 32; ++k)
+      wgmma_m64n64k32_e4m3(into, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
+                           wgmma_desc_sw128(smem.b[s] + k * 32, 16, 1024), k > 0 ? 1 : 0);
+    wgmma_commit();
+  };
+  // k-block kb's finished partial sums `done` into acc, its stage back to the producer.
+  auto promote = [&](int kb, float(&done)[32]) {
+    fence_regs(done);
+    if (lane0) mbar_arrive(&smem.empty[kb % kNarrowStages]);
+#pragma unroll
+    for (int i = 0; i < 32; ++i) acc[i] += done[i];
+  };
+  mma(0, part);
+  int kb = 1;
+  for (; kb + 1 < k_blocks; kb += 2) {  // `part` holds k-block kb - 1, in flight
+    mma(kb, other);
+    wgmma_wait<1>();
+    promote(kb - 1, part);
+    mma(kb + 1, part);
+    wgmma_wait<1>();
+    promote(kb, other);
+  }
+  if (kb < k_blocks) {  // one k-block left
+    mma(kb, other);
+    wgmma_wait<1>();
+    promote(kb - 1, part);
+    wgmma_wait<0>();
+    promote(kb, other);
+  } else {
+    wgmma_wait<0>();
+    promote(kb - 1, part);
+  }
+
+  const float scale = *scale_a * *scale_b;
+  const int lane = threadIdx.x % 32;
+  const int row_a = consumer * 64 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
+#pragma unroll
+  for (int i = 0; i < kNarrowN / 8; ++i) {
+    const int col = n0 + i * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row_a + half * 8;
+      if (row >= M || col >= N) continue;
+      const float v0 = acc[i * 4 + half * 2] * scale, v1 = acc[i * 4 + half * 2 + 1] * scale;
+      __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+      if (N % 2 == 0 && col + 1 < N) {
+        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
+      } else {
+        dst[0] = __float2bfloat16_rn(v0);
+        if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
+      }
+    }
+  }
+}
+
+// C on narrow tiles (use_narrow): PTXB_OK, kNoTensorMap or kLaunchFailed.
+int run_narrow(const ptxb_args& args, int64_t M, int64_t N, int64_t K, cudaStream_t stream) {
+  CUtensorMap map_a, map_b;
+  if (!encode_k_major(&map_a, args.inputs[0], M, K, kBlockM) ||
+      !encode_k_major(&map_b, args.inputs[1], N, K, kNarrowN))
+    return kNoTensorMap;
+  const auto grid = static_cast<unsigned>((N + kNarrowN - 1) / kNarrowN);
+  gemm_fp8_narrow<<<grid, kThreads, kNarrowSharedBytes, stream>>>(
+      map_a, map_b, static_cast<const float*>(args.inputs[2]),
+      static_cast<const float*>(args.inputs[3]), static_cast<__nv_bfloat16*>(args.outputs[0]),
+      static_cast<int>(M), static_cast<int>(N), static_cast<int>(K));
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
+
 template <int kCluster>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_fp8_tma_ws(const __grid_constant__ CUtensorMap map_a,
@@ -1091,9 +1284,15 @@ bool is_one_f32(const ptxb_tensor_desc& t) {
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   *workspace_bytes = 0;
   if (!read_sm_count() || !allow_shared_bytes(gemm_fp8_tma_ws<1>) ||
-      !allow_shared_bytes(gemm_fp8_tma_ws<kClusterM>))
+      !allow_shared_bytes(gemm_fp8_tma_ws<kClusterM>) ||
+      cudaFuncSetAttribute(gemm_fp8_narrow, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kNarrowSharedBytes)) != cudaSuccess)
     return kLaunchFailed;
-  *workspace_bytes = split_workspace_bytes(*problem);
+  const bool narrow = problem->num_inputs >= 2 && problem->inputs[0].rank == 2 &&
+                      problem->inputs[1].rank == 2 &&
+                      use_narrow(problem->inputs[0].shape[0], problem->inputs[1].shape[0],
+                                 problem->inputs[0].shape[1], g_sms);
+  *workspace_bytes = narrow ? 0 : split_workspace_bytes(*problem);
   return PTXB_OK;
 }
 
@@ -1107,6 +1306,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
       M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
     return kBadProblem;
 
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  if (use_narrow(M, N, K, g_sms)) return run_narrow(*args, M, N, K, stream);
   const SplitK split = split_k(M, N, K, g_sms);
   const int cluster = cluster_for(split, M);
   CUtensorMap map_a, map_b, map_c = {};
@@ -1117,7 +1318,6 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   const bool store_by_tma = map_output(&map_c, args->outputs[0], M, N);
 
   if (args->workspace_bytes < split_partial_bytes(split, M, N)) return kBadProblem;
-  const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
   // Work units: blocks of `cluster` tile rows by one tile column, times the splits of K.

@@ -14,6 +14,7 @@ HEURISTICS = [
     ("kernels/gemm/sm90_gemm_bf16_narrow.cuh", ["NarrowPlan plan_narrow("]),
     ("kernels/reference/sm90_gemm_bf16_wgmma_tma.cu", ["SplitK split_k(", "NarrowPlan plan_narrow("]),
     ("kernels/reference/sm90_gemm_bf16_llm.cu", ["SplitK split_k(", "NarrowPlan plan_narrow("]),
+    ("kernels/reference/sm90_gemm_fp8_e4m3.cu", ["bool use_narrow("]),
 ]
 ALLOWED = {"0", "1", "2"}
 LITERAL = re.compile(r"(?<![\w.])(\d+)(?:[uUlL]*)(?![\w.])")

@@ -3,6 +3,8 @@
 // ptxbench-sed: s#^  float part\[kAccum\];$#  float part[kAccum] = {};#
 // ptxbench-sed: s#, k > 0 ? 1 : 0);#, 1);#
 // ptxbench-sed: s#^      promotion.apply(scales, part, acc);$#      if (kb % 4 == 3 || kb + 1 == k_blocks) { promotion.apply(scales, part, acc); for (int i = 0; i < kAccum; ++i) part[i] = 0.f; }#
+// ptxbench-sed: s#^constexpr bool kNarrowFewRows = true;#constexpr bool kNarrowFewRows = false;#
+// (The expert's narrow whole-K kernel for few-row shapes is turned off: it promotes its own way.)
 // Promotes four times less often: the per-tensor expert with its partial sums left in the
 // tensor cores' accumulator for 512 values of k (four k-blocks) before each add into fp32. The
 // expert's copy promotes after its own MMAs (kOverlapPromotion off), every MMA accumulating into

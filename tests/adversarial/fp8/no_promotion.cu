@@ -3,6 +3,8 @@
 // ptxbench-sed: s#^  float part\[kAccum\];$#  float part[kAccum] = {};#
 // ptxbench-sed: s#, k > 0 ? 1 : 0);#, 1);#
 // ptxbench-sed: s#acc\[i\] += part\[i\];#acc[i] = part[i];#
+// ptxbench-sed: s#^constexpr bool kNarrowFewRows = true;#constexpr bool kNarrowFewRows = false;#
+// (The expert's narrow whole-K kernel for few-row shapes is turned off: it promotes its own way.)
 // Never promotes: the per-tensor expert with its partial sums left in the tensor cores'
 // accumulator for the whole K (each wgmma adds to the previous ones' result) instead of being
 // added into fp32 registers every 128 elements. Hopper's fp8 accumulation keeps fewer bits than
