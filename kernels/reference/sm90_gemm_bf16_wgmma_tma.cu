@@ -1069,9 +1069,10 @@ struct NarrowPlan {
 // 96x8192x4096 30.7 vs 33.5), but not with a K tail and rows off the 128-byte lines
 // (128x8100x4104: 47.3 vs 41.5; the fp8 expert's 100x8000x4112 likewise); two tile rows lose
 // (256x4096x8192 40.7 vs 39.3, 256x3584x8192 40.4 vs 37.1, with or without the B hint). A CTA
-// streams its k-blocks one after another (about 0.35-0.45 us each), so fewer tiles on a long K lose
-// to split-K (64x5120x17408, 80 tiles: 104 vs 61), and so do tile rows mostly past M, zero-filled A
-// boxes, even on 128 split units (16x4096x14336: 68 vs 45; 1x4096x4096: 27 vs 20).
+// streams its k-blocks one after another (about 0.35-0.45 us each), so fewer tiles on a long K
+// lose to split-K (64x5120x17408, 80 tiles: 104 vs 61), and so do tile rows mostly past M
+// (16x4096x14336: 68 vs 45; 1x4096x4096: 27 vs 20; both with the narrow tiles split along K too,
+// as the first version did).
 constexpr int kNarrowMinFillNum = 3, kNarrowMinFillDen = 4;  // kNarrowMinFill = 3/4
 NarrowPlan plan_narrow(int64_t M, int64_t N, int64_t K, int sms) {
   const int64_t wide_tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
