@@ -4,8 +4,9 @@
 # PTXB_PROBE_NCU=1 also one Nsight Compute report per source on the first shape (--set full, the
 # kernel's 4th launch, the library not run; kernels named by PTXB_PROBE_KERNEL, default
 # regex:tma_ws, the TMA experts' GEMM kernels), kept as OUT/NAME.ncu-rep with its text details in
-# OUT/NAME.ncu.txt and every raw metric (warp stall reasons among them) in OUT/NAME.raw.csv, to
-# read where ncu is not installed. Prints one line per (source, shape) last.
+# OUT/NAME.ncu.txt, every raw metric (warp stall reasons among them) in OUT/NAME.raw.csv and the
+# per-instruction SASS view (stall samples per instruction) in OUT/NAME.source.csv, to read where
+# ncu is not installed. Prints one line per (source, shape) last.
 # A shape of four numbers, G,M,N,K, runs the grouped harness instead (grouped_probe.cu: G groups
 # over M rows drawn as the grouped task draws them, the kernel alone, no library); tensor:M,N,K
 # and block:M,N,K the fp8 one (fp8_probe.cu: an fp8-e4m3 or fp8-blockwise submission alone).
@@ -66,6 +67,8 @@ for src in "$@"; do
       > "$out/$name.ncu.log" 2>&1
     "$ncu" --import "$out/$name.ncu-rep" --page details > "$out/$name.ncu.txt" 2>&1
     "$ncu" --import "$out/$name.ncu-rep" --page raw --csv > "$out/$name.raw.csv" 2>&1
+    "$ncu" --import "$out/$name.ncu-rep" --page source --csv --print-source sass \
+      > "$out/$name.source.csv" 2>&1
   fi
 done
 cat "$summary"
