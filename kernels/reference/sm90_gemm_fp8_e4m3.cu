@@ -1059,12 +1059,15 @@ namespace {
 
 // Narrow whole-K tiles for few-row shapes (as the bf16 TMA experts'
 // gemm/sm90_gemm_bf16_narrow.cuh): where M is one tile row at least kNarrowMinFill full, the
-// 128x128 tiles would be split along K (they fill at most half the SMs) and (kBlockM, kNarrowN) =
-// (128, 64) tiles fill at least kNarrowMinFill of the SMs (128x8192x8192: 128 tiles on 132 SMs),
-// one CTA per narrow tile over the whole of K: kNarrowStages of (128x128-byte) A and (64x128-byte)
-// B, B's boxes evict_first, two consumer warpgroups of wgmma m64n64k32 promoting every k-block as
-// the main kernel does (each k-block into one of two partial buffers while the other is added into
-// fp32), C times s_a * s_b stored from registers. No fp32 partials and no second kernel.
+// 128x128 tiles would be split along K (they fill at most half the SMs), (kBlockM, kNarrowN) =
+// (128, 64) tiles fill at least kNarrowMinFill of the SMs (128x8192x8192: 128 tiles on 132 SMs)
+// and K is whole k-blocks, one CTA per narrow tile over the whole of K: kNarrowStages of
+// (128x128-byte) A and (64x128-byte) B, B's boxes evict_first, two consumer warpgroups of wgmma
+// m64n64k32 promoting every k-block as the main kernel does (each k-block into one of two partial
+// buffers while the other is added into fp32), C times s_a * s_b stored from registers. No fp32
+// partials and no second kernel. H200, kernel alone (bench/results/2026-12-04b-*, call D):
+// 128x8192x8192 25.7 us against 31.5 with split-K, 128x7168x5120 17.7 against 22.3; with a K tail,
+// 100x8000x4112, 25.8 against 24.1 (hence whole k-blocks).
 constexpr bool kNarrowFewRows = true;
 constexpr int kNarrowN = 64;
 constexpr int kNarrowStages = 8;
@@ -1098,7 +1101,7 @@ __device__ __forceinline__ void wgmma_m64n64k32_e4m3(float (&d)[32], uint64_t de
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
-// Whether an (M, N) product runs on narrow tiles (see above), on `sms` SMs.
+// Whether an (M, N, K) product runs on narrow tiles (see above), on `sms` SMs.
 bool use_narrow(int64_t M, int64_t N, int64_t K, int sms) {
   const int64_t wide_tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
   const int64_t tiles = (N + kNarrowN - 1) / kNarrowN;
