@@ -13,9 +13,11 @@ with open(folder / "runs.tsv") as table:
     for row in csv.DictReader(table, delimiter="\t"):
         runs.setdefault(row["label"], []).append(row)
 
-PHASES = ["setup", "setup.baseline_prebuild", "correctness", "correctness.references", "timing", "timing.rounds",
-          "timing.rounds.checks", "timing.rounds.counters", "timing.sustained.setup",
-          "timing.sustained.rounds", "timing.sustained.checks", "counters"]
+PHASES = ["setup", "setup.baseline_prebuild", "setup.counters", "correctness",
+          "correctness.references", "timing", "timing.setup", "timing.rounds",
+          "timing.rounds.checks", "timing.rounds.counters", "timing.rounds.counters.push",
+          "timing.rounds.device.blocks", "timing.sustained.setup", "timing.sustained.rounds",
+          "timing.sustained.checks", "timing.sustained.counters.push", "counters"]
 
 
 def med(values):

@@ -55,6 +55,14 @@ struct TimingOptions {
   /// Called after each sample round once the stream is synchronized, outside the timed events:
   /// e.g. checking the round's outputs. Not called for warm-up rounds.
   std::function<void(int sample)> after_sample;
+  /// Optional: told where a sample round's time went, once per round and part. Host wall time:
+  /// "l2_reset" (the persisting-lines reset), "enqueue" (gates, flushes, events and the calls
+  /// themselves, every side; not enter and leave), "sync" (waiting for the round's GPU work after
+  /// the last side). Device time, from events, overlapping the host parts: "device.blocks" (each
+  /// side's calls from before its first gate to its last end event, summed over sides) and
+  /// "device.calls" (the timed calls alone), so blocks less calls is what the gates and flushes
+  /// cost the GPU.
+  std::function<void(const char* part, double seconds)> on_part;
 };
 
 struct TimingSamples {

@@ -18,20 +18,26 @@ __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Uniform in (0, 1], 53 random bits.
-__device__ __forceinline__ double unit_open(uint64_t bits) {
-  return (static_cast<double>(bits >> 11) + 1.0) * 0x1p-53;
+// An integer in [-scale, scale], uniform, from one hash of the element's index.
+__device__ __forceinline__ float uniform_int(uint64_t key, int64_t i, float scale) {
+  const uint64_t h = splitmix64(key ^ splitmix64(static_cast<uint64_t>(i) * 2));
+  const uint64_t span = static_cast<uint64_t>(2 * scale + 1);
+  return static_cast<float>(static_cast<int64_t>(h % span)) - scale;
 }
 
-__device__ __forceinline__ double draw(uint64_t key, int64_t i, ValueKind kind, double scale) {
-  const uint64_t h1 = splitmix64(key ^ splitmix64(static_cast<uint64_t>(i) * 2));
-  if (kind == ValueKind::kUniformInt) {
-    const uint64_t span = static_cast<uint64_t>(2 * scale + 1);
-    return static_cast<double>(static_cast<int64_t>(h1 % span)) - scale;
-  }
-  const uint64_t h2 = splitmix64(key ^ splitmix64(static_cast<uint64_t>(i) * 2 + 1));
-  // Box-Muller: one normal value per element.
-  return scale * sqrt(-2.0 * log(unit_open(h1))) * cospi(2.0 * unit_open(h2));
+// Two standard normal values for elements 2 * pair and 2 * pair + 1, from one hash of the pair's
+// index: Box-Muller in fp32 on two 24-bit uniforms (tails to 5.77 sigma). The tasks draw bf16 and
+// e4m3 inputs this way (an fp32 or fp64 input would get fp32 values). The fp64 version (two hashes
+// and a log, sqrt and cospi in fp64 per element) made redrawing a timed GEMM's input sets cost the
+// H200 more time than the timed calls (docs/timing.md).
+__device__ __forceinline__ float2 normal_pair(uint64_t key, int64_t pair) {
+  const uint64_t h = splitmix64(key ^ splitmix64(static_cast<uint64_t>(pair) * 2 + 1));
+  const float u1 = (static_cast<float>(h >> 40) + 1.0f) * 0x1p-24f;      // (0, 1]
+  const float u2 = static_cast<float>((h >> 8) & 0xFFFFFFu) * 0x1p-24f;  // [0, 1)
+  const float r = sqrtf(-2.0f * logf(u1));
+  float s = 0, c = 0;
+  sincospif(2.0f * u2, &s, &c);
+  return make_float2(r * c, r * s);
 }
 
 // One E4M3 element (core/fp8.hpp), as a type of its own for the templates below.
@@ -40,33 +46,45 @@ struct E4M3 {
 };
 
 template <class T>
-__device__ __forceinline__ T from_double(double v);
+__device__ __forceinline__ T from_float(float v);
 template <>
-__device__ __forceinline__ E4M3 from_double(double v) {
-  return {__nv_cvt_double_to_fp8(v, __NV_SATFINITE, __NV_E4M3)};  // nearest, ties to even
+__device__ __forceinline__ E4M3 from_float(float v) {
+  return {__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3)};  // nearest, ties to even
 }
 template <>
-__device__ __forceinline__ __nv_bfloat16 from_double(double v) {
-  return __float2bfloat16_rn(static_cast<float>(v));
+__device__ __forceinline__ __nv_bfloat16 from_float(float v) {
+  return __float2bfloat16_rn(v);
 }
 template <>
-__device__ __forceinline__ __half from_double(double v) {
-  return __float2half_rn(static_cast<float>(v));
+__device__ __forceinline__ __half from_float(float v) {
+  return __float2half_rn(v);
 }
 template <>
-__device__ __forceinline__ float from_double(double v) {
-  return static_cast<float>(v);
+__device__ __forceinline__ float from_float(float v) {
+  return v;
 }
 template <>
-__device__ __forceinline__ double from_double(double v) {
+__device__ __forceinline__ double from_float(float v) {
   return v;
 }
 
 template <class T>
-__global__ void fill_kernel(T* dst, int64_t count, ValueKind kind, double scale, uint64_t key) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
-       i += int64_t(gridDim.x) * blockDim.x)
-    dst[i] = from_double<T>(draw(key, i, kind, scale));
+__global__ void fill_kernel(T* dst, int64_t count, ValueKind kind, float scale, uint64_t key) {
+  const int64_t pairs = (count + 1) / 2;
+  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < pairs;
+       p += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = 2 * p;
+    float2 v;
+    if (kind == ValueKind::kNormal) {
+      v = normal_pair(key, p);
+      v.x *= scale;
+      v.y *= scale;
+    } else {
+      v = make_float2(uniform_int(key, i, scale), uniform_int(key, i + 1, scale));
+    }
+    dst[i] = from_float<T>(v.x);
+    if (i + 1 < count) dst[i + 1] = from_float<T>(v.y);
+  }
 }
 
 __global__ void fill_bytes_kernel(uint8_t* dst, int64_t bytes, uint8_t value) {
@@ -106,26 +124,24 @@ void fill_random(void* dst, DType dtype, int64_t count, ValueKind kind, double s
                  uint64_t stream_id, cudaStream_t stream) {
   if (count == 0) return;
   const uint64_t key = (seed * 0x2545F4914F6CDD1Dull) ^ (stream_id << 32 | stream_id);
+  const int grid = grid_for((count + 1) / 2);  // a thread draws a pair of elements
+  const auto s = static_cast<float>(scale);
   switch (dtype) {
     case DType::kBF16:
-      fill_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), count,
-                                                          kind, scale, key);
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), count, kind, s,
+                                               key);
       break;
     case DType::kF16:
-      fill_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<__half*>(dst), count, kind,
-                                                          scale, key);
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<__half*>(dst), count, kind, s, key);
       break;
     case DType::kF32:
-      fill_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<float*>(dst), count, kind,
-                                                          scale, key);
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<float*>(dst), count, kind, s, key);
       break;
     case DType::kF64:
-      fill_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<double*>(dst), count, kind,
-                                                          scale, key);
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<double*>(dst), count, kind, s, key);
       break;
     case DType::kF8E4M3:  // the normal draw rounded to E4M3, beyond +-448 saturated
-      fill_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<E4M3*>(dst), count, kind,
-                                                          scale, key);
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<E4M3*>(dst), count, kind, s, key);
       break;
     default:
       PTXB_ASSERT(false, "fill_random: unsupported dtype " + std::string(to_string(dtype)));

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/dtype.hpp"
 #include "verify/compare_stats.hpp"
@@ -107,5 +108,17 @@ CompareStats compare_with_reference(const void* out, DType dtype, const float* r
 
 /// Number of bytes that differ between two device buffers (synchronizes `stream`).
 int64_t count_differing_bytes(const void* a, const void* b, int64_t bytes, cudaStream_t stream);
+
+/// Two device byte ranges of `bytes` each, whose differing bytes add to counter `slot`.
+struct ByteComparison {
+  const void* a;
+  const void* b;
+  int64_t bytes;
+  int slot;
+};
+/// Enqueues on `stream`: for each comparison, counters[slot] += the bytes in which its ranges
+/// differ (device counters, zeroed by the caller). No allocation, no synchronization.
+void add_differing_bytes(const std::vector<ByteComparison>& comparisons,
+                         unsigned long long* counters, cudaStream_t stream);
 
 }  // namespace ptxb

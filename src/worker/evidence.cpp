@@ -134,8 +134,8 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
     scope.close();
     PTXB_CHECK_CUDA(marker);
     msg["run_status"] = status;
-    bool correct = status == 0 && problem.modified_input_bytes(stream) == 0 &&
-                   problem.modified_guard_bytes(stream) == 0;
+    const DeviceProblem::ModifiedBytes modified = problem.modified_bytes(stream);
+    bool correct = status == 0 && modified.inputs == 0 && modified.guards == 0;
     if (status == 0) correct = correct && check_against_reference(problem, dist, stream).passed;
     msg["correct"] = correct;
     out.send(msg);

@@ -73,6 +73,8 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   PTXB_CHECK_CUDA(cudaSetDevice(job.device));
   PTXB_CHECK_CUDA(cudaFree(nullptr));  // the context exists before any candidate code
   out.send({{"type", "environment"}, {"device", ptxb::device_environment(job.device)}});
+  const double cuda_seconds =
+      std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - started).count();
 
   const ptxb::TaskSpec task = ptxb::task_from_json(job.task);
   const std::vector<ptxb::CounterSpec> counter_specs = ptxb::counters_from_json(job.counters);
@@ -103,14 +105,17 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
             {"available", monitor != nullptr},
             {"reason", monitor ? "" : monitor_problem}});
   std::unique_ptr<ptxb::CallCounters> counters;
-  double controls_seconds = 0;
+  double controls_seconds = 0, counters_seconds = 0;
   if (job.run_evidence) {
     const auto controls_start = ptxb::PhaseClock::Clock::now();
     ptxb::run_evidence_controls(out, stream.get());  // before the environment changes
     controls_seconds =
         std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - controls_start).count();
   } else {
+    const auto counters_start = ptxb::PhaseClock::Clock::now();
     counters = open_counters(counter_specs, job, stream.get(), out);
+    counters_seconds =
+        std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - counters_start).count();
   }
   // CUDA and any profiler's injection have initialised: from here on the process's environment
   // is the job's, the same under ncu as in the timing process (docs/evidence.md).
@@ -145,6 +150,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   }
 
   std::unique_ptr<ptxb::SharedObjectImplementation> candidate;
+  const auto load_start = ptxb::PhaseClock::Clock::now();
   try {
     // Loading runs the candidate's static constructors: candidate code, watched like a call.
     ptxb::CandidateScope scope(ctx, "loading the shared object");
@@ -158,6 +164,11 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ctx.phases.add("setup",
                  std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - started).count());
   ctx.phases.add("setup.baseline_prebuild", prebuild_seconds);
+  ctx.phases.add("setup.cuda", cuda_seconds);
+  ctx.phases.add(
+      "setup.load",
+      std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - load_start).count());
+  if (!job.run_evidence) ctx.phases.add("setup.counters", counters_seconds);
   if (job.run_evidence) ctx.phases.add("setup.evidence_controls", controls_seconds);
 
   if (job.run_evidence) {

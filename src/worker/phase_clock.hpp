@@ -2,7 +2,10 @@
 // "correctness.references", "timing.rounds", ...), sent in one "phases" message before "done" and
 // kept in the verdict's stage_seconds.worker_phases (docs/result-schema.md). Host wall clock: GPU
 // work a phase waits for counts to it. A name with a dot is a part of the phase before the dot,
-// and "a.b.c" a part of "a.b": parts may overlap their phase, never each other.
+// and "a.b.c" a part of "a.b": parts may overlap their phase, never each other (but a counter
+// phase's ".passes" lies inside its ".pop"). Names with a
+// "device" component ("timing.rounds.device.calls") hold GPU time from events, which overlaps the
+// host phases beside them.
 #pragma once
 
 #include <chrono>

@@ -68,6 +68,7 @@ DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
   derived_ = derived.derived;
   fixed_ = derived.derived;
   fixed_.insert(fixed_.end(), derived.sources.begin(), derived.sources.end());
+  modified_counts_ = DeviceBuffer(2 * sizeof(unsigned long long));
   guard_pattern_ = DeviceBuffer(kGuardBytes);
   PTXB_CHECK_CUDA(cudaMemset(guard_pattern_.data(), kGuardByte, kGuardBytes));
   const std::vector<const TensorSpec*> inputs = task.inputs(), outputs = task.outputs();
@@ -219,25 +220,25 @@ void DeviceProblem::poison_outputs(cudaStream_t stream) {
     poison(out_ptrs_[i], static_cast<DType>(desc_.out[i].dtype), elements(desc_.out[i]), stream);
 }
 
-int64_t DeviceProblem::modified_input_bytes(cudaStream_t stream) const {
-  int64_t total = 0;
+DeviceProblem::ModifiedBytes DeviceProblem::modified_bytes(cudaStream_t stream) const {
+  std::vector<ByteComparison> comparisons;
   for (size_t i = 0; i < in_ptrs_.size(); ++i)
-    total += count_differing_bytes(inner(guarded_inputs_[i]), pristine_[i].data(),
-                                   static_cast<int64_t>(in_bytes_[i]), stream);
-  return total;
-}
-
-int64_t DeviceProblem::modified_guard_bytes(cudaStream_t stream) const {
-  int64_t total = 0;
-  auto check = [&](const DeviceBuffer& guarded, size_t bytes) {
+    comparisons.push_back(
+        {inner(guarded_inputs_[i]), pristine_[i].data(), static_cast<int64_t>(in_bytes_[i]), 0});
+  auto guards = [&](const DeviceBuffer& guarded, size_t bytes) {
     const char* base = static_cast<const char*>(guarded.data());
     for (const char* guard : {base, base + kGuardBytes + bytes})
-      total += count_differing_bytes(guard, guard_pattern_.data(),
-                                     static_cast<int64_t>(kGuardBytes), stream);
+      comparisons.push_back({guard, guard_pattern_.data(), static_cast<int64_t>(kGuardBytes), 1});
   };
-  for (size_t i = 0; i < guarded_inputs_.size(); ++i) check(guarded_inputs_[i], in_bytes_[i]);
-  for (size_t i = 0; i < guarded_outputs_.size(); ++i) check(guarded_outputs_[i], out_bytes_[i]);
-  return total;
+  for (size_t i = 0; i < guarded_inputs_.size(); ++i) guards(guarded_inputs_[i], in_bytes_[i]);
+  for (size_t i = 0; i < guarded_outputs_.size(); ++i) guards(guarded_outputs_[i], out_bytes_[i]);
+  auto* counts = modified_counts_.as<unsigned long long>();
+  PTXB_CHECK_CUDA(cudaMemsetAsync(counts, 0, modified_counts_.bytes(), stream));
+  add_differing_bytes(comparisons, counts, stream);
+  unsigned long long host[2] = {0, 0};
+  PTXB_CHECK_CUDA(cudaMemcpyAsync(host, counts, sizeof host, cudaMemcpyDeviceToHost, stream));
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
+  return {static_cast<int64_t>(host[0]), static_cast<int64_t>(host[1])};
 }
 
 void DeviceProblem::compute_reference(cudaStream_t stream) {

@@ -69,11 +69,17 @@ class DeviceProblem {
   /// timing rounds.
   void redraw_free_inputs(const DistributionSpec& dist, uint64_t seed, cudaStream_t stream);
   void poison_outputs(cudaStream_t stream);
-  /// Bytes by which the inputs differ from their pristine copies (0: unchanged).
-  int64_t modified_input_bytes(cudaStream_t stream) const;
-  /// Bytes changed in the guard regions before and after every input and output buffer (0: no
-  /// write outside the buffers the candidate was given, within kGuardBytes of them).
-  int64_t modified_guard_bytes(cudaStream_t stream) const;
+  struct ModifiedBytes {
+    /// Bytes by which the inputs differ from their pristine copies (0: unchanged).
+    int64_t inputs = 0;
+    /// Bytes changed in the guard regions before and after every input and output buffer (0: no
+    /// write outside the buffers the candidate was given, within kGuardBytes of them).
+    int64_t guards = 0;
+  };
+  /// Both counts in one pass (one synchronization of `stream`).
+  ModifiedBytes modified_bytes(cudaStream_t stream) const;
+  int64_t modified_input_bytes(cudaStream_t stream) const { return modified_bytes(stream).inputs; }
+  int64_t modified_guard_bytes(cudaStream_t stream) const { return modified_bytes(stream).guards; }
   static constexpr size_t kGuardBytes = 4096;  ///< per side; keeps 256-byte alignment
   /// Computes the fp32 reference of every output into internal buffers.
   void compute_reference(cudaStream_t stream);
@@ -126,7 +132,8 @@ class DeviceProblem {
   /// filled with kGuardByte.
   std::vector<DeviceBuffer> guarded_inputs_, guarded_outputs_;
   std::vector<DeviceBuffer> pristine_, references_;
-  DeviceBuffer guard_pattern_;  ///< kGuardBytes of kGuardByte
+  DeviceBuffer guard_pattern_;    ///< kGuardBytes of kGuardByte
+  DeviceBuffer modified_counts_;  ///< two device counters for modified_bytes()
   std::vector<size_t> in_bytes_, out_bytes_;
   std::vector<std::string> input_names_, output_names_;
   DeviceBuffer scratch_[2];

@@ -35,13 +35,12 @@ RoundCheck::RoundCheck(const DistributionSpec& dist, DeviceProblem& candidate,
 void RoundCheck::after_round(int round) {
   if (failed()) return;
   ++rounds_checked_;
-  const int64_t modified = candidate_.modified_input_bytes(stream_);
-  const int64_t guards = candidate_.modified_guard_bytes(stream_);
-  if (modified != 0 || guards != 0) {
+  const DeviceProblem::ModifiedBytes modified = candidate_.modified_bytes(stream_);
+  if (modified.inputs != 0 || modified.guards != 0) {
     failure_ = json{{"round", round},
                     {"what", "inputs or guard regions modified"},
-                    {"modified_input_bytes", modified},
-                    {"modified_guard_bytes", guards}};
+                    {"modified_input_bytes", modified.inputs},
+                    {"modified_guard_bytes", modified.guards}};
     return;
   }
   // NOTE: a passing candidate passes the doubled check (triangle inequality), so confirmations

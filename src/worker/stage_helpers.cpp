@@ -142,10 +142,12 @@ TimedCall counted_candidate_call(StageContext& ctx, CandidateScope& scope, size_
   if (ctx.counters != nullptr) {
     timed.enter = [&ctx, shape, calls, phase] {
       const auto counting = ctx.phases.span(phase);
+      const auto pushing = ctx.phases.span(phase + ".push");
       ctx.counters->begin(shape, calls);
     };
     timed.leave = [&ctx, phase](int flushes) {
       const auto counting = ctx.phases.span(phase);
+      const auto popping = ctx.phases.span(phase + ".pop");
       const double passes_before = ctx.counters->pass_seconds();
       ctx.counters->end(flushes);
       if (const double spent = ctx.counters->pass_seconds() - passes_before; spent > 0)
@@ -160,7 +162,11 @@ TimingSamples time_with_candidate(const std::vector<TimedCall>& calls, const Tim
                                   const std::string& what) {
   try {
     const auto timed = ctx.phases.span(phase);
-    return time_interleaved(calls, options, stream);
+    TimingOptions with_parts = options;
+    with_parts.on_part = [&ctx, phase](const char* part, double seconds) {
+      ctx.phases.add(std::string(phase) + "." + part, seconds);
+    };
+    return time_interleaved(calls, with_parts, stream);
   } catch (const ApiError& e) {
     throw CandidateFault("during " + what + ": " + e.what());
   }

@@ -113,8 +113,7 @@ bool run_correctness(const TaskSpec& task, Implementation& candidate, StageConte
                     {"run_status", status}};
         bool passed = status == 0;
         std::optional<PhaseClock::Span> guarding(std::in_place, ctx.phases, "correctness.guards");
-        const int64_t modified = problem.modified_input_bytes(stream);
-        const int64_t guards = problem.modified_guard_bytes(stream);
+        const auto [modified, guards] = problem.modified_bytes(stream);
         guarding.reset();
         msg["modified_input_bytes"] = modified;
         msg["modified_guard_bytes"] = guards;
@@ -252,8 +251,8 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     // sustained regime too (23.7 of the attention forward's "final check" seconds at 4b7a66c).
     std::optional<PhaseClock::Span> final_check(std::in_place, ctx.phases, "timing.final_check");
     DeviceProblem& last_set = sets->candidate(calls - 1);
-    const bool inputs_intact =
-        last_set.modified_input_bytes(stream) == 0 && last_set.modified_guard_bytes(stream) == 0;
+    const DeviceProblem::ModifiedBytes last_modified = last_set.modified_bytes(stream);
+    const bool inputs_intact = last_modified.inputs == 0 && last_modified.guards == 0;
     OutputCheck last = check_against_reference(last_set, dist, stream);
     final_check.reset();
     timing.verified = inputs_intact && last.passed && !sets->failed();

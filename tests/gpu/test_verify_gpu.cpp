@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <vector>
@@ -32,6 +33,63 @@ TEST(GpuInputs, SameSeedSameValuesOtherSeedOtherValues) {
   mean /= v.size();
   EXPECT_NEAR(mean, 0.0, 0.1);
   EXPECT_NEAR(std::sqrt(sq / v.size()), 1.0, 0.1);
+}
+
+// The fp32 Box-Muller draw (pairs of elements from one hash): normal moments and tails on 2^20
+// values, an odd count's last element drawn, streams of one seed independent of each other.
+TEST(GpuInputs, NormalDrawHasNormalMomentsAndTails) {
+  Stream s;
+  const int64_t n = (1 << 20) + 1;
+  DeviceBuffer a(n * 4), b(n * 4);
+  fill_random(a.data(), DType::kF32, n, ValueKind::kNormal, 1.0, 5, 0, s.get());
+  fill_random(b.data(), DType::kF32, n, ValueKind::kNormal, 1.0, 5, 1, s.get());
+  std::vector<float> v(n), w(n);
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(s.get()));
+  PTXB_CHECK_CUDA(cudaMemcpy(v.data(), a.data(), n * 4, cudaMemcpyDeviceToHost));
+  PTXB_CHECK_CUDA(cudaMemcpy(w.data(), b.data(), n * 4, cudaMemcpyDeviceToHost));
+  double mean = 0, sq = 0, fourth = 0, cross = 0, beyond_3 = 0, largest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = v[i];
+    mean += x, sq += x * x, fourth += x * x * x * x, cross += x * w[i];
+    beyond_3 += std::fabs(x) > 3;
+    largest = std::max(largest, std::fabs(x));
+  }
+  mean /= n, sq /= n, fourth /= n, cross /= n, beyond_3 /= n;
+  EXPECT_NEAR(mean, 0.0, 0.005);
+  EXPECT_NEAR(sq, 1.0, 0.005);
+  EXPECT_NEAR(fourth, 3.0, 0.05);         // a normal's kurtosis
+  EXPECT_NEAR(beyond_3, 0.0027, 0.0004);  // P(|x| > 3) of a normal
+  EXPECT_GT(largest, 4.0);
+  EXPECT_LE(largest, 5.8);  // 24-bit uniforms: sqrt(-2 ln 2^-24) = 5.77
+  EXPECT_NEAR(cross, 0.0, 0.005) << "two streams of one seed are uncorrelated";
+  EXPECT_NE(v[n - 1], 0.f) << "the odd last element is drawn";
+}
+
+// Differing bytes counted exactly whatever the alignment and length: the 16-byte path, the byte
+// tail and misaligned ranges.
+TEST(GpuCompare, DifferingBytesCountedAtEveryAlignment) {
+  Stream s;
+  const int64_t n = 1 << 16;
+  DeviceBuffer a(n), b(n);
+  PTXB_CHECK_CUDA(cudaMemset(a.data(), 0x11, n));
+  PTXB_CHECK_CUDA(cudaMemset(b.data(), 0x11, n));
+  for (const int64_t at : {int64_t{0}, int64_t{5}, int64_t{16}, int64_t{4095}, n - 1})
+    PTXB_CHECK_CUDA(cudaMemset(static_cast<char*>(b.data()) + at, 0x22, 1));
+  const auto* pa = static_cast<const char*>(a.data());
+  const auto* pb = static_cast<const char*>(b.data());
+  EXPECT_EQ(count_differing_bytes(pa, pb, n, s.get()), 5);
+  EXPECT_EQ(count_differing_bytes(pa, pb, n - 1, s.get()), 4) << "the last byte left out";
+  EXPECT_EQ(count_differing_bytes(pa + 1, pb + 1, n - 1, s.get()), 4) << "misaligned";
+  EXPECT_EQ(count_differing_bytes(pa + 16, pb + 16, 4080, s.get()), 2) << "16 and 4095";
+  DeviceBuffer counters(2 * sizeof(unsigned long long));
+  PTXB_CHECK_CUDA(cudaMemset(counters.data(), 0, counters.bytes()));
+  add_differing_bytes({{pa, pb, 16, 0}, {pa + 16, pb + 16, n - 16, 1}, {pa, pb, 6, 1}},
+                      counters.as<unsigned long long>(), s.get());
+  unsigned long long host[2] = {0, 0};
+  PTXB_CHECK_CUDA(cudaStreamSynchronize(s.get()));
+  PTXB_CHECK_CUDA(cudaMemcpy(host, counters.data(), sizeof host, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(host[0], 2u);
+  EXPECT_EQ(host[1], 3u + 2u);
 }
 
 TEST(GpuInputs, ScalesAreTheRulesFactorsAndRepeatBySeed) {
