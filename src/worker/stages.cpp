@@ -146,9 +146,11 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     // (worker/timing_sets.hpp).
     std::optional<PhaseClock::Span> setup(std::in_place, ctx.phases, "timing.setup");
     std::string no_sets;
+    std::optional<PhaseClock::Span> allocating(std::in_place, ctx.phases, "timing.setup.sets");
     std::unique_ptr<TimingSets> sets = TimingSets::allocate(
         task, sc.shape, std::max(1, job.timing_block), 1, dist,
         [](int round, int set) { return round_seeds(round, set); }, stream, &no_sets);
+    allocating.reset();
     // The shape's timing record (verdict/verdict_parts.hpp), sent whatever happens below.
     ShapeTiming timing;
     timing.shape = shape_json(sc.shape);
@@ -169,7 +171,10 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
     }
     const int calls = sets->calls();
     Planned cand_plan = plan_candidate(candidate, sets->candidate(0), ctx, sc.shape);
+    std::optional<PhaseClock::Span> library_plan(std::in_place, ctx.phases,
+                                                 "timing.setup.library_plan");
     Planned base_plan = plan_for(baseline, sets->baseline(0), stream);
+    library_plan.reset();
     setup.reset();
     if (cand_plan.status != 0 || base_plan.status != 0) {
       timing.error = "plan failed";
