@@ -376,6 +376,18 @@ def device_name(trainer) -> str:
     return f"cpu ({platform.machine()}, {torch.get_num_threads()} threads)"
 
 
+def sharded_parameter_share(model) -> float:
+    """The share of the model's parameter elements held as DTensor shards (FSDP2 shards every
+    wrapped parameter; 0 without sharding): a multi-process run proves it sharded with this."""
+    from torch.distributed.tensor import DTensor
+
+    total = sharded = 0
+    for p in model.parameters():
+        total += p.numel()  # a DTensor's numel is the whole tensor's
+        sharded += p.numel() if isinstance(p, DTensor) else 0
+    return sharded / total if total else 0.0
+
+
 def write_json_atomic(path: Path, obj: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -415,6 +427,8 @@ def run_training(prep: Prepared, cfg: Config) -> dict[str, Any]:
         "peak_gpu_memory_bytes": (torch.cuda.max_memory_allocated(trainer.args.device)
                                   if on_cuda else None),
         "num_processes": trainer.accelerator.num_processes,
+        "distributed_type": str(trainer.accelerator.distributed_type),
+        "sharded_parameter_share": sharded_parameter_share(trainer.model),
         "device": device_name(trainer),
         "versions": versions(),
         "row_tokens": _length_summary(prep.train_rows.lengths),

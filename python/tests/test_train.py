@@ -97,6 +97,8 @@ def test_overfit_and_metrics(tiny_config, tiny_dir, rows_file, tmp_path, capsys)
     assert set(metrics["versions"]) == {"torch", "transformers", "trl", "peft", "accelerate",
                                         "datasets"}
     assert metrics["device"].startswith("cpu") and metrics["config"]["train"]["max_steps"] == 40
+    assert metrics["num_processes"] == 1 and metrics["distributed_type"] == "DistributedType.NO"
+    assert metrics["sharded_parameter_share"] == 0.0  # FSDP2 shards are DTensors: none here
     assert not (out / "model.safetensors").exists()  # tiny-cpu.yaml: model.save false
 
 
