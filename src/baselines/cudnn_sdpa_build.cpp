@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/clock.hpp"
 #include "cuda/cuda_check.hpp"
 
 namespace ptxb::cudnn_sdpa {
@@ -178,10 +179,6 @@ std::shared_ptr<fe::graph::Graph> make_graph(const Dims& d, SdpaDirection direct
   bind(dk, "dK", kDK, kv_dims)->set_output(true);
   bind(dv, "dV", kDV, kv_dims)->set_output(true);
   return graph;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace

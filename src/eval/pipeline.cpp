@@ -5,6 +5,7 @@
 #include "compile/compile_cache.hpp"
 #include "core/arch.hpp"
 #include "core/build_info.hpp"
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "eval/counter_check.hpp"
 #include "eval/ncu_evidence.hpp"
@@ -24,10 +25,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 std::string tail(const std::string& text, size_t max_bytes) {
   return text.size() <= max_bytes ? text : "[...]" + text.substr(text.size() - max_bytes);

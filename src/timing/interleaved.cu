@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/clock.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
 #include "timing/interleaved.hpp"
@@ -13,10 +14,6 @@ namespace ptxb {
 namespace {
 
 int rounds_for(int calls, int per_round) { return (calls + per_round - 1) / per_round; }
-
-double seconds_since(std::chrono::steady_clock::time_point from) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-}
 
 }  // namespace
 

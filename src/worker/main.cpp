@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/arch.hpp"
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
@@ -46,7 +47,7 @@ bool candidate_code_ran = false;
 double timed_prebuild(const ptxb::TaskSpec& task, ptxb::Implementation& library) {
   const auto start = ptxb::PhaseClock::Clock::now();
   ptxb::prebuild_timed_shapes(task, library);
-  return std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - start).count();
+  return ptxb::seconds_since(start);
 }
 
 // The hardware counters of candidate calls (worker/call_counters.hpp), checked on the
@@ -73,8 +74,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   PTXB_CHECK_CUDA(cudaSetDevice(job.device));
   PTXB_CHECK_CUDA(cudaFree(nullptr));  // the context exists before any candidate code
   out.send({{"type", "environment"}, {"device", ptxb::device_environment(job.device)}});
-  const double cuda_seconds =
-      std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - started).count();
+  const double cuda_seconds = ptxb::seconds_since(started);
 
   const ptxb::TaskSpec task = ptxb::task_from_json(job.task);
   const std::vector<ptxb::CounterSpec> counter_specs = ptxb::counters_from_json(job.counters);
@@ -109,13 +109,11 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   if (job.run_evidence) {
     const auto controls_start = ptxb::PhaseClock::Clock::now();
     ptxb::run_evidence_controls(out, stream.get());  // before the environment changes
-    controls_seconds =
-        std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - controls_start).count();
+    controls_seconds = ptxb::seconds_since(controls_start);
   } else {
     const auto counters_start = ptxb::PhaseClock::Clock::now();
     counters = open_counters(counter_specs, job, stream.get(), out);
-    counters_seconds =
-        std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - counters_start).count();
+    counters_seconds = ptxb::seconds_since(counters_start);
   }
   // CUDA and any profiler's injection have initialised: from here on the process's environment
   // is the job's, the same under ncu as in the timing process (docs/evidence.md).
@@ -161,13 +159,10 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
     out.send({{"type", "load_error"}, {"message", e.what()}});
     return exit_code(WorkerExit::kOk);
   }
-  ctx.phases.add("setup",
-                 std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - started).count());
+  ctx.phases.add("setup", ptxb::seconds_since(started));
   ctx.phases.add("setup.baseline_prebuild", prebuild_seconds);
   ctx.phases.add("setup.cuda", cuda_seconds);
-  ctx.phases.add(
-      "setup.load",
-      std::chrono::duration<double>(ptxb::PhaseClock::Clock::now() - load_start).count());
+  ctx.phases.add("setup.load", ptxb::seconds_since(load_start));
   if (!job.run_evidence) ctx.phases.add("setup.counters", counters_seconds);
   if (job.run_evidence) ctx.phases.add("setup.evidence_controls", controls_seconds);
 
