@@ -21,7 +21,7 @@ import torch
 import torch.distributed as dist
 
 
-def batches(tokenizer, rows_file: str, steps: int, tokens: int, world: int) -> list[torch.Tensor]:
+def batches(tokenizer, rows_file: str, steps: int, tokens: int) -> list[torch.Tensor]:
     """`steps` global batches of 2 sequences of `tokens` tokens each (2 per step whatever the
     process count, split between ranks), cut from the rendered training rows in order."""
     with open(rows_file) as f:
@@ -64,7 +64,7 @@ def main() -> None:
     model = load()
     optim = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.0)
     losses = []
-    for batch in batches(tokenizer, args.rows, args.steps, args.tokens, world):
+    for batch in batches(tokenizer, args.rows, args.steps, args.tokens):
         mine = batch if world == 1 else batch[rank::world]
         loss = model(input_ids=mine, labels=mine).loss
         loss.backward()  # FSDP2 averages the gradients over ranks: the whole batch's mean
