@@ -61,6 +61,7 @@ EvalConfig EvalConfig::from_environment() {
   c.sustained_calls = env_int("PTXBENCH_SUSTAINED_CALLS", 20, 0);
   c.sustained_rounds = env_int("PTXBENCH_SUSTAINED_ROUNDS", 10, 1);
   c.sustained_min_ms = env_int("PTXBENCH_SUSTAINED_MIN_MS", 500, 0);
+  c.sustained_ci_permille = env_int("PTXBENCH_SUSTAINED_CI_PERMILLE", 20, 0);
   c.keep_temp = env_int("PTXBENCH_KEEP_TEMP", 0, 0) != 0;
   c.device = env_int("PTXBENCH_DEVICE", 0, 0);
   c.sandbox = env_int("PTXBENCH_SANDBOX", 1, 0) != 0;
@@ -90,6 +91,7 @@ nlohmann::json EvalConfig::to_json() const {
           {"sustained_calls", sustained_calls},
           {"sustained_rounds", sustained_rounds},
           {"sustained_min_ms", sustained_min_ms},
+          {"sustained_ci_permille", sustained_ci_permille},
           {"tier", tier_name(tier)},
           {"run_timing", run_timing},
           {"self_baseline", self_baseline},

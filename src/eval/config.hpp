@@ -38,6 +38,9 @@ struct EvalConfig {
   /// PTXBENCH_SUSTAINED_MIN_MS: fewer rounds (kSustainedMinRounds at least) once the timed batches
   /// of both sides add up to this (docs/timing.md)
   int sustained_min_ms = 500;
+  /// PTXBENCH_SUSTAINED_CI_PERMILLE: the noisy-shape rule for the sustained regime's pairs of
+  /// rounds (0: off), within PTXBENCH_TIMING_NOISY_CAP_MS (docs/timing.md)
+  int sustained_ci_permille = 20;
   bool run_timing = true;         ///< --no-timing
   bool self_baseline = false;     ///< --self-baseline: time the candidate against itself
   bool keep_temp = false;         ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders

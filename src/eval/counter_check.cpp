@@ -49,9 +49,20 @@ CounterCheck check_counters(const TaskSpec& task, const Catalog& catalog,
       return out;
     }
   }
+  for (const TimedShapeCounts& t : timed)
+    if (!j.profiled_counters.count(t.label)) {
+      out.outcome = Outcome::kUnavailable;
+      out.reason = "no profiled call at " + t.label + ", whose calls were counted";
+      rec["unavailable"] = out.reason;
+      return out;
+    }
   const CounterMatch match = match_counters(counters, timed, j.profiled_counters);
   rec["match"] = match.to_json();
-  if (match.confirmed()) {
+  if (!match.unmeasured.empty()) {
+    out.outcome = Outcome::kUnavailable;
+    out.reason = "the counters could not be compared: " + match.unmeasured.front();
+    rec["unavailable"] = out.reason;
+  } else if (match.confirmed()) {
     out.outcome = Outcome::kRejectedCheat;
     out.reason =
         "the profiled calls are not the timed calls (hardware counters differ): " + match.reason();

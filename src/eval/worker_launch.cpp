@@ -40,6 +40,7 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
   job.sustained_calls = config.sustained_calls;
   job.sustained_rounds = config.sustained_rounds;
   job.sustained_min_ms = config.sustained_min_ms;
+  job.sustained_ci_permille = config.sustained_ci_permille;
   job.device = config.device;
   job.message_key = random_hex(32);
   job.sandbox = worker_sandbox(config, work_dir, /*under_profiler=*/false);

@@ -12,6 +12,14 @@ bool counts_differ(double timed, double profiled, double tolerance) {
   return std::fabs(timed - profiled) > tolerance * std::max(std::fabs(timed), std::fabs(profiled));
 }
 
+std::string missing_counter(const std::vector<ProfiledKernel>& call_kernels,
+                            const std::vector<CounterSpec>& counters) {
+  for (const ProfiledKernel& k : call_kernels)
+    for (const CounterSpec& c : counters)
+      if (!metric_of(k, c.metric)) return c.metric + " for kernel " + k.name;
+  return "";
+}
+
 std::map<std::string, double> profiled_counts(const std::vector<ProfiledKernel>& call_kernels,
                                               const std::vector<CounterSpec>& counters) {
   std::map<std::string, double> out;
@@ -41,9 +49,17 @@ CounterMatch match_counters(const std::vector<CounterSpec>& counters,
     for (const CountedCalls& g : shape.groups) {
       out.calls_compared += g.count;
       bool group_off = false;
+      if (g.values.size() < counters.size())
+        out.unmeasured.push_back(shape.label + ": the timed calls have " +
+                                 std::to_string(g.values.size()) + " counter values, not " +
+                                 std::to_string(counters.size()));
       for (size_t m = 0; m < counters.size() && m < g.values.size(); ++m) {
         const auto want = p->second.find(counters[m].metric);
-        if (want == p->second.end()) continue;
+        if (want == p->second.end()) {
+          out.unmeasured.push_back(shape.label + ": the profiled call has no " +
+                                   counters[m].metric);
+          continue;
+        }
         if (!counts_differ(g.values[m], want->second, counters[m].tolerance)) continue;
         out.mismatches.push_back(
             {shape.label, counters[m].metric, g.values[m], want->second, g.calls, g.count});
@@ -80,10 +96,12 @@ json CounterMatch::to_json() const {
                     {"profiled", m.profiled},
                     {"calls", m.calls},
                     {"count", m.count}});
-  return {{"calls_compared", calls_compared},
-          {"calls_mismatched", calls_mismatched},
-          {"confirmed", confirmed()},
-          {"mismatches", mism}};
+  json out = {{"calls_compared", calls_compared},
+              {"calls_mismatched", calls_mismatched},
+              {"confirmed", confirmed()},
+              {"mismatches", mism}};
+  if (!unmeasured.empty()) out["unmeasured"] = unmeasured;
+  return out;
 }
 
 }  // namespace ptxb

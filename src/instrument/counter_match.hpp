@@ -41,6 +41,9 @@ struct CounterMatch {
   int64_t calls_compared = 0;
   int64_t calls_mismatched = 0;
   std::vector<CounterMismatch> mismatches;  ///< one per (group, metric) off tolerance
+  /// What could not be compared, one line per (shape, metric): a counter the profiled call lacks
+  /// or a timed group with fewer values than counters. Non-empty: the check is unavailable.
+  std::vector<std::string> unmeasured;
   /// Two or more mismatching calls: the evidence does not describe the timed calls.
   bool confirmed() const { return calls_mismatched >= 2; }
   /// "at M=...: sm__...gmma.sum 0 in timed calls 17 and 18, 1048576 in the profiled call"
@@ -50,6 +53,12 @@ struct CounterMatch {
 
 /// True when `timed` and `profiled` differ by more than `tolerance` relative to the larger.
 bool counts_differ(double timed, double profiled, double tolerance);
+
+/// The first counter ncu did not report for a kernel of one profiled call, as "METRIC for kernel
+/// NAME"; "" when every kernel has every counter. Such a call's counters cannot be compared with
+/// the timed calls' (docs/evidence.md: unmeasured is unavailable, never passed).
+std::string missing_counter(const std::vector<ProfiledKernel>& call_kernels,
+                            const std::vector<CounterSpec>& counters);
 
 /// Sums each counter over the kernels of one profiled call (ncu rows). Counters ncu did not report
 /// are absent from the map.

@@ -102,7 +102,8 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
 }
 
 // GMMA executions of one call by opcode and by the hardware counter; "" when they agree or the
-// counter was not collected.
+// arch's counters do not include it (judge_runtime makes a requested counter that ncu did not
+// report unavailable before this runs).
 std::string gmma_pass_disagreement(const std::vector<ProfiledKernel>& call,
                                    const std::string& where) {
   for (const ProfiledKernel& k : call) {
@@ -287,6 +288,12 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
     const CallNonTarget nontarget =
         call_nontarget(split.calls[i], *weights, mma_targets, flops, call["kernels"]);
     call["nontarget_flop_share"] = nontarget.share;
+    // NOTE: without every counter, neither the agreement of ncu's passes (GMMA) nor the tie to
+    // the timed calls can be checked: absent is unavailable, never passed.
+    if (const std::string missing = missing_counter(split.calls[i], counters); !missing.empty()) {
+      out.unavailable_reason = "ncu reported no " + missing + " at " + label;
+      return out;
+    }
     out.profiled_counters[label] = profiled_counts(split.calls[i], counters);
     if (out.pass_disagreement.empty())
       out.pass_disagreement = gmma_pass_disagreement(split.calls[i], label);

@@ -30,6 +30,7 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"sustained_calls", job.sustained_calls},
           {"sustained_rounds", job.sustained_rounds},
           {"sustained_min_ms", job.sustained_min_ms},
+          {"sustained_ci_permille", job.sustained_ci_permille},
           {"device", job.device},
           {"baseline", job.baseline},
           {"environment", job.environment}};
@@ -69,6 +70,7 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.sustained_calls = field("sustained_calls").get<int>();
   job.sustained_rounds = field("sustained_rounds").get<int>();
   job.sustained_min_ms = field("sustained_min_ms").get<int>();
+  job.sustained_ci_permille = field("sustained_ci_permille").get<int>();
   job.device = field("device").get<int>();
   job.baseline = field("baseline").get<std::string>();
   job.environment = field("environment").get<std::vector<std::string>>();

@@ -68,6 +68,8 @@ struct WorkerJob {
   int sustained_calls = 0;
   int sustained_rounds = 10;
   int sustained_min_ms = 0;
+  /// timing_ci_permille for the sustained regime's order-balanced pairs (0: off).
+  int sustained_ci_permille = 0;
   int device = 0;
   /// "library": the task's baseline (cuBLASLt); "self": the candidate timed against itself, the
   /// timing self-check (speedup must come out 1.00).

@@ -56,18 +56,19 @@ TimingSamples time_interleaved(const std::vector<TimedCall>& calls, const Timing
   };
   out.host_bound.assign(calls.size(), 0);
   double timed_us = 0;
-  const int min_rounds = rounds_for(options.samples, per_round);
-  const int max_rounds = rounds_for(options.max_samples, per_round);
   const int coarse_rounds = rounds_for(options.coarse_after, per_round);
+  RoundRule rule;
+  rule.min_rounds = rounds_for(options.samples, per_round);
+  rule.max_rounds = rounds_for(options.max_samples, per_round);
+  rule.min_total_us = options.min_total_us;
   // A noisy speedup takes more rounds than the device-time rule gives, within a cap of its own.
-  auto too_uncertain = [&](int s) {
-    return calls.size() == 2 && options.max_speedup_halfwidth > 0 && s < max_rounds &&
-           timed_us < options.noisy_cap_us &&
-           speedup_too_uncertain(out.us[0], out.us[1], options.max_speedup_halfwidth);
-  };
-  for (int s = 0; want_more_samples(s, timed_us, min_rounds, options.min_total_us, max_rounds) ||
-                  too_uncertain(s);
-       ++s) {
+  rule.max_speedup_halfwidth = options.max_speedup_halfwidth;
+  rule.noisy_cap_us = options.noisy_cap_us;
+  rule.noisy_max_rounds = options.noisy_max_samples > 0
+                              ? rounds_for(options.noisy_max_samples, per_round)
+                              : rule.max_rounds;
+  rule.whole_pairs = options.whole_pairs;
+  for (int s = 0; another_round(rule, timed_us, out.us); ++s) {
     // NOTE: lines a call marked persisting would stay in L2 for the next one; the candidate is
     // forbidden to mark any (docs/threat-model.md), and this makes sure none survive a round.
     // Best effort: where the driver refuses persisting L2 (inside the sandbox on the H200) no one

@@ -43,6 +43,14 @@ struct TimingOptions {
   /// calls stay under `noisy_cap_us` (timing/stats.hpp). 0: off.
   double max_speedup_halfwidth = 0;
   double noisy_cap_us = 0;
+  /// The noisy-shape rule's own cap on calls (0: `max_samples`), where the device-time rule
+  /// keeps a lower one (the sustained regime).
+  int noisy_max_samples = 0;
+  /// Rounds come in whole pairs, one in each order (the order alternates round by round), and
+  /// the noisy-shape rule reads the order-balanced pair ratios (timing/stats.hpp,
+  /// balanced_pair_ratios): for the sustained regime, whose back-to-back batches heat the GPU
+  /// for the side that runs second.
+  bool whole_pairs = false;
   bool flush_l2 = true;
   /// Slow candidates (timing/stats.hpp, coarse_enough): with two calls (candidate first, library
   /// second), stop after `coarse_after` calls (0: never) when the paired speedup is below

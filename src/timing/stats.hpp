@@ -1,6 +1,7 @@
 // Robust summary statistics for timing samples (host code; see docs/timing.md).
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace ptxb {
@@ -41,21 +42,57 @@ bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
 /// calls swing by percents from round to round (attention forward at B 1 S 16384 on the H200:
 /// 3276-3616 us within 7 rounds, power-bound) then take more rounds than the device-time rule
 /// gives them.
+/// `balanced_pairs`: the interval of the order-balanced pair ratios instead (below); with fewer
+/// than kMinBalancedPairs pairs true (still uncertain), so the rule's cap decides.
+constexpr std::size_t kMinBalancedPairs = 3;
 bool speedup_too_uncertain(const std::vector<double>& candidate_us,
-                           const std::vector<double>& library_us, double max_relative_halfwidth);
+                           const std::vector<double>& library_us, double max_relative_halfwidth,
+                           bool balanced_pairs = false);
+
+/// Order-balanced ratios: rounds 2k and 2k+1 ran the two sides in opposite orders
+/// (timing/interleaved.hpp), so each pair's ratio sum(numerator) / sum(denominator) over its two
+/// rounds cancels what running first or second does to a side. Where a side's batch heats the GPU
+/// for the next one (8192^3 GEMM on the H200, 30 ms batches: whichever side ran first took
+/// ~1380 us a call and the second 1450-1570 us), the per-round ratios fall in two clusters, one
+/// per order, and their median sits on the edge of one of them (docs/timing.md). A trailing odd
+/// round is left out.
+std::vector<double> balanced_pair_ratios(const std::vector<double>& numerator,
+                                         const std::vector<double>& denominator);
 
 /// The sustained regime's rounds (docs/timing.md), for want_more_samples: `max_rounds` rounds, or
 /// fewer once the timed batches of both sides add up to `min_total_ms`, but never fewer than
-/// kSustainedMinRounds. A sample there averages a whole batch (20 calls), so a few rounds give a
-/// stable median where a batch is long (attention backward: 0.23 s a side at B=1 S=16384), and
-/// short batches keep every round. min_total_ms 0: always `max_rounds`.
+/// kSustainedMinRounds (two order-balanced pairs). A sample there averages a whole batch (20
+/// calls), so a few rounds give a stable median where a batch is long (attention backward: 0.23 s
+/// a side at B=1 S=16384); the noisy-shape rule (TimingOptions::max_speedup_halfwidth) adds rounds
+/// where batches swing. min_total_ms 0: always `max_rounds`.
 struct RoundLimits {
   int min_samples = 0;
   int max_samples = 0;
   double min_total_us = 0;
 };
-constexpr int kSustainedMinRounds = 3;
+constexpr int kSustainedMinRounds = 4;
+/// Where the noisy-shape rule stops adding sustained rounds at the latest (its device-time cap
+/// usually comes first: 8192^3 GEMM, 30 ms batches, reaches 1500 ms after about 26 rounds).
+constexpr int kSustainedNoisyRounds = 40;
 RoundLimits sustained_round_limits(int max_rounds, int min_total_ms);
+
+/// The round loop's rule (time_interleaved), in rounds: want_more_samples over `min_rounds`,
+/// `min_total_us` and `max_rounds`; then, with a candidate and a library timed, more rounds while
+/// speedup_too_uncertain(.., `max_speedup_halfwidth`, `whole_pairs`), up to `noisy_max_rounds`
+/// and while the timed calls stay under `noisy_cap_us`; and with `whole_pairs` never an odd count.
+struct RoundRule {
+  int min_rounds = 0;
+  int max_rounds = 0;
+  double min_total_us = 0;
+  double max_speedup_halfwidth = 0;  ///< 0: no noisy-shape rule
+  double noisy_cap_us = 0;
+  int noisy_max_rounds = 0;
+  bool whole_pairs = false;
+};
+/// `us` holds every side's samples so far (us[0] the candidate, us[1] the library when there are
+/// two sides); `timed_us` their device time together.
+bool another_round(const RoundRule& rule, double timed_us,
+                   const std::vector<std::vector<double>>& us);
 
 /// A slow candidate's timing stops early ("coarse", docs/timing.md): true once at least
 /// `after_rounds` paired samples exist and the median of library / candidate is below

@@ -78,6 +78,12 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
   options.samples = limits.min_samples;
   options.max_samples = limits.max_samples;
   options.min_total_us = limits.min_total_us;
+  // Whole order-balanced pairs, and more of them while their speedup swings (the cold regime's
+  // noisy-shape rule and cap; docs/timing.md).
+  options.whole_pairs = true;
+  options.max_speedup_halfwidth = job.sustained_ci_permille / 1000.0;
+  options.noisy_cap_us = 1000.0 * job.timing_noisy_cap_ms;
+  options.noisy_max_samples = std::max(limits.max_samples, kSustainedNoisyRounds);
   options.before_sample = [&](int round) {
     const auto inputs = ctx.phases.span("timing.sustained.inputs");
     sets->next_round(round, stream);
@@ -119,7 +125,7 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
                             base_us = per_call(samples.us[1], calls);
   out.candidate = interval(median_ci(cand_us));
   out.baseline = interval(median_ci(base_us));
-  out.speedup = interval(median_ci(paired_ratios(base_us, cand_us)));
+  out.speedup = interval(median_ci(balanced_pair_ratios(base_us, cand_us)));
   out.verified = last.passed && !sets->failed();
   out.details["rounds"] = rounds;
   out.details["verification"] = std::move(last.outputs);

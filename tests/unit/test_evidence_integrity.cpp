@@ -150,6 +150,26 @@ TEST(PassAgreement, RecordedExpertRunAgreesAndATamperedOneDoesNot) {
       << j.pass_disagreement;
 }
 
+TEST(PassAgreement, ACounterNcuDidNotReportIsUnavailableNotAgreement) {
+  // Before, a kernel without the GMMA pipe counter skipped the comparison: the instrumented
+  // pass's wgmma stood unchecked.
+  auto kernels = parse_ncu_csv(read_file(kFixtures / "ncu" / "expert_tma_evidence.csv"));
+  bool truncated = false;
+  const auto messages =
+      parse_worker_messages(read_file(kFixtures / "ncu" / "expert_tma_messages.jsonl"), &truncated);
+  const TaskSpec& tma = task("sm90/gemm/bf16-wgmma-tma");
+  ASSERT_TRUE(judge_runtime(tma, catalog(), kernels, messages).available);
+  for (const CounterSpec& c : catalog().counters_for("sm_90a")) {
+    auto without = kernels;
+    without[3].metrics.erase(c.metric);
+    const RuntimeJudgement j = judge_runtime(tma, catalog(), without, messages);
+    EXPECT_FALSE(j.available) << c.metric;
+    EXPECT_NE(j.unavailable_reason.find("ncu reported no " + c.metric), std::string::npos)
+        << j.unavailable_reason;
+    EXPECT_TRUE(j.pass_disagreement.empty());
+  }
+}
+
 // ---- the timed calls' counters against the profiled call's ----
 
 struct Recorded {
@@ -228,6 +248,31 @@ TEST(CounterCheck, UnreadableCountersKeepAPassFromBeingClaimed) {
   r.judgement.available = false;
   EXPECT_FALSE(check_counters(t, catalog(), broken, r.judgement).outcome.has_value())
       << "nothing to tie when the runtime evidence itself is unavailable";
+}
+
+TEST(CounterCheck, WhatCannotBeComparedIsUnavailableNotAMatch) {
+  const TaskSpec& t = task("sm90/gemm/bf16-wgmma-tma");
+  const std::string gmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+  // A counter the profiled call lacks (before: skipped, and the other counters matched).
+  Recorded r = recorded("expert_tma_counters.json", t);
+  r.judgement.profiled_counters.begin()->second.erase(gmma);
+  CounterCheck c = check_counters(t, catalog(), r.counters, r.judgement);
+  EXPECT_EQ(c.outcome, Outcome::kUnavailable);
+  EXPECT_NE(c.reason.find("the profiled call has no " + gmma), std::string::npos) << c.reason;
+  // Timed calls with fewer counter values than the catalog names (before: compared as far as
+  // they went).
+  r = recorded("expert_tma_counters.json", t);
+  json shorter = r.counters;
+  for (json& g : shorter["shapes"][0]["groups"]) g["values"].erase(g["values"].size() - 1);
+  c = check_counters(t, catalog(), shorter, r.judgement);
+  EXPECT_EQ(c.outcome, Outcome::kUnavailable);
+  EXPECT_NE(c.reason.find("counter values, not"), std::string::npos) << c.reason;
+  // A counted shape without a profiled call (before: skipped).
+  r = recorded("expert_tma_counters.json", t);
+  r.judgement.profiled_counters.erase(r.judgement.profiled_counters.begin());
+  c = check_counters(t, catalog(), r.counters, r.judgement);
+  EXPECT_EQ(c.outcome, Outcome::kUnavailable);
+  EXPECT_NE(c.reason.find("no profiled call at"), std::string::npos) << c.reason;
 }
 
 // ---- a fault under the profiler is the candidate's ----

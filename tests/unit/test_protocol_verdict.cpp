@@ -21,6 +21,7 @@ TEST(Protocol, JobRoundTrip) {
   job.timing_noisy_cap_ms = 900;
   job.sustained_rounds = 6;
   job.sustained_min_ms = 250;
+  job.sustained_ci_permille = 20;
   job.baseline = "self";
   const WorkerJob back = worker_job_from_json(to_json(job));
   EXPECT_EQ(back.task, job.task);
@@ -34,6 +35,7 @@ TEST(Protocol, JobRoundTrip) {
   EXPECT_EQ(back.timing_noisy_cap_ms, 900);
   EXPECT_EQ(back.sustained_rounds, 6);
   EXPECT_EQ(back.sustained_min_ms, 250);
+  EXPECT_EQ(back.sustained_ci_permille, 20);
   EXPECT_EQ(back.baseline, "self");
 }
 

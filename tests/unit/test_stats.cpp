@@ -1,5 +1,6 @@
 // Median and confidence-interval logic of the timing statistics, and the timing rounds' seeds.
 #include <gtest/gtest.h>
+#include <numeric>
 #include <set>
 
 #include <random>
@@ -91,26 +92,88 @@ TEST(Stats, ANoisySpeedupIsTooUncertainUntilItsIntervalIsNarrow) {
   EXPECT_FALSE(speedup_too_uncertain({1.0, 1.2}, {2.0}, 0.01));
 }
 
-// Rounds the sustained regime takes for a batch pair of `round_us` (both sides), through the same
-// loop condition time_interleaved uses.
-int sustained_rounds_for(double round_us, int max_rounds, int min_total_ms) {
+// The sustained regime's rule (worker/sustained.cpp) with the default settings.
+RoundRule sustained_rule(int max_rounds, int min_total_ms) {
   const RoundLimits l = sustained_round_limits(max_rounds, min_total_ms);
-  int rounds = 0;
-  while (want_more_samples(rounds, rounds * round_us, l.min_samples, l.min_total_us, l.max_samples))
-    ++rounds;
-  return rounds;
+  RoundRule rule;
+  rule.min_rounds = l.min_samples;
+  rule.max_rounds = l.max_samples;
+  rule.min_total_us = l.min_total_us;
+  rule.max_speedup_halfwidth = 0.02;  // PTXBENCH_SUSTAINED_CI_PERMILLE
+  rule.noisy_cap_us = 1500e3;
+  rule.noisy_max_rounds = std::max(l.max_samples, kSustainedNoisyRounds);
+  rule.whole_pairs = true;
+  return rule;
+}
+
+// Rounds taken for batches of `batch_us` a side whose speedup is steady.
+int sustained_rounds_for(double batch_us, int max_rounds, int min_total_ms) {
+  const RoundRule rule = sustained_rule(max_rounds, min_total_ms);
+  std::vector<std::vector<double>> us(2);
+  while (another_round(rule, us[0].size() * 2 * batch_us, us)) {
+    us[0].push_back(batch_us / 20);
+    us[1].push_back(batch_us / 20);
+  }
+  return static_cast<int>(us[0].size());
 }
 
 TEST(Stats, LongSustainedBatchesTakeFewerRounds) {
-  // Batch pairs measured on the H200 (attention backward, 20 calls a side): 464 ms at B=1
-  // S=16384 stops at the minimum, 120 ms at B=4 S=4096 after 5 rounds, 3 ms keeps all 10.
-  EXPECT_EQ(sustained_rounds_for(463.5e3, 10, 500), kSustainedMinRounds);
-  EXPECT_EQ(sustained_rounds_for(119.5e3, 10, 500), 5);
-  EXPECT_EQ(sustained_rounds_for(2.7e3, 10, 500), 10);
+  // Batches measured on the H200 (attention backward, 20 calls a side): 232 ms at B=1 S=16384
+  // stops at the minimum, 60 ms at B=4 S=4096 after 5 rounds and the pair's second, 1.4 ms
+  // keeps all 10.
+  EXPECT_EQ(sustained_rounds_for(231.75e3, 10, 500), kSustainedMinRounds);
+  EXPECT_EQ(sustained_rounds_for(59.75e3, 10, 500), 6);
+  EXPECT_EQ(sustained_rounds_for(1.35e3, 10, 500), 10);
   // No time target: every round, as before the target existed.
-  EXPECT_EQ(sustained_rounds_for(463.5e3, 10, 0), 10);
-  // A cap below the minimum is the cap.
-  EXPECT_EQ(sustained_rounds_for(463.5e3, 2, 500), 2);
+  EXPECT_EQ(sustained_rounds_for(231.75e3, 10, 0), 10);
+  // Below three pairs the noisy-shape rule takes more, whatever the device-time rule's cap,
+  // until its own cap of timed batches (1500 ms: 4 rounds here); whole pairs always.
+  EXPECT_EQ(sustained_rounds_for(231.75e3, 2, 500), 4);
+  EXPECT_EQ(sustained_rounds_for(231.75e3, 3, 0), 4);
+  EXPECT_EQ(sustained_rounds_for(1.35e3, 2, 500), 6);
+}
+
+TEST(Stats, BalancedPairRatiosPairRoundsOfOppositeOrder) {
+  EXPECT_EQ(balanced_pair_ratios({1, 3, 2, 2, 9}, {2, 2, 1, 1, 1}),
+            (std::vector<double>{1.0, 2.0}));  // (1+3)/(2+2), (2+2)/(1+1); round 5 left out
+  EXPECT_TRUE(balanced_pair_ratios({1}, {1}).empty());
+}
+
+// The TMA GEMM expert's sustained batches at 8192^3 on the H200 (bench/results/
+// 2026-12-04d-h200-session-evidence-cost, call 3, evaluation 1; us a call, 20-call batches):
+// whichever side ran first (the candidate in even rounds) took about 1380 us a call, the second
+// 1430-1575. Per-round ratios fall in two clusters; the order-balanced pairs do not.
+const std::vector<double> kHotCandidate = {
+    1392.1, 1537.3, 1372.8, 1436.5, 1404.7, 1549.1, 1371.6, 1515.7, 1384.9, 1531.1, 1387.4, 1531.8,
+    1468.9, 1546.3, 1419.9, 1485.3, 1375.6, 1416.0, 1554.1, 1520.9, 1375.6, 1480.2, 1392.7, 1393.4,
+    1374.8, 1460.3, 1409.0, 1574.8, 1374.4, 1490.3, 1416.4, 1509.5, 1414.6, 1555.1};
+const std::vector<double> kHotLibrary = {
+    1432.4, 1366.8, 1514.6, 1358.0, 1458.9, 1357.6, 1469.1, 1368.0, 1424.8, 1358.8, 1497.6, 1356.6,
+    1480.6, 1439.7, 1391.8, 1359.3, 1515.4, 1359.3, 1504.8, 1360.7, 1401.3, 1356.7, 1437.1, 1357.7,
+    1490.1, 1370.3, 1463.0, 1360.0, 1457.1, 1377.9, 1425.2, 1398.2, 1489.9, 1410.9};
+
+TEST(Stats, SustainedRuleTakesRoundsWhileBatchesSwing) {
+  const RoundRule rule = sustained_rule(10, 500);
+  std::vector<std::vector<double>> us(2);
+  double timed_us = 0;
+  while (us[0].size() < kHotCandidate.size() && another_round(rule, timed_us, us)) {
+    const size_t r = us[0].size();
+    us[0].push_back(kHotCandidate[r]);
+    us[1].push_back(kHotLibrary[r]);
+    timed_us += 20 * (kHotCandidate[r] + kHotLibrary[r]);
+  }
+  // Past the device-time rule's 10 rounds, until the pairs' interval is within 2% of their
+  // median, before the noisy-shape cap (1500 ms of batches); whole pairs only.
+  EXPECT_EQ(us[0].size(), 22u);
+  EXPECT_LT(timed_us, 1500e3);
+  // Within 1% of the ratio of the 34 rounds' sums (0.974), where the per-round median of the
+  // first 9 rounds (the old rule) read 1.029.
+  const double total = std::accumulate(kHotLibrary.begin(), kHotLibrary.end(), 0.0) /
+                       std::accumulate(kHotCandidate.begin(), kHotCandidate.end(), 0.0);
+  EXPECT_NEAR(median_ci(balanced_pair_ratios(us[1], us[0])).median, total, 0.01);
+  const std::vector<double> first9c(kHotCandidate.begin(), kHotCandidate.begin() + 9),
+      first9l(kHotLibrary.begin(), kHotLibrary.begin() + 9);
+  EXPECT_GT(median_ci(paired_ratios(first9l, first9c)).median, 1.02);
 }
 
 }  // namespace
