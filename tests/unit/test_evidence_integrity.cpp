@@ -134,11 +134,20 @@ TEST(NonTargetFlops, RTwoNeedsTheFloorAndTheCeiling) {
 
 // ---- ncu's passes must agree ----
 
-TEST(PassAgreement, RecordedExpertRunAgreesAndATamperedOneDoesNot) {
-  auto kernels = parse_ncu_csv(read_file(kFixtures / "ncu" / "expert_tma_evidence.csv"));
+// The recorded evidence run of the TMA expert: ncu's kernels and the worker's messages.
+struct RecordedRun {
+  std::vector<ProfiledKernel> kernels;
+  std::vector<json> messages;
+};
+RecordedRun recorded_tma_run() {
   bool truncated = false;
-  const auto messages =
-      parse_worker_messages(read_file(kFixtures / "ncu" / "expert_tma_messages.jsonl"), &truncated);
+  return {parse_ncu_csv(read_file(kFixtures / "ncu" / "expert_tma_evidence.csv")),
+          parse_worker_messages(read_file(kFixtures / "ncu" / "expert_tma_messages.jsonl"),
+                                &truncated)};
+}
+
+TEST(PassAgreement, RecordedExpertRunAgreesAndATamperedOneDoesNot) {
+  auto [kernels, messages] = recorded_tma_run();
   const TaskSpec& tma = task("sm90/gemm/bf16-wgmma-tma");
   EXPECT_TRUE(judge_runtime(tma, catalog(), kernels, messages).pass_disagreement.empty());
   // What a kernel that times itself would show: wgmma in the instrumented pass, none in the
@@ -153,10 +162,7 @@ TEST(PassAgreement, RecordedExpertRunAgreesAndATamperedOneDoesNot) {
 TEST(PassAgreement, ACounterNcuDidNotReportIsUnavailableNotAgreement) {
   // Before, a kernel without the GMMA pipe counter skipped the comparison: the instrumented
   // pass's wgmma stood unchecked.
-  auto kernels = parse_ncu_csv(read_file(kFixtures / "ncu" / "expert_tma_evidence.csv"));
-  bool truncated = false;
-  const auto messages =
-      parse_worker_messages(read_file(kFixtures / "ncu" / "expert_tma_messages.jsonl"), &truncated);
+  const auto [kernels, messages] = recorded_tma_run();
   const TaskSpec& tma = task("sm90/gemm/bf16-wgmma-tma");
   ASSERT_TRUE(judge_runtime(tma, catalog(), kernels, messages).available);
   for (const CounterSpec& c : catalog().counters_for("sm_90a")) {
