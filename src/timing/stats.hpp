@@ -36,6 +36,10 @@ int choose_algorithm(const std::vector<double>& median_us, double margin);
 bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
                        double min_total_us, int max_samples);
 
+/// Order-balanced pairs below which speedup_too_uncertain calls a speedup uncertain whatever
+/// their spread: the interval of two pairs is the two values.
+constexpr std::size_t kMinBalancedPairs = 3;
+
 /// Whether the paired speedup (library / candidate, per round) is still too uncertain: its 95%
 /// interval (median_ci) reaches further than `max_relative_halfwidth` times its median from the
 /// median on either side. False with fewer than 2 rounds or unequal lengths. Long shapes whose
@@ -44,7 +48,6 @@ bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,
 /// gives them.
 /// `balanced_pairs`: the interval of the order-balanced pair ratios instead (below); with fewer
 /// than kMinBalancedPairs pairs true (still uncertain), so the rule's cap decides.
-constexpr std::size_t kMinBalancedPairs = 3;
 bool speedup_too_uncertain(const std::vector<double>& candidate_us,
                            const std::vector<double>& library_us, double max_relative_halfwidth,
                            bool balanced_pairs = false);
@@ -53,7 +56,7 @@ bool speedup_too_uncertain(const std::vector<double>& candidate_us,
 /// (timing/interleaved.hpp), so each pair's ratio sum(numerator) / sum(denominator) over its two
 /// rounds cancels what running first or second does to a side. Where a side's batch heats the GPU
 /// for the next one (8192^3 GEMM on the H200, 30 ms batches: whichever side ran first took
-/// ~1380 us a call and the second 1450-1570 us), the per-round ratios fall in two clusters, one
+/// ~1380 us a call and the second 1430-1575 us), the per-round ratios fall in two clusters, one
 /// per order, and their median sits on the edge of one of them (docs/timing.md). A trailing odd
 /// round is left out.
 std::vector<double> balanced_pair_ratios(const std::vector<double>& numerator,

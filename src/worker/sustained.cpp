@@ -79,7 +79,7 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
   options.max_samples = limits.max_samples;
   options.min_total_us = limits.min_total_us;
   // Whole order-balanced pairs, and more of them while their speedup swings (the cold regime's
-  // noisy-shape rule and cap; docs/timing.md).
+  // noisy-shape rule at the sustained threshold, within the same cap; docs/timing.md).
   options.whole_pairs = true;
   options.max_speedup_halfwidth = job.sustained_ci_permille / 1000.0;
   options.noisy_cap_us = 1000.0 * job.timing_noisy_cap_ms;
