@@ -5,6 +5,7 @@
 # table (bench/summarize_judging_speed.py) gives the median per file and the worker's phases.
 # Usage (GPU machine): bench/judging_speed.sh BIN_DIR OUT_DIR [N=3] [NAMES=tma,wgmma,gelu,fwd,bwd]
 #   (gqa: the backward expert on sm90/attention/bwd-bf16-gqa; no slowed variant)
+#   JUDGING_SLOWED=0: the experts alone, without their slowed variants (half the device time).
 #   JUDGING_CACHE_DIR: the compile cache (default OUT_DIR/cache), shared by calls that compare
 #   settings (PTXBENCH_TIMING_*, PTXBENCH_SUSTAINED_* in the environment) on the same files.
 set -uo pipefail
@@ -32,7 +33,7 @@ bench/make_slowed.sh "$out/slowed" > /dev/null
 runs=()
 for name in ${names//,/ }; do
   runs+=("$name ${file[$name]} ${task[$name]}")
-  [[ -f "$out/slowed/slowed_$name.cu" ]] && runs+=("slowed_$name $out/slowed/slowed_$name.cu ${task[$name]}")
+  [[ "${JUDGING_SLOWED:-1}" != 0 && -f "$out/slowed/slowed_$name.cu" ]] && runs+=("slowed_$name $out/slowed/slowed_$name.cu ${task[$name]}")
 done
 for r in "${runs[@]}"; do  # the compile cache, filled outside the measurement
   read -r label src t <<<"$r"
