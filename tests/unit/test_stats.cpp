@@ -139,10 +139,10 @@ TEST(Stats, BalancedPairRatiosPairRoundsOfOppositeOrder) {
   EXPECT_TRUE(balanced_pair_ratios({1}, {1}).empty());
 }
 
-// The TMA GEMM expert's sustained batches at 8192^3 on the H200 (bench/results/
-// 2026-12-04d-h200-session-evidence-cost, call 3, evaluation 1; us a call, 20-call batches):
-// whichever side ran first (the candidate in even rounds) took about 1380 us a call, the second
-// 1430-1575. Per-round ratios fall in two clusters; the order-balanced pairs do not.
+// The TMA GEMM expert's sustained batches at 8192^3 on the H200, us a call, 20-call batches
+// (bench/results/2026-12-04d-h200-session-evidence-cost, call 3, evaluation 1): whichever side
+// ran first (the candidate in even rounds) took about 1380 us a call, the second 1430-1575.
+// Per-round ratios fall in two clusters; the order-balanced pairs do not.
 const std::vector<double> kHotCandidate = {
     1392.1, 1537.3, 1372.8, 1436.5, 1404.7, 1549.1, 1371.6, 1515.7, 1384.9, 1531.1, 1387.4, 1531.8,
     1468.9, 1546.3, 1419.9, 1485.3, 1375.6, 1416.0, 1554.1, 1520.9, 1375.6, 1480.2, 1392.7, 1393.4,
