@@ -83,9 +83,17 @@ bool another_round(const RoundRule& rule, double timed_us,
          speedup_too_uncertain(us[0], us[1], rule.max_speedup_halfwidth, rule.whole_pairs);
 }
 
-RoundLimits sustained_round_limits(int max_rounds, int min_total_ms) {
-  if (min_total_ms <= 0) return {max_rounds, max_rounds, 0.0};
-  return {std::min(kSustainedMinRounds, max_rounds), max_rounds, 1000.0 * min_total_ms};
+RoundRule sustained_round_rule(int max_rounds, int min_total_ms, int ci_permille,
+                               int noisy_cap_ms) {
+  RoundRule rule;
+  rule.min_rounds = min_total_ms > 0 ? std::min(kSustainedMinRounds, max_rounds) : max_rounds;
+  rule.max_rounds = max_rounds;
+  rule.min_total_us = min_total_ms > 0 ? 1000.0 * min_total_ms : 0.0;
+  rule.max_speedup_halfwidth = ci_permille / 1000.0;
+  rule.noisy_cap_us = 1000.0 * noisy_cap_ms;
+  rule.noisy_max_rounds = std::max(max_rounds, kSustainedNoisyRounds);
+  rule.whole_pairs = true;
+  return rule;
 }
 
 bool want_more_samples(int rounds_done, double timed_us_so_far, int min_samples,

@@ -62,23 +62,6 @@ bool speedup_too_uncertain(const std::vector<double>& candidate_us,
 std::vector<double> balanced_pair_ratios(const std::vector<double>& numerator,
                                          const std::vector<double>& denominator);
 
-/// The sustained regime's rounds (docs/timing.md), for want_more_samples: `max_rounds` rounds, or
-/// fewer once the timed batches of both sides add up to `min_total_ms`, but never fewer than
-/// kSustainedMinRounds (two order-balanced pairs). A sample there averages a whole batch (20
-/// calls), so a few rounds give a stable median where a batch is long (attention backward: 0.23 s
-/// a side at B=1 S=16384); the noisy-shape rule (TimingOptions::max_speedup_halfwidth) adds rounds
-/// where batches swing. min_total_ms 0: always `max_rounds`.
-struct RoundLimits {
-  int min_samples = 0;
-  int max_samples = 0;
-  double min_total_us = 0;
-};
-constexpr int kSustainedMinRounds = 4;
-/// Where the noisy-shape rule stops adding sustained rounds at the latest (its device-time cap
-/// usually comes first: 8192^3 GEMM, 30 ms batches, reaches 1500 ms after about 26 rounds).
-constexpr int kSustainedNoisyRounds = 40;
-RoundLimits sustained_round_limits(int max_rounds, int min_total_ms);
-
 /// The round loop's rule (time_interleaved), in rounds: want_more_samples over `min_rounds`,
 /// `min_total_us` and `max_rounds`; then, with a candidate and a library timed, more rounds while
 /// speedup_too_uncertain(.., `max_speedup_halfwidth`, `whole_pairs`), up to `noisy_max_rounds`
@@ -96,6 +79,20 @@ struct RoundRule {
 /// two sides); `timed_us` their device time together.
 bool another_round(const RoundRule& rule, double timed_us,
                    const std::vector<std::vector<double>>& us);
+
+constexpr int kSustainedMinRounds = 4;
+/// Where the noisy-shape rule stops adding sustained rounds at the latest (its device-time cap
+/// usually comes first: 8192^3 GEMM, 30 ms batches, reaches 1500 ms after about 26 rounds).
+constexpr int kSustainedNoisyRounds = 40;
+/// The sustained regime's rule (docs/timing.md), a round being one batch a side: `max_rounds`
+/// rounds, or fewer once the timed batches of both sides add up to `min_total_ms`, but never
+/// fewer than kSustainedMinRounds (two order-balanced pairs); whole pairs always. A sample there
+/// averages a whole batch (20 calls), so a few rounds give a stable median where a batch is long
+/// (attention backward: 0.23 s a side at B=1 S=16384). The noisy-shape rule adds pairs while
+/// their interval is wider than `ci_permille` tenths of a percent of the median (0: off), up to
+/// `noisy_cap_ms` of timed batches and max(`max_rounds`, kSustainedNoisyRounds) rounds.
+/// min_total_ms 0: always `max_rounds` by the device-time rule.
+RoundRule sustained_round_rule(int max_rounds, int min_total_ms, int ci_permille, int noisy_cap_ms);
 
 /// A slow candidate's timing stops early ("coarse", docs/timing.md): true once at least
 /// `after_rounds` paired samples exist and the median of library / candidate is below

@@ -74,16 +74,18 @@ SustainedTiming run_sustained(const TaskSpec& task, size_t shape_index, Implemen
 
   TimingOptions options;
   options.warmup = 1;
-  const RoundLimits limits = sustained_round_limits(job.sustained_rounds, job.sustained_min_ms);
-  options.samples = limits.min_samples;
-  options.max_samples = limits.max_samples;
-  options.min_total_us = limits.min_total_us;
   // Whole order-balanced pairs, and more of them while their speedup swings (the cold regime's
-  // noisy-shape rule at the sustained threshold, within the same cap; docs/timing.md).
-  options.whole_pairs = true;
-  options.max_speedup_halfwidth = job.sustained_ci_permille / 1000.0;
-  options.noisy_cap_us = 1000.0 * job.timing_noisy_cap_ms;
-  options.noisy_max_samples = std::max(limits.max_samples, kSustainedNoisyRounds);
+  // noisy-shape rule at the sustained threshold, within the same cap; docs/timing.md). One call
+  // a round (the batch), so rounds and calls are one count.
+  const RoundRule rule = sustained_round_rule(job.sustained_rounds, job.sustained_min_ms,
+                                              job.sustained_ci_permille, job.timing_noisy_cap_ms);
+  options.samples = rule.min_rounds;
+  options.max_samples = rule.max_rounds;
+  options.min_total_us = rule.min_total_us;
+  options.whole_pairs = rule.whole_pairs;
+  options.max_speedup_halfwidth = rule.max_speedup_halfwidth;
+  options.noisy_cap_us = rule.noisy_cap_us;
+  options.noisy_max_samples = rule.noisy_max_rounds;
   options.before_sample = [&](int round) {
     const auto inputs = ctx.phases.span("timing.sustained.inputs");
     sets->next_round(round, stream);

@@ -16,7 +16,7 @@
 namespace ptxb {
 
 /// Measures shape `shape_index` of `task` with job.sustained_calls calls per batch and at most
-/// job.sustained_rounds timed rounds, fewer for long batches (sustained_round_limits), after one
+/// job.sustained_rounds timed rounds, fewer for long batches (sustained_round_rule), after one
 /// warm-up batch per side. `library` is false for the self-timing check (no library to check
 /// outputs with: inputs and guards only). Returns a SustainedTiming with `error` set when the
 /// device lacks the memory for the input sets or a batch returned non-zero; throws CandidateFault

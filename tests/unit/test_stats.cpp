@@ -92,18 +92,10 @@ TEST(Stats, ANoisySpeedupIsTooUncertainUntilItsIntervalIsNarrow) {
   EXPECT_FALSE(speedup_too_uncertain({1.0, 1.2}, {2.0}, 0.01));
 }
 
-// The sustained regime's rule (worker/sustained.cpp) with the default settings.
+// The sustained regime's rule (worker/sustained.cpp) with the default noisy-shape settings
+// (PTXBENCH_SUSTAINED_CI_PERMILLE 20, PTXBENCH_TIMING_NOISY_CAP_MS 1500).
 RoundRule sustained_rule(int max_rounds, int min_total_ms) {
-  const RoundLimits l = sustained_round_limits(max_rounds, min_total_ms);
-  RoundRule rule;
-  rule.min_rounds = l.min_samples;
-  rule.max_rounds = l.max_samples;
-  rule.min_total_us = l.min_total_us;
-  rule.max_speedup_halfwidth = 0.02;  // PTXBENCH_SUSTAINED_CI_PERMILLE
-  rule.noisy_cap_us = 1500e3;
-  rule.noisy_max_rounds = std::max(l.max_samples, kSustainedNoisyRounds);
-  rule.whole_pairs = true;
-  return rule;
+  return sustained_round_rule(max_rounds, min_total_ms, 20, 1500);
 }
 
 // Rounds taken for batches of `batch_us` a side whose speedup is steady.
