@@ -16,12 +16,13 @@
 #   opcode_nomod  sass__inst_executed_per_opcode (no modifiers) + duration
 #   source        the SourceCounters section (per-instruction executions) + duration
 #   tensor_ops    every metric, plus the hardware counters of tensor-path math ops
-#                 (sm__ops_path_tensor_*): bench/probes/tensor_ops_summary.py compares them with
-#                 the FLOPs of the GMMA opcodes counted beside them, kernel by kernel
+#                 (sm__ops_path_tensor_*) and of the TMA unit (instructions, requests, bytes
+#                 loaded and stored): bench/probes/tensor_ops_summary.py compares them with the
+#                 FLOPs of the GMMA opcodes counted beside them, kernel by kernel
 # VARIANTS (environment) picks and orders them; default: the first seven, then full again.
 # Prints per task and variant: evidence seconds, the worker's control and call phases, ncu's
 # wall seconds. Usage (GPU machine): bench/probes/ncu_cost_probe.sh BIN_DIR OUT_DIR [NAMES]
-# NAMES: comma-separated from tma, fwd, bwd, fp8 (default tma,bwd).
+# NAMES: comma-separated from tma, fwd, bwd, fp8, fp8b, wgmma (default tma,bwd).
 set -uo pipefail
 bin="$(cd "$1" && pwd)"; out="$2"; names="${3:-tma,bwd}"
 mkdir -p "$out/csv"; out="$(cd "$out" && pwd)"
@@ -69,6 +70,9 @@ case "\$variant" in
   tensor_ops)
     ops=sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum
     ops="\$ops,sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum"
+    ops="\$ops,sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum,sm__inst_executed_pipe_tma.sum"
+    ops="\$ops,l1tex__tmain_requests.sum,l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"
+    ops="\$ops,l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum"
     args[\$m]="\${args[\$m]},\$ops" ;;
 esac
 t0=\$(date +%s.%N)
@@ -85,7 +89,9 @@ declare -A sources=(
   [tma]="kernels/reference/sm90_gemm_bf16_wgmma_tma.cu sm90/gemm/bf16-wgmma-tma"
   [fwd]="kernels/reference/sm90_attention_fwd_bf16.cu sm90/attention/fwd-bf16"
   [bwd]="kernels/reference/sm90_attention_bwd_bf16.cu sm90/attention/bwd-bf16"
-  [fp8]="kernels/reference/sm90_gemm_fp8_e4m3.cu sm90/gemm/fp8-e4m3")
+  [fp8]="kernels/reference/sm90_gemm_fp8_e4m3.cu sm90/gemm/fp8-e4m3"
+  [fp8b]="kernels/reference/sm90_gemm_fp8_blockwise.cu sm90/gemm/fp8-blockwise"
+  [wgmma]="kernels/reference/sm90_gemm_bf16_wgmma.cu sm90/gemm/bf16-wgmma")
 variants="${VARIANTS:-full opcode flops opcode_flops hw duration full_nocache full}"
 : > "$out/ncu_times.tsv"
 echo -e "name\tvariant\tjson" > "$out/runs.tsv"

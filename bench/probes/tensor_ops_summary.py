@@ -6,7 +6,8 @@ evidence metrics plus sm__ops_path_tensor_*) and prints, per profiled kernel tha
 opcodes (and for the evidence control, whose FLOPs are known: one bf16 m64n8k16 and one e4m3
 m64n8k32 wgmma per warpgroup), the MMA FLOPs from the per-opcode counts beside each counter's
 value and their ratio. A counter usable as MMA evidence reads the same ratio on every kernel and
-shape (e.g. 0.5: one op per multiply-add).
+shape (e.g. 0.5: one op per multiply-add). The TMA unit's counters (instructions, requests, bytes
+loaded and stored) are printed beside them, without a ratio.
 
 Usage: bench/probes/tensor_ops_summary.py VERDICT.json...
 """
@@ -14,17 +15,19 @@ import json
 import os
 import sys
 
-PREFIX = "sm__ops_path_tensor"
+PREFIXES = ("sm__ops_path_tensor", "sm__inst_executed_pipe_tma", "l1tex__tmain", "l1tex__m_")
 CONTROL_FLOPS = {"bf16": 16384, "fp8": 32768}  # docs/evidence.md, the evidence control
 
 
 def counters(kernel):
-    return {k: v for k, v in kernel.get("metrics", {}).items() if k.startswith(PREFIX)}
+    return {k: v for k, v in kernel.get("metrics", {}).items() if k.startswith(PREFIXES)}
 
 
 def ratios(flops, values):
-    return "; ".join(f"{k.removeprefix(PREFIX + '_')} {v:.4g} ({v / flops:.4f})" if flops else
-                     f"{k.removeprefix(PREFIX + '_')} {v:.4g}" for k, v in sorted(values.items()))
+    return "; ".join(f"{k.removeprefix('sm__ops_path_tensor_')} {v:.4g} ({v / flops:.4f})"
+                     if flops and k.startswith(PREFIXES[0]) else
+                     f"{k.removeprefix('sm__ops_path_tensor_')} {v:.4g}"
+                     for k, v in sorted(values.items()))
 
 
 def main():

@@ -37,6 +37,8 @@ constexpr int kTileRows = 64;  // TMA box and wgmma A: (kTileRows, kTileCols) bf
 constexpr int kTileCols = 16;
 constexpr uint32_t kTmaBytes = kTileRows * kTileCols * 2;  // 2048
 constexpr uint32_t kBulkBytes = 512;  // holds wgmma B, (8, 16) bf16 = 256 B, with slack
+static_assert(kTmaBytes + kBulkBytes == ptxb::kEvidenceControlTmaLoadBytes,
+              "the header states the control's TMA load bytes");
 constexpr int kStagedElems = kWarpgroupThreads * 8;  // 16 B of bf16 per warpgroup-0 thread
 constexpr int kWarpFragmentElems = 32 * 8;           // one ldmatrix.x4: 32 rows of 16 B
 

@@ -56,4 +56,8 @@ inline constexpr double kEvidenceControlGmmaWarpInstructions = 8;
 /// instruction: one bf16 m64n8k16 (HGMMA, 16384) and one e4m3 m64n8k32 (QGMMA, 32768).
 std::map<std::string, double> evidence_control_mma_flops();
 
+/// Bytes one live control launch loads through the TMA unit: the (64, 16) bf16 tile of the TMA
+/// load (2048) and the 1-D bulk copy (512). The hardware counter kTmaLoadBytesMetric counts both.
+inline constexpr double kEvidenceControlTmaLoadBytes = 2560;
+
 }  // namespace ptxb

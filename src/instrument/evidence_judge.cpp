@@ -1,6 +1,8 @@
 #include "instrument/evidence_judge.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "controls/evidence_names.hpp"
 #include "controls/flop_classes.hpp"
@@ -101,25 +103,61 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
   }
 }
 
-// GMMA executions of one call by opcode and by the hardware counter; "" when they agree or the
-// arch's counters do not include it (judge_runtime makes a requested counter that ncu did not
-// report unavailable before this runs).
-std::string gmma_pass_disagreement(const std::vector<ProfiledKernel>& call,
-                                   const std::string& where) {
+bool has_token(const std::string& opcode, std::string_view token) {
+  size_t start = 0;
+  while (start <= opcode.size()) {
+    const size_t end = std::min(opcode.find('.', start), opcode.size());
+    if (std::string_view(opcode).substr(start, end - start) == token) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+// The tensor-path ops a kernel's per-opcode counts imply for one operand type (one op per FLOP,
+// evidence_names.hpp): bf16 = HGMMA with BF16 sources and F32 accumulators, fp8 = QGMMA.
+// nullopt when an opcode's shape cannot be read.
+std::optional<double> tensor_ops_by_opcode(const ProfiledKernel& k, bool fp8) {
+  double ops = 0;
+  for (const auto& [opcode, count] : k.opcodes) {
+    const bool counted = fp8 ? opcode.rfind("QGMMA", 0) == 0
+                             : opcode.rfind("HGMMA", 0) == 0 && has_token(opcode, "BF16") &&
+                                   has_token(opcode, "F32");
+    if (!counted) continue;
+    const auto per_execution = mma_flops_per_warp_execution(opcode);
+    if (!per_execution) return std::nullopt;
+    ops += *per_execution * static_cast<double>(count);
+  }
+  return ops;
+}
+
+// One call's MMA work by opcode (instrumented pass) against the hardware counters (another
+// pass): GMMA executions against the GMMA pipe counter, and the FLOPs of bf16 and fp8 wgmma
+// against the tensor-path op counters where the catalog has them. "" when they agree (judge_runtime
+// makes a requested counter that ncu did not report unavailable before this runs).
+std::string pass_disagreement(const std::vector<ProfiledKernel>& call, const std::string& where) {
+  char buf[200];
   for (const ProfiledKernel& k : call) {
-    const auto counter = metric_of(k, kGmmaPipeMetric);
-    if (!counter) return "";
-    double by_opcode = 0;
-    for (const auto& [opcode, count] : k.opcodes)
-      if (is_mma_opcode(opcode) && opcode.find("GMMA") != std::string::npos)
-        by_opcode += static_cast<double>(count);
-    if (by_opcode != *counter) {
-      char buf[200];
-      std::snprintf(buf, sizeof buf,
-                    "%.0f GMMA executions counted by opcode, %.0f by the GMMA "
-                    "pipe counter",
-                    by_opcode, *counter);
-      return "kernel " + short_kernel_name(k.name) + " at " + where + ": " + buf;
+    const std::string at = "kernel " + short_kernel_name(k.name) + " at " + where + ": ";
+    if (const auto counter = metric_of(k, kGmmaPipeMetric)) {
+      double by_opcode = 0;
+      for (const auto& [opcode, count] : k.opcodes)
+        if (is_mma_opcode(opcode) && opcode.find("GMMA") != std::string::npos)
+          by_opcode += static_cast<double>(count);
+      if (by_opcode != *counter) {
+        std::snprintf(buf, sizeof buf,
+                      "%.0f GMMA executions counted by opcode, %.0f by the GMMA pipe counter",
+                      by_opcode, *counter);
+        return at + buf;
+      }
+    }
+    for (const bool fp8 : {false, true}) {
+      const char* metric = fp8 ? kFp8TensorOpsMetric : kBf16TensorOpsMetric;
+      const auto counter = metric_of(k, metric);
+      const auto by_opcode = tensor_ops_by_opcode(k, fp8);
+      if (!counter || !by_opcode || *by_opcode == *counter) continue;
+      std::snprintf(buf, sizeof buf, "%.0f %s wgmma FLOPs by opcode, %.0f by %s", *by_opcode,
+                    fp8 ? "fp8" : "bf16", *counter, metric);
+      return at + buf;
     }
   }
   return "";
@@ -296,7 +334,7 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
     }
     out.profiled_counters[label] = profiled_counts(split.calls[i], counters);
     if (out.pass_disagreement.empty())
-      out.pass_disagreement = gmma_pass_disagreement(split.calls[i], label);
+      out.pass_disagreement = pass_disagreement(split.calls[i], label);
     call["counters"] = out.profiled_counters[label];
     for (const TargetSpec& t : task.targets) {
       const InstructionEntry* entry = catalog.find(t.instruction, task.arch);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <utility>
 
 #include "controls/evidence_controls.hpp"
 #include "controls/evidence_names.hpp"
@@ -106,6 +108,15 @@ json CallCounters::check(cudaStream_t stream) {
     const double gmma = kEvidenceControlGmmaWarpInstructions;
     expect(0, kGmmaPipeMetric, gmma, gmma, "the live evidence control");
     expect(1, kGmmaPipeMetric, 0, 0, "the dead evidence control");
+    // The tensor-path ops and TMA bytes where the catalog counts them (evidence_names.hpp).
+    const std::map<std::string, double> flops = evidence_control_mma_flops();
+    for (const auto& [metric, live] :
+         {std::pair{kBf16TensorOpsMetric, flops.at("HGMMA")},
+          std::pair{kFp8TensorOpsMetric, flops.at("QGMMA")},
+          std::pair{kTmaLoadBytesMetric, kEvidenceControlTmaLoadBytes}}) {
+      expect(0, metric, live, live, "the live evidence control");
+      expect(1, metric, 0, 0, "the dead evidence control");
+    }
     expect(2, kFp64PipeMetric, kFlopControlFp64PipeWarpInstructions,
            kFlopControlFp64PipeWarpInstructions, "the live FLOP control");
     expect(2, kFmaPipeMetric, kFlopControlFmaPipeWarpInstructions,

@@ -1,11 +1,17 @@
 // The evidence control and marker kernels run to completion without a CUDA error, live and not
 // live, repeatedly (they run in every evidence job; a hang or fault there would stall every run).
-// Whether ncu counts them as expected is checked in every evidence run (docs/evidence.md).
+// Whether ncu counts them as expected is checked in every evidence run (docs/evidence.md); the
+// timing worker's range profiler counts them with the catalog's counters here.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "controls/evidence_controls.hpp"
+#include "controls/evidence_names.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device.hpp"
+#include "tasks/catalog.hpp"
+#include "worker/call_counters.hpp"
 
 namespace ptxb {
 namespace {
@@ -29,6 +35,30 @@ TEST(EvidenceControls, MarkerTakesNoncesInRangeOnly) {
   EXPECT_EQ(cudaStreamSynchronize(s.get()), cudaSuccess);
   EXPECT_NE(launch_evidence_marker(0, s.get()), cudaSuccess);
   EXPECT_NE(launch_evidence_marker(65536, s.get()), cudaSuccess);
+}
+
+// The catalog's sm_90a counters fit one range-profiler pass on this GPU, and the controls the
+// timing worker checks them on count exactly: the live evidence control's one bf16 and one e4m3
+// wgmma as their FLOPs on the tensor-path op counters, its TMA load and bulk copy as 2560 bytes.
+TEST(EvidenceControls, TheCatalogCountersCountTheControlsExactly) {
+  const Catalog catalog =
+      load_catalog(std::filesystem::path(PTXB_SOURCE_DIR) / "tasks" / "catalog");
+  const std::vector<CounterSpec> specs = catalog.counters_for("sm_90a");
+  Stream s;
+  std::string why_not;
+  auto counters = CallCounters::create(specs, 0, &why_not);
+  ASSERT_TRUE(counters) << why_not;
+  const nlohmann::json check = counters->check(s.get());
+  ASSERT_TRUE(check["ok"].get<bool>()) << check.dump();
+  const auto& metrics = check["metrics"];
+  auto live = [&](const char* metric) {
+    for (size_t i = 0; i < metrics.size(); ++i)
+      if (metrics[i] == metric) return check["ranges"][0][i].get<double>();
+    return -1.0;
+  };
+  EXPECT_EQ(live(kBf16TensorOpsMetric), evidence_control_mma_flops().at("HGMMA"));
+  EXPECT_EQ(live(kFp8TensorOpsMetric), evidence_control_mma_flops().at("QGMMA"));
+  EXPECT_EQ(live(kTmaLoadBytesMetric), kEvidenceControlTmaLoadBytes);
 }
 
 }  // namespace

@@ -249,8 +249,11 @@ TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
     EXPECT_EQ(r.r2, true) << t.instruction;
   }
   EXPECT_GE(*j.targets.at("wgmma.mma_async").measured_min_flop_share, 0.99);
-  EXPECT_EQ(*j.targets.at("wgmma.mma_async").max_nontarget_flop_share, 0.0)
-      << "the expert does all its arithmetic with wgmma";
+  // All of the expert's arithmetic is wgmma's but the stream-K tail's sum of fp32 partials at
+  // 8192^3 (reduce_tail: FADD, and HFMA2 as it rounds to bf16): 7.9e-6 of the FLOPs.
+  EXPECT_LT(*j.targets.at("wgmma.mma_async").max_nontarget_flop_share, 1e-5);
+  EXPECT_EQ(j.record["calls"][1]["nontarget_flop_share"],
+            j.targets.at("wgmma.mma_async").max_nontarget_flop_share.value());
   EXPECT_TRUE(j.pass_disagreement.empty()) << j.pass_disagreement;
   EXPECT_EQ(j.record["calls"].size(), 4u);
   EXPECT_EQ(j.profiled_counters.at("M=4096 N=4096 K=4096")

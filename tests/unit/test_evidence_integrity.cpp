@@ -5,6 +5,9 @@
 // tests/fixtures/evidence (worker counters of that expert and of two cheats, H200 2026-12-01).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "controls/evidence_names.hpp"
 #include "controls/flop_classes.hpp"
 #include "core/error.hpp"
 #include "eval/counter_check.hpp"
@@ -156,6 +159,28 @@ TEST(PassAgreement, RecordedExpertRunAgreesAndATamperedOneDoesNot) {
   const RuntimeJudgement j = judge_runtime(tma, catalog(), kernels, messages);
   EXPECT_NE(j.pass_disagreement.find("1048576 GMMA executions counted by opcode, 0 by the GMMA"),
             std::string::npos)
+      << j.pass_disagreement;
+}
+
+TEST(PassAgreement, WgmmaFlopsByOpcodeMustEqualTheTensorPathOpCounters) {
+  // The recorded run: every kernel's bf16 HGMMA FLOPs by opcode equal the bf16 op counter (one op
+  // per FLOP, H200); a kernel that ran a narrower shape in the instrumented pass than in the
+  // hardware-counter pass (same GMMA count, other FLOPs) disagrees.
+  auto [kernels, messages] = recorded_tma_run();
+  const TaskSpec& tma = task("sm90/gemm/bf16-wgmma-tma");
+  ASSERT_TRUE(judge_runtime(tma, catalog(), kernels, messages).pass_disagreement.empty());
+  ASSERT_EQ(kernels[3].metrics.at(kBf16TensorOpsMetric), 2.0 * 4096 * 4096 * 4096);
+  kernels[3].metrics[kBf16TensorOpsMetric] /= 2;
+  RuntimeJudgement j = judge_runtime(tma, catalog(), kernels, messages);
+  EXPECT_NE(j.pass_disagreement.find("137438953472 bf16 wgmma FLOPs by opcode, 68719476736 by " +
+                                     std::string(kBf16TensorOpsMetric)),
+            std::string::npos)
+      << j.pass_disagreement;
+  // fp8 work the per-opcode rows do not show.
+  kernels[3].metrics[kBf16TensorOpsMetric] *= 2;
+  kernels[3].metrics[kFp8TensorOpsMetric] = 1024;
+  j = judge_runtime(tma, catalog(), kernels, messages);
+  EXPECT_NE(j.pass_disagreement.find("0 fp8 wgmma FLOPs by opcode, 1024 by"), std::string::npos)
       << j.pass_disagreement;
 }
 
@@ -344,10 +369,15 @@ TEST(EvidenceStage, NcuIsAskedItsVersionOncePerBinary) {
 
 // ---- data: catalog counters, task ceilings, the worker job ----
 
-TEST(CatalogCounters, Sm90HasFourHardwareCountersSm100None) {
+TEST(CatalogCounters, Sm90HasSevenHardwareCountersSm100None) {
   const auto sm90 = catalog().counters_for("sm_90a");
-  ASSERT_EQ(sm90.size(), 4u);
+  ASSERT_EQ(sm90.size(), 7u);
   EXPECT_EQ(sm90[0].metric, "sm__inst_executed_pipe_tensor_op_gmma.sum");
+  // The names the worker's controls and the passes-agree check state their counts in.
+  for (const char* named : {kBf16TensorOpsMetric, kFp8TensorOpsMetric, kTmaLoadBytesMetric})
+    EXPECT_TRUE(std::any_of(sm90.begin(), sm90.end(), [&](const CounterSpec& c) {
+      return c.metric == named;
+    })) << named;
   for (const CounterSpec& c : sm90) EXPECT_EQ(c.metric.find("_sass_"), std::string::npos);
   EXPECT_TRUE(catalog().counters_for("sm_100a").empty());
 }

@@ -44,8 +44,12 @@ TEST(NcuCsv, ReadsKernelsOnEveryStreamWithOpcodeCounts) {
 
 TEST(NcuCsv, ReadsTheEvidenceRunWithDurationsAndCounters) {
   const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
-  // 2 evidence controls + the FLOP control + 4 calls x (GEMM kernel + marker)
-  ASSERT_EQ(kernels.size(), 11u);
+  // 2 evidence controls + the FLOP control + 4 calls x (GEMM kernel + marker) + the stream-K
+  // tail's sum at 8192^3
+  ASSERT_EQ(kernels.size(), 12u);
+  EXPECT_EQ(metric_of(kernels[3], "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"),
+            2.0 * 4096 * 4096 * 4096)
+      << "one tensor-path op per FLOP";
   EXPECT_TRUE(kernel_name_is(kernels[0].name, "ptxb_evidence_control"));
   EXPECT_TRUE(kernel_name_is(kernels[2].name, "ptxb_flop_control"));
   EXPECT_TRUE(kernel_name_is(kernels[4].name, "ptxb_evidence_marker"));
