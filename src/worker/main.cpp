@@ -67,8 +67,16 @@ std::unique_ptr<ptxb::CallCounters> open_counters(const std::vector<ptxb::Counte
 int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   const auto started = ptxb::PhaseClock::Clock::now();
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices <= job.device) {
-    out.send({{"type", "no_gpu"}, {"message", "no CUDA device is available to this process"}});
+  const cudaError_t counted = cudaGetDeviceCount(&devices);
+  if (counted != cudaSuccess || devices <= job.device) {
+    // The CUDA error names the cause (no driver, no device, devices busy or unavailable).
+    const std::string why =
+        counted != cudaSuccess
+            ? std::string(cudaGetErrorName(counted)) + ", " + cudaGetErrorString(counted)
+            : std::to_string(devices) + " device(s), device " + std::to_string(job.device) +
+                  " asked for";
+    out.send(
+        {{"type", "no_gpu"}, {"message", "no CUDA device is available to this process: " + why}});
     return exit_code(WorkerExit::kNoGpu);
   }
   PTXB_CHECK_CUDA(cudaSetDevice(job.device));
