@@ -334,7 +334,7 @@ size_t RangeProfiler::passes_needed(const std::string& chip,
   const ProfilerApi* api = profiler_api(why_not);
   if (api == nullptr) return 0;
   try {
-    initialize_profiler(*api);
+    // The host API alone: no cuptiProfilerInitialize, which needs a driver.
     HostObject host(*api, chip, nullptr);
     std::vector<uint8_t> config = host.config_image(metrics);
     return host.passes(config);

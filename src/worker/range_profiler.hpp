@@ -46,7 +46,8 @@ class RangeProfiler {
   /// configures the next pass. Throws ApiError on failure.
   void reset();
 
-  /// Passes the metrics would need on `chip` (nullopt-like: 0 with *why_not on failure).
+  /// Passes the metrics would need on `chip` (nullopt-like: 0 with *why_not on failure). Uses
+  /// the profiler host API only, so it answers on a machine without a GPU or driver.
   static size_t passes_needed(const std::string& chip, const std::vector<std::string>& metrics,
                               std::string* why_not);
   /// Base metric names the host API knows for `chip` that contain `part` (probe aid).

@@ -19,6 +19,7 @@
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "tasks/task_json.hpp"
+#include "worker/range_profiler.hpp"
 
 namespace ptxb {
 namespace {
@@ -380,6 +381,19 @@ TEST(CatalogCounters, Sm90HasSevenHardwareCountersSm100None) {
     })) << named;
   for (const CounterSpec& c : sm90) EXPECT_EQ(c.metric.find("_sass_"), std::string::npos);
   EXPECT_TRUE(catalog().counters_for("sm_100a").empty());
+}
+
+// The timing worker refuses counters that need a second range-profiler pass (a replay of
+// candidate code), and every verdict would then be `unavailable`: the catalog's set must fit one
+// pass on the H200's chip. CUPTI's host API answers without a GPU.
+TEST(CatalogCounters, FitOneRangeProfilerPassOnGH100) {
+  std::vector<std::string> metrics;
+  for (const CounterSpec& c : catalog().counters_for("sm_90a")) metrics.push_back(c.metric);
+  std::string why;
+  EXPECT_EQ(RangeProfiler::passes_needed("GH100", metrics, &why), 1u) << why;
+  // The TMA pipe's instruction count besides them needs a second pass (hence the TMA bytes).
+  metrics.push_back("sm__inst_executed_pipe_tma.sum");
+  EXPECT_EQ(RangeProfiler::passes_needed("GH100", metrics, &why), 2u) << why;
 }
 
 TEST(CatalogCounters, SassMetricsAndBadTolerancesAreRefused) {
