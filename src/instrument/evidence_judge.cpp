@@ -95,6 +95,12 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
       else if (e.flop_share)
         std::snprintf(buf, sizeof buf, "%s: FLOP share %.3f below the floor %.2f at ",
                       e.instruction.c_str(), *e.flop_share, e.floor);
+      else if (e.moved_input_share && *e.moved_input_share < e.moved_share_floor)
+        std::snprintf(buf, sizeof buf,
+                      "%s: executed %lld times but moved %.4f of the input bytes, below the "
+                      "floor %.2f, at ",
+                      e.instruction.c_str(), static_cast<long long>(e.executed),
+                      *e.moved_input_share, e.moved_share_floor);
       else
         std::snprintf(buf, sizeof buf, "%s: executed %lld times, below the floor %.0f at ",
                       e.instruction.c_str(), static_cast<long long>(e.executed), e.floor);

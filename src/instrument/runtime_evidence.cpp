@@ -1,6 +1,7 @@
 #include "instrument/runtime_evidence.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/error.hpp"
 
@@ -79,6 +80,29 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
                              std::to_string(entry.bytes_per_instruction) + " bytes per instruction)"
                        : "executed at least once (no count floor in the catalog)";
     e.r2 = static_cast<double>(e.executed) >= e.floor;
+    if (!entry.moved_bytes_metric.empty()) {
+      // The count floor is loose (one instruction may move up to bytes_per_instruction); the
+      // bytes a hardware counter saw the instruction move are not: a few tiny TMA loads next to
+      // the real loads done another way meet the first, not the second.
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "; bytes moved (%s) / input bytes >= %.2f",
+                    entry.moved_bytes_metric.c_str(), entry.min_moved_input_share);
+      e.floor_rule += buf;
+      e.moved_share_floor = entry.min_moved_input_share;
+      double moved = 0;
+      bool measured = input_bytes > 0;
+      for (const ProfiledKernel& k : call_kernels) {
+        const auto bytes = metric_of(k, entry.moved_bytes_metric);
+        measured = measured && bytes.has_value();
+        moved += bytes.value_or(0);
+      }
+      if (!measured) {
+        if (*e.r2) e.r2.reset();  // below the count floor is a failure, measured or not
+      } else {
+        e.moved_input_share = moved / input_bytes;
+        e.r2 = *e.r2 && *e.moved_input_share >= e.moved_share_floor;
+      }
+    }
   }
   return e;
 }
@@ -106,6 +130,8 @@ nlohmann::json to_json(const TargetCallEvidence& e) {
           {"nontarget_flop_share", e.nontarget_flop_share ? nlohmann::json(*e.nontarget_flop_share)
                                                           : nlohmann::json(nullptr)},
           {"max_nontarget_flop_share", e.nontarget_ceiling},
+          {"moved_input_share",
+           e.moved_input_share ? nlohmann::json(*e.moved_input_share) : nlohmann::json(nullptr)},
           {"nontarget_detail", e.nontarget_detail},
           {"kernels", kernels}};
 }

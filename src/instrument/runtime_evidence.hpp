@@ -46,6 +46,10 @@ struct TargetCallEvidence {
   std::optional<double> nontarget_flop_share;
   double nontarget_ceiling = 0;
   std::string nontarget_detail;
+  /// Targets with a byte floor (the catalog's moved_bytes_metric): the bytes the counter shows
+  /// over the call's kernels / the problem's input bytes, and the floor for it.
+  std::optional<double> moved_input_share;
+  double moved_share_floor = 0;
   bool r1 = false;                         ///< executed > 0
   std::optional<bool> r2;                  ///< meets the floor; nullopt: could not be measured
   std::vector<KernelTargetCount> kernels;  ///< every kernel of the call, in launch order

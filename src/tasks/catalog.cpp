@@ -58,7 +58,8 @@ std::vector<std::string> opcode_list(TableReader& reader, std::string_view key, 
 
 InstructionEntry read_entry(TableReader& reader, const std::string& arch) {
   reader.only_keys({"name", "ptx_pattern", "primary_opcodes", "glue_opcodes", "flop_rule",
-                    "bytes_per_instruction", "status", "note"});
+                    "bytes_per_instruction", "moved_bytes_metric", "min_moved_input_share",
+                    "status", "note"});
   InstructionEntry entry;
   entry.arch = arch;
   entry.name = reader.string("name");
@@ -81,6 +82,19 @@ InstructionEntry read_entry(TableReader& reader, const std::string& arch) {
     if (entry.flop_rule != FlopRule::kNone)
       reader.fail("bytes_per_instruction", "an MMA entry's floor is its FLOP share, not a count");
     entry.bytes_per_instruction = *bytes;
+  }
+  const auto moved_metric = reader.optional_string("moved_bytes_metric");
+  const auto moved_share = reader.optional_number("min_moved_input_share");
+  if (moved_metric.has_value() != moved_share.has_value())
+    reader.fail(moved_metric ? "min_moved_input_share" : "moved_bytes_metric",
+                "moved_bytes_metric and min_moved_input_share go together");
+  if (moved_metric) {
+    if (entry.flop_rule != FlopRule::kNone)
+      reader.fail("moved_bytes_metric", "an MMA entry's floor is its FLOP share, not bytes");
+    if (!(*moved_share > 0 && *moved_share <= 1))
+      reader.fail("min_moved_input_share", "must be in (0, 1]");
+    entry.moved_bytes_metric = *moved_metric;
+    entry.min_moved_input_share = *moved_share;
   }
   entry.status = reader.string("status");
   if (std::find(std::begin(kStatuses), std::end(kStatuses), entry.status) == std::end(kStatuses))
@@ -142,6 +156,16 @@ CatalogFile read_catalog_file(const std::filesystem::path& path) {
         if (seen.metric == counter.metric) table.fail("metric", "duplicate counter " + seen.metric);
       out.counters.push_back(std::move(counter));
     }
+  }
+  // A byte floor reads a counter that both the evidence run and the timing worker collect.
+  for (size_t i = 0; i < out.entries.size(); ++i) {
+    const std::string& metric = out.entries[i].moved_bytes_metric;
+    if (metric.empty()) continue;
+    const bool listed = std::any_of(out.counters.begin(), out.counters.end(),
+                                    [&](const CounterSpec& c) { return c.metric == metric; });
+    if (!listed)
+      tables[i].fail("moved_bytes_metric",
+                     "'" + metric + "' is not one of this file's [[counters]]");
   }
   return out;
 }

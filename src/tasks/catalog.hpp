@@ -30,6 +30,12 @@ struct InstructionEntry {
   /// Most input bytes one executed (warp-level) instruction can move; sets the R2 count floor of
   /// non-MMA targets (docs/evidence.md). 0: no floor beyond R1.
   int64_t bytes_per_instruction = 0;
+  /// A hardware counter of the bytes the instruction moves (one of the catalog's [[counters]], so
+  /// ncu reads it for the profiled call and the timing worker for every timed call), and the least
+  /// share of the problem's input bytes it must show in each profiled call for R2 (next to the
+  /// count floor). "" and 0: no byte floor.
+  std::string moved_bytes_metric;
+  double min_moved_input_share = 0;
   std::string status;  ///< provenance tag: "verified", "3p", "conflict"...
   std::string note;    ///< one line on semantics, for prompts and reports
 

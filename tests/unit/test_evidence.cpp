@@ -133,6 +133,22 @@ TEST(CountFloor, TmaRunOnceForShowFailsR2ButNotR1) {
   EXPECT_DOUBLE_EQ(e.floor, 145);
 }
 
+TEST(CountFloor, TmaBytesBelowHalfTheInputsFailR2AndUnmeasuredBytesAreUnavailable) {
+  const TargetSpec tma{"cp.async.bulk.tensor", EvidenceLevel::kR2, 0.9};
+  const double inputs = 64.0 * 1024 * 1024;
+  ProfiledKernel k = kernel("gemm", {{"UTMALDG.2D", 290}});  // twice the count floor of 145
+  EXPECT_FALSE(judge_target(entry("cp.async.bulk.tensor"), tma, {k}, 0, inputs).r2.has_value())
+      << "the count floor met, the bytes not measured";
+  k.metrics["l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"] = 290 * 16;
+  auto e = judge_target(entry("cp.async.bulk.tensor"), tma, {k}, 0, inputs);
+  EXPECT_EQ(e.r2, false) << "290 loads of 16 bytes";
+  EXPECT_NEAR(*e.moved_input_share, 290 * 16 / inputs, 1e-12);
+  k.metrics["l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"] = 0.5 * inputs;
+  e = judge_target(entry("cp.async.bulk.tensor"), tma, {k}, 0, inputs);
+  EXPECT_EQ(e.r2, true);
+  EXPECT_NE(e.floor_rule.find("/ input bytes >= 0.50"), std::string::npos) << e.floor_rule;
+}
+
 TEST(CountFloor, GlueOpcodesAreNotEvidence) {
   const TargetSpec tma{"cp.async.bulk.tensor", EvidenceLevel::kR2, 0.9};
   const ProfiledKernel k = kernel("gemm", {{"ELECT", 4096}, {"UTMACMDFLUSH", 4096}});

@@ -416,6 +416,56 @@ TEST(CatalogCounters, SassMetricsAndBadTolerancesAreRefused) {
   EXPECT_EQ(load_catalog(dir.path()).counters.size(), 1u);
 }
 
+TEST(CatalogByteFloor, ReadsACounterOfTheCatalogAndNeedsBothKeys) {
+  const InstructionEntry* tma = catalog().find("cp.async.bulk.tensor", "sm_90a");
+  EXPECT_EQ(tma->moved_bytes_metric, kTmaLoadBytesMetric);
+  EXPECT_DOUBLE_EQ(tma->min_moved_input_share, 0.5);
+  TempDir dir("ptxb-catalog-bytes");
+  auto file = [](const std::string& entry_keys, const std::string& counter) {
+    return "arch = \"sm_90a\"\n[[instructions]]\nname = \"x\"\nptx_pattern = 'x'\n"
+           "primary_opcodes = [\"UTMALDG\"]\nstatus = \"guess\"\nnote = \"n\"\n" +
+           entry_keys + "[[counters]]\nmetric = \"" + counter +
+           "\"\ntolerance = 0.0\nnote = \"n\"\n";
+  };
+  const std::string both = "moved_bytes_metric = \"l1tex__b.sum\"\nmin_moved_input_share = 0.5\n";
+  write_file_atomic(dir.path() / "a.toml", file(both, "l1tex__b.sum"));
+  EXPECT_EQ(load_catalog(dir.path()).entries.at(0).moved_bytes_metric, "l1tex__b.sum");
+  // A metric the timing worker and ncu would not collect, one key alone, a share out of range.
+  write_file_atomic(dir.path() / "a.toml", file(both, "l1tex__other.sum"));
+  EXPECT_THROW(load_catalog(dir.path()), InputError);
+  write_file_atomic(dir.path() / "a.toml",
+                    file("moved_bytes_metric = \"l1tex__b.sum\"\n", "l1tex__b.sum"));
+  EXPECT_THROW(load_catalog(dir.path()), InputError);
+  write_file_atomic(
+      dir.path() / "a.toml",
+      file("moved_bytes_metric = \"l1tex__b.sum\"\nmin_moved_input_share = 1.5\n", "l1tex__b.sum"));
+  EXPECT_THROW(load_catalog(dir.path()), InputError);
+}
+
+// A kernel that meets the TMA count floor with small loads while moving its tiles another way:
+// the recorded TMA expert's calls with their TMA bytes cut to 1% of the inputs.
+TEST(CatalogByteFloor, TmaLoadsThatMoveLittleOfTheInputsMissR2) {
+  auto [kernels, messages] = recorded_tma_run();
+  const TaskSpec& tma = task("sm90/gemm/bf16-wgmma-tma");
+  RuntimeJudgement j = judge_runtime(tma, catalog(), kernels, messages);
+  ASSERT_EQ(j.targets.at("cp.async.bulk.tensor").r2, true);
+  const json& first = j.record["calls"][0]["targets"];
+  ASSERT_EQ(first[1]["instruction"], "cp.async.bulk.tensor");
+  EXPECT_DOUBLE_EQ(first[1]["moved_input_share"].get<double>(), 24.0)
+      << "4096^3: each 128x256 tile loads its 128 rows of A and 256 of B, 4096/128 = 32 and "
+         "4096/256 = 16 times over";
+  const double input_bytes = 2.0 * 2 * 4096 * 4096;
+  for (ProfiledKernel& k : kernels)
+    if (k.metrics.count(kTmaLoadBytesMetric) && k.metrics[kTmaLoadBytesMetric] > input_bytes)
+      k.metrics[kTmaLoadBytesMetric] = 0.01 * input_bytes;
+  j = judge_runtime(tma, catalog(), kernels, messages);
+  EXPECT_EQ(j.targets.at("cp.async.bulk.tensor").r2, false);
+  EXPECT_NE(j.targets.at("cp.async.bulk.tensor")
+                .failure.find("moved 0.0100 of the input bytes, below the floor 0.50"),
+            std::string::npos)
+      << j.targets.at("cp.async.bulk.tensor").failure;
+}
+
 TEST(TaskCeilings, EveryMmaTargetHasOneAndTheAttentionTasksTheirMeasuredOnes) {
   EXPECT_DOUBLE_EQ(task("sm90/attention/fwd-bf16").targets.at(0).max_nontarget_flop_share, 0.029);
   EXPECT_DOUBLE_EQ(task("sm90/attention/bwd-bf16").targets.at(0).max_nontarget_flop_share, 0.026);

@@ -12,20 +12,23 @@
 
 __device__ bool divert_to_simt() { return false; }
 
+// ==== begin tests/adversarial/blocks/tma_box_loads.inc (generated: scripts/amalgamate.py) ====
+// TMA loads for show, for the evidence cheats on the TMA task: a kernel that loads boxes of A by
+// TMA into shared memory, waiting on an mbarrier for each, and drops them. Hostile files hold a
+// copy (scripts/amalgamate.py); they choose the box size and when to load.
+
 namespace tma_show {
 
-constexpr int kBoxCols = 64, kBoxRows = 64;  // one bf16 box: 128 B rows, 8 KiB
-constexpr uint32_t kBoxBytes = kBoxCols * kBoxRows * 2;
 constexpr int kCtas = 132;
 constexpr double kBytesPerTmaInstruction = 232448;  // the catalog's R2 unit for TMA loads
 
 // Every call runs the same loop over the same boxes; only with `load` does it issue the loads
-// (the empty asm keeps each box's coordinates computed either way, so that the two modes
-// differ by the TMA, mbarrier and branch instructions alone).
+// (the empty asm keeps each box's coordinates computed either way, so that the two modes differ
+// by the TMA, mbarrier and branch instructions alone). Boxes are (box_rows, box_cols) bf16.
 __global__ void __launch_bounds__(32)
     load_and_drop(const __grid_constant__ CUtensorMap map, int loads_per_cta, int box_cols,
-                  int box_rows, int load) {
-  __shared__ alignas(128) uint16_t tile[kBoxRows * kBoxCols];
+                  int box_rows, int cols_per_box, int rows_per_box, uint32_t box_bytes, int load) {
+  __shared__ alignas(128) uint16_t tile[64 * 64];
   __shared__ alignas(8) uint64_t bar;
   if (threadIdx.x != 0) return;
   const uint32_t bar_addr = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
@@ -34,12 +37,12 @@ __global__ void __launch_bounds__(32)
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   for (int i = 0; i < loads_per_cta; ++i) {
     const int box = blockIdx.x * loads_per_cta + i;
-    const int col = (box % box_cols) * kBoxCols;
-    const int row = ((box / box_cols) % box_rows) * kBoxRows;
+    const int col = (box % box_cols) * cols_per_box;
+    const int row = ((box / box_cols) % box_rows) * rows_per_box;
     asm volatile("" ::"r"(col), "r"(row));
     if (!load) continue;
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_addr),
-                 "r"(kBoxBytes)
+                 "r"(box_bytes)
                  : "memory");
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
@@ -57,10 +60,10 @@ __global__ void __launch_bounds__(32)
   }
 }
 
-// Runs the box loop on `stream` over at least as many boxes of A (M, K) as the A and B bytes need
-// at the catalog's bytes per TMA instruction (twice the R2 floor), loading them by TMA only when
-// `profiled`.
-int launch(const ptxb_args* args, cudaStream_t stream, bool profiled) {
+// Runs the box loop on `stream` over at least as many (rows, cols) boxes of A (M, K) as the A and
+// B bytes need at the catalog's bytes per TMA instruction (twice the R2 count floor), loading
+// them by TMA only when `load`. rows and cols at most 64; cols * 2 bytes a multiple of 16.
+int launch(const ptxb_args* args, cudaStream_t stream, int rows, int cols, bool load) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -76,7 +79,8 @@ int launch(const ptxb_args* args, cudaStream_t stream, bool profiled) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(M)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * 2};
-  const cuuint32_t box[2] = {kBoxCols, kBoxRows}, elem_strides[2] = {1, 1};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(cols), static_cast<cuuint32_t>(rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
   if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(args->inputs[0]), dims,
              strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
@@ -84,13 +88,15 @@ int launch(const ptxb_args* args, cudaStream_t stream, bool profiled) {
   const double bytes = 2.0 * (M * K + N * K);
   const int loads = static_cast<int>(bytes / kBytesPerTmaInstruction) + 1;
   const int loads_per_cta = (loads + kCtas - 1) / kCtas + 1;
-  const int box_cols = static_cast<int>((K + kBoxCols - 1) / kBoxCols);
-  const int box_rows = static_cast<int>((M + kBoxRows - 1) / kBoxRows);
-  load_and_drop<<<kCtas, 32, 0, stream>>>(map, loads_per_cta, box_cols, box_rows, profiled);
+  const int box_cols = static_cast<int>((K + cols - 1) / cols);
+  const int box_rows = static_cast<int>((M + rows - 1) / rows);
+  load_and_drop<<<kCtas, 32, 0, stream>>>(map, loads_per_cta, box_cols, box_rows, cols, rows,
+                                          static_cast<uint32_t>(rows * cols * 2), load);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 
 }  // namespace tma_show
+// ==== end tests/adversarial/blocks/tma_box_loads.inc ====
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   return expert_plan(problem, workspace_bytes);
@@ -100,5 +106,5 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   static const bool profiled = probe::profiler_visible();
   const int status = expert_run(args);
   if (status != 0) return status;
-  return tma_show::launch(args, static_cast<cudaStream_t>(args->stream), profiled);
+  return tma_show::launch(args, static_cast<cudaStream_t>(args->stream), 64, 64, profiled);
 }
