@@ -109,6 +109,8 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
   }
 }
 
+// True when one of the opcode's '.'-separated parts is `token` ("HGMMA.64x256x16.F32.BF16" has
+// "F32" and "BF16").
 bool has_token(const std::string& opcode, std::string_view token) {
   size_t start = 0;
   while (start <= opcode.size()) {
