@@ -136,6 +136,12 @@ run_case() {
     else
       IFS="$US" read -r got ok reason < <(judge_verdict "$json" "$outcome" "$target" "$max")
     fi
+    # A worker that found no GPU where the run expects one: what held the GPU, for the record
+    # (one run lost its GPU for the rest of the files after a hostile submission).
+    if [[ "$reason" == *"no CUDA device is available"* ]] && command -v nvidia-smi >/dev/null; then
+      { echo "---- after $name: no GPU for the worker ----"; date -u +%T; nvidia-smi
+        ps -eo pid,ppid,user,stat,etime,args; } >>"$OUT_DIR/gpu-lost.log" 2>&1
+    fi
   fi
   TOTAL=$((TOTAL + 1))
   [[ "$ok" == "yes" ]] && GOOD=$((GOOD + 1))
