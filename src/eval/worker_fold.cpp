@@ -159,6 +159,9 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
       out = {Outcome::kLoadError, m.value("message", "")};
     } else if (type == "candidate_fault") {
       out = {Outcome::kCrashed, "CUDA fault after candidate code: " + m.value("message", "")};
+      record["worker"]["fault"] = m.value("message", "");  // kept when a cheat decides
+    } else if (type == "stopped") {
+      record["worker"]["stopped"] = m.value("reason", "") + " during " + m.value("during", "");
     } else if (type == "candidate_timeout") {
       out = {Outcome::kTimeout,
              m.value("what", "") + " did not finish within " + m["seconds"].dump() + " s"};

@@ -1,5 +1,7 @@
 #include "worker/candidate_scope.hpp"
 
+#include <cstdlib>
+
 #include "worker/monitor_findings.hpp"
 #include "worker/stage_helpers.hpp"
 
@@ -28,7 +30,7 @@ void CandidateScope::disarm() {
   if (ctx_.monitor != nullptr) ctx_.monitor->disarm();
 }
 
-std::vector<std::string> CandidateScope::close() {
+void CandidateScope::close() {
   disarm();
   // Work the candidate left on the streams is still its own: the watchdog keeps running, and
   // a CUDA error is its fault. The device-wide wait covers other streams, so that their kernels'
@@ -55,9 +57,11 @@ std::vector<std::string> CandidateScope::close() {
     for (std::string& f : monitor_violations(report, allowed, ctx_.candidate_functions))
       findings.push_back(std::move(f));
   }
+  if (findings.empty()) return;
   for (const std::string& f : findings)
     ctx_.out.send({{"type", "candidate_violation"}, {"during", what_}, {"finding", f}});
-  return findings;
+  ctx_.out.send({{"type", "stopped"}, {"during", what_}, {"reason", "a violation"}});
+  std::_Exit(kExitCandidateViolation);
 }
 
 }  // namespace ptxb

@@ -1,7 +1,8 @@
 // Brackets every stretch of candidate code in the worker: the watchdog runs, the CUPTI monitor is
 // armed, the host state is snapshotted; at the end the stream is drained (a CUDA error there is
 // the candidate's) and everything the candidate did that the ABI forbids is reported as
-// "candidate_violation" messages (docs/threat-model.md).
+// "candidate_violation" messages (docs/threat-model.md); a stretch with any violation ends the
+// worker there, so hostile code runs no further than its first violation.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,6 +25,9 @@ namespace ptxb {
 
 /// Host memory candidate code may touch before it counts as a grab (a GEMM needs almost none).
 inline constexpr int64_t kHostMemoryAllowance = 4ll << 30;
+
+/// Worker exit status after a stretch of candidate code with a violation.
+inline constexpr int kExitCandidateViolation = 6;
 
 /// What every stage needs to run candidate code under watch.
 struct StageContext {
@@ -63,8 +67,11 @@ class CandidateScope {
   void arm();
   void disarm();
   /// Drains the stream (throws CandidateFault on a CUDA error), stops watching, and sends one
-  /// "candidate_violation" message per finding. Returns the findings.
-  std::vector<std::string> close();
+  /// "candidate_violation" message per finding. With any finding it then sends "stopped" and
+  /// ends the process at once (status kExitCandidateViolation): no unwinding, so no destructor,
+  /// library unload or CUDA teardown races a thread the candidate left running, and no more
+  /// candidate code runs. The verdict is rejected_cheat whatever would have followed.
+  void close();
 
  private:
   StageContext& ctx_;

@@ -5,7 +5,8 @@
 // The result is correct; the allocation breaks the ABI ("must not allocate device memory") and,
 // in timing, would charge the allocator's cost to nobody or hide work in a synchronizing free.
 // Caught by: the CUPTI monitor: cudaMalloc / cudaFree are forbidden calls while armed.
-// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=rejected_cheat
+// The worker ends at that first violation, before any case is judged (max_cases=0).
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=rejected_cheat max_cases=0
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <ptxbench/abi.h>

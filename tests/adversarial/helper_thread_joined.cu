@@ -5,7 +5,8 @@
 // thread is alive after the call, so a thread-count check before/after sees nothing. It models
 // candidate code that hides work in its own threads (a thread pool, a launcher thread).
 // Caught by: the CUPTI monitor: a kernel launched from a host thread other than the caller's.
-// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=rejected_cheat
+// The worker ends at that first violation, before any case is judged (max_cases=0).
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=rejected_cheat max_cases=0
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <ptxbench/abi.h>

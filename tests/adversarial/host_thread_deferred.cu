@@ -7,7 +7,9 @@
 // Caught by: the host-state comparison after the call (a new live host thread: the sleeper is
 // still alive when ptxb_run returns); if the launch lands while armed, also the CUPTI monitor
 // (a kernel launched from a thread other than the caller's).
-// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=rejected_cheat
+// The worker ends at that first violation, before any case is judged (max_cases=0): the sleeper
+// never launches (it once ran on through 18 cases, its GEMMs landing in later calls' buffers).
+// ptxbench-expect: task=sm90/gemm/bf16-wgmma outcome=rejected_cheat max_cases=0
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <ptxbench/abi.h>

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the adversarial submissions through `ptxbench eval` and checks each verdict against the
-# `// ptxbench-expect: task=T outcome=O [target=I] [timing=yes] [max_speedup=X] [samples=N]` line
-# at the top of its file. With target=, the verdict's targets[] must also hold a row for
-# instruction I with met == false; with max_speedup=, every timed shape's median speedup must be
-# below X. Files are judged with --no-timing unless they say timing=yes (their cheat shows only in
+# `// ptxbench-expect: task=T outcome=O [target=I] [timing=yes] [max_speedup=X] [samples=N]
+# [max_cases=C]` line at the top of its file. With target=, the verdict's targets[] must also hold
+# a row for instruction I with met == false; with max_speedup=, every timed shape's median speedup
+# must be below X; with max_cases=, the worker must have judged at most C correctness cases (a
+# violation ends it at once). Files are judged with --no-timing unless they say timing=yes (their cheat shows only in
 # timed rounds); samples=N times at least N calls a shape (PTXBENCH_TIMING_SAMPLES) whatever the
 # caller's environment says (a cheat that needs several rounds to act).
 # A control submission (an expert solution, expected `passed`) runs once first and once last, so
@@ -68,18 +69,18 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = re.match(r"\s*//\s*ptxbench-expect:\s*(.*)$", line)
     if m:
         fields = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
-        keys = ("task", "outcome", "target", "timing", "max_speedup", "samples")
+        keys = ("task", "outcome", "target", "timing", "max_speedup", "samples", "max_cases")
         print("\x1f".join(fields.get(k, "") for k in keys))
         break
 EOF
 }
 
-# Prints "got US ok US reason" for a verdict JSON against an expected outcome, target and
-# speedup bound.
+# Prints "got US ok US reason" for a verdict JSON against an expected outcome, target, speedup
+# bound and case count.
 judge_verdict() {
-  python3 - "$1" "$2" "$3" "${4:-}" <<'EOF'
+  python3 - "$1" "$2" "$3" "${4:-}" "${5:-}" <<'EOF'
 import json, sys
-path, want_outcome, want_target, max_speedup = sys.argv[1:5]
+path, want_outcome, want_target, max_speedup, max_cases = sys.argv[1:6]
 try:
     with open(path, encoding="utf-8") as f:
         v = json.load(f)
@@ -105,20 +106,25 @@ if max_speedup:
     top = max(speedups) if speedups else None
     got += f"[speedup<{max_speedup}:max={'none' if top is None else f'{top:.3f}'}]"
     ok = ok and top is not None and top < float(max_speedup)
+if max_cases:
+    cases = len((v.get("correctness") or {}).get("cases", []))
+    got += f"[cases<={max_cases}:{cases}]"
+    ok = ok and cases <= int(max_cases)
 print(f"{got}\x1f{'yes' if ok else 'no'}\x1f{reason}")
 EOF
 }
 
-# run_case NAME FILE TASK OUTCOME TARGET [TIMING] [MAX_SPEEDUP] [SAMPLES]
+# run_case NAME FILE TASK OUTCOME TARGET [TIMING] [MAX_SPEEDUP] [SAMPLES] [MAX_CASES]
 run_case() {
   local name="$1" file="$2" task="$3" outcome="$4" target="$5" timing="${6:-}" max="${7:-}"
-  local samples="${8:-}"
+  local samples="${8:-}" max_cases="${9:-}"
   local timing_flag=(--no-timing)
   [[ "$timing" == "yes" ]] && timing_flag=()
   local env_set=()
   [[ -n "$samples" ]] && env_set=(env "PTXBENCH_TIMING_SAMPLES=$samples")
   local json="$OUT_DIR/$name.json" log="$OUT_DIR/$name.log"
   local expected="$outcome${target:+[$target:met=false]}${max:+[speedup<$max]}"
+  expected+="${max_cases:+[cases<=$max_cases]}"
   local got ok reason rc
   rm -f "$json"
   if [[ ! -f "$file" ]]; then
@@ -134,7 +140,8 @@ run_case() {
     if [[ $rc -ne 0 ]]; then
       got="eval-exit-$rc"; ok="no"; reason="ptxbench eval exited $rc (see $log)"
     else
-      IFS="$US" read -r got ok reason < <(judge_verdict "$json" "$outcome" "$target" "$max")
+      IFS="$US" read -r got ok reason < <(judge_verdict "$json" "$outcome" "$target" "$max" \
+        "$max_cases")
     fi
     # A worker that found no GPU where the run expects one: what held the GPU, for the record
     # (one run lost its GPU for the rest of the files after a hostile submission).
@@ -152,11 +159,11 @@ run_case() {
 run_case control-start "$CONTROL" "$CONTROL_TASK" passed ""
 for f in "${FILES[@]}"; do
   name="$(basename "$f" .cu)"
-  task="" outcome="" target="" timing="" max="" samples=""
-  IFS="$US" read -r task outcome target timing max samples \
+  task="" outcome="" target="" timing="" max="" samples="" max_cases=""
+  IFS="$US" read -r task outcome target timing max samples max_cases \
     < <(read_expectation "$f" 2>/dev/null || true)
   run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}" "${timing:-}" "${max:-}" \
-    "${samples:-}"
+    "${samples:-}" "${max_cases:-}"
 done
 run_case control-end "$CONTROL" "$CONTROL_TASK" passed ""
 
