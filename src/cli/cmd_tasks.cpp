@@ -85,7 +85,10 @@ void print_task(const TaskSpec& task, const Catalog& catalog, bool show_hidden, 
     const InstructionEntry* entry = catalog.find(target.instruction, task.arch);
     if (entry != nullptr && entry->flop_rule != FlopRule::kNone)
       os << ", min FLOP share " << target.min_flop_share << ", at most "
-         << target.max_nontarget_flop_share << " of the FLOPs done by other arithmetic";
+         << target.max_nontarget_flop_share << " of the FLOPs done by other arithmetic, "
+         << target.max_nontarget_integer_share << " by integer multiply-adds, and "
+         << target.max_nontarget_instructions_per_mac
+         << " other instructions per multiply-add of the problem";
     if (entry != nullptr) os << "\n      " << entry->note;
     os << "\n";
   }

@@ -30,6 +30,8 @@ RuntimeOutcome apply_runtime(const TaskSpec& task, const EvidenceStage& stage,
                                 r->floor};
       row.measured_min_flop_share = r->measured_min_flop_share;
       row.max_nontarget_flop_share = r->max_nontarget_flop_share;
+      row.max_integer_share = r->max_integer_share;
+      row.max_instructions_per_mac = r->max_instructions_per_mac;
     }
     bool met = row.s0 == LevelResult::kYes &&
                (t.required < EvidenceLevel::kS1 || row.s1 == LevelResult::kYes);

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "instrument/counter_match.hpp"
 #include "instrument/nontarget_flops.hpp"
+#include "instrument/nontarget_instructions.hpp"
 #include "tasks/task_json.hpp"
 #include "verdict/verdict.hpp"
 
@@ -34,7 +35,14 @@ CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const Flop
                              double problem_flops, json& kernels_json) {
   CallNonTarget out;
   double total = 0, top = -1;
+  const CallWork work = call_work(call, mma_targets, problem_flops);
+  out.integer_share = work.integer_share;
+  out.integer_detail = work.integer_detail;
+  out.instructions_per_mac = work.instructions_per_mac;
+  out.instructions_detail = work.instructions_detail;
   for (size_t i = 0; i < call.size(); ++i) {
+    kernels_json[i]["integer_ops"] = work.kernels[i].integer_ops;
+    kernels_json[i]["instructions"] = work.kernels[i].instructions;
     const NonTargetFlops n = nontarget_flops(call[i], weights, mma_targets);
     total += n.flops;
     if (!n.unreadable.empty()) {
@@ -59,54 +67,6 @@ CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const Flop
   }
   out.share = problem_flops > 0 ? total / problem_flops : 0;
   return out;
-}
-
-void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::string& where) {
-  t.floor = e.floor;
-  t.floor_is_flop_share = e.floor_is_flop_share;
-  if (!t.r1.has_value()) {  // the first call initialises
-    t.r1 = true;
-    t.r2 = true;
-    t.min_executed = e.executed;
-  }
-  t.min_executed = std::min(t.min_executed, e.executed);
-  if (e.flop_share)
-    t.measured_min_flop_share =
-        std::min(t.measured_min_flop_share.value_or(*e.flop_share), *e.flop_share);
-  if (e.nontarget_flop_share)
-    t.max_nontarget_flop_share =
-        std::max(t.max_nontarget_flop_share.value_or(0.0), *e.nontarget_flop_share);
-  if (!e.r1 && *t.r1) {
-    t.r1 = false;
-    if (t.failure.empty()) t.failure = e.instruction + ": never executed at " + where;
-  }
-  if (!e.r2.has_value()) {
-    if (t.r2 == true) t.r2.reset();
-  } else if (!*e.r2 && t.r2 != false) {
-    t.r2 = false;
-    if (t.failure.empty()) {
-      char buf[320];
-      if (e.flop_share && *e.flop_share >= e.floor && e.nontarget_flop_share)
-        std::snprintf(buf, sizeof buf,
-                      "%s: %.3f of the problem's FLOPs done by other arithmetic (%s), above the "
-                      "task's %.2f, at ",
-                      e.instruction.c_str(), *e.nontarget_flop_share, e.nontarget_detail.c_str(),
-                      e.nontarget_ceiling);
-      else if (e.flop_share)
-        std::snprintf(buf, sizeof buf, "%s: FLOP share %.3f below the floor %.2f at ",
-                      e.instruction.c_str(), *e.flop_share, e.floor);
-      else if (e.moved_input_share && *e.moved_input_share < e.moved_share_floor)
-        std::snprintf(buf, sizeof buf,
-                      "%s: executed %lld times but moved %.4f of the input bytes, below the "
-                      "floor %.2f, at ",
-                      e.instruction.c_str(), static_cast<long long>(e.executed),
-                      *e.moved_input_share, e.moved_share_floor);
-      else
-        std::snprintf(buf, sizeof buf, "%s: executed %lld times, below the floor %.0f at ",
-                      e.instruction.c_str(), static_cast<long long>(e.executed), e.floor);
-      t.failure = buf + where;
-    }
-  }
 }
 
 // True when one of the opcode's '.'-separated parts is `token` ("HGMMA.64x256x16.F32.BF16" has
@@ -172,6 +132,73 @@ std::string pass_disagreement(const std::vector<ProfiledKernel>& call, const std
 }
 
 }  // namespace
+
+void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::string& where) {
+  t.floor = e.floor;
+  t.floor_is_flop_share = e.floor_is_flop_share;
+  if (!t.r1.has_value()) {  // the first call initialises
+    t.r1 = true;
+    t.r2 = true;
+    t.min_executed = e.executed;
+  }
+  t.min_executed = std::min(t.min_executed, e.executed);
+  if (e.flop_share)
+    t.measured_min_flop_share =
+        std::min(t.measured_min_flop_share.value_or(*e.flop_share), *e.flop_share);
+  if (e.nontarget_flop_share)
+    t.max_nontarget_flop_share =
+        std::max(t.max_nontarget_flop_share.value_or(0.0), *e.nontarget_flop_share);
+  if (e.integer_share)
+    t.max_integer_share = std::max(t.max_integer_share.value_or(0.0), *e.integer_share);
+  if (e.instructions_per_mac)
+    t.max_instructions_per_mac =
+        std::max(t.max_instructions_per_mac.value_or(0.0), *e.instructions_per_mac);
+  if (!e.r1 && *t.r1) {
+    t.r1 = false;
+    if (t.failure.empty()) t.failure = e.instruction + ": never executed at " + where;
+  }
+  if (!e.r2.has_value()) {
+    if (t.r2 == true) t.r2.reset();
+  } else if (!*e.r2 && t.r2 != false) {
+    t.r2 = false;
+    if (t.failure.empty()) {
+      char buf[320];
+      const bool floor_met = e.flop_share && *e.flop_share >= e.floor;
+      if (floor_met && e.nontarget_flop_share && *e.nontarget_flop_share > e.nontarget_ceiling)
+        std::snprintf(buf, sizeof buf,
+                      "%s: %.3f of the problem's FLOPs done by other arithmetic (%s), above the "
+                      "task's %.2f, at ",
+                      e.instruction.c_str(), *e.nontarget_flop_share, e.nontarget_detail.c_str(),
+                      e.nontarget_ceiling);
+      else if (floor_met && e.integer_share && *e.integer_share > e.integer_ceiling)
+        std::snprintf(buf, sizeof buf,
+                      "%s: integer multiply-adds worth %.3f of the problem's FLOPs (%s), above "
+                      "the task's %.2f, at ",
+                      e.instruction.c_str(), *e.integer_share, e.integer_detail.c_str(),
+                      e.integer_ceiling);
+      else if (floor_met && e.instructions_per_mac &&
+               *e.instructions_per_mac > e.instructions_ceiling)
+        std::snprintf(buf, sizeof buf,
+                      "%s: %.3f other instructions per multiply-add of the problem (%s), above "
+                      "the task's %.2f, at ",
+                      e.instruction.c_str(), *e.instructions_per_mac, e.instructions_detail.c_str(),
+                      e.instructions_ceiling);
+      else if (e.flop_share)
+        std::snprintf(buf, sizeof buf, "%s: FLOP share %.3f below the floor %.2f at ",
+                      e.instruction.c_str(), *e.flop_share, e.floor);
+      else if (e.moved_input_share && *e.moved_input_share < e.moved_share_floor)
+        std::snprintf(buf, sizeof buf,
+                      "%s: executed %lld times but moved %.4f of the input bytes, below the "
+                      "floor %.2f, at ",
+                      e.instruction.c_str(), static_cast<long long>(e.executed),
+                      *e.moved_input_share, e.moved_share_floor);
+      else
+        std::snprintf(buf, sizeof buf, "%s: executed %lld times, below the floor %.0f at ",
+                      e.instruction.c_str(), static_cast<long long>(e.executed), e.floor);
+      t.failure = buf + where;
+    }
+  }
+}
 
 SplitKernels split_kernels(const std::vector<ProfiledKernel>& kernels,
                            const std::vector<unsigned>& nonces) {

@@ -49,11 +49,18 @@ struct TargetRuntime {
   /// TargetSpec::min_flop_share) and the highest share of other arithmetic.
   std::optional<double> measured_min_flop_share;
   std::optional<double> max_nontarget_flop_share;
+  /// MMA targets: the highest integer share and instructions per multiply-add over the calls.
+  std::optional<double> max_integer_share;
+  std::optional<double> max_instructions_per_mac;
   int64_t min_executed = 0;
   double floor = 0;  ///< the last call's floor: a FLOP share or an executed count
   bool floor_is_flop_share = false;
   std::string failure;  ///< why R1 or R2 failed, naming the call's shape
 };
+
+/// Folds one call's evidence of a target into its runtime levels: R1 and R2 hold only while every
+/// call meets them; the first failure is kept in words, naming the call's shape `where`.
+void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::string& where);
 
 struct RuntimeJudgement {
   bool available = false;

@@ -61,15 +61,27 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
       e.r2 = *e.flop_share >= e.floor;
     }
     e.nontarget_ceiling = target.max_nontarget_flop_share;
+    e.integer_ceiling = target.max_nontarget_integer_share;
+    e.instructions_ceiling = target.max_nontarget_instructions_per_mac;
     if (nontarget) {
       e.floor_rule +=
-          "; FLOPs of other arithmetic / the problem's FLOPs <= max_nontarget_flop_share";
+          "; FLOPs of other arithmetic / the problem's FLOPs <= max_nontarget_flop_share; "
+          "integer multiply-add operations / the problem's FLOPs <= max_nontarget_integer_share; "
+          "other instructions per multiply-add of the problem <= "
+          "max_nontarget_instructions_per_mac";
       e.nontarget_detail = nontarget->detail;
+      e.integer_detail = nontarget->integer_detail;
+      e.instructions_detail = nontarget->instructions_detail;
       if (!nontarget->readable) {
         e.r2.reset();
       } else {
         e.nontarget_flop_share = nontarget->share;
-        if (e.r2) e.r2 = *e.r2 && nontarget->share <= e.nontarget_ceiling;
+        e.integer_share = nontarget->integer_share;
+        e.instructions_per_mac = nontarget->instructions_per_mac;
+        if (e.r2)
+          e.r2 = *e.r2 && nontarget->share <= e.nontarget_ceiling &&
+                 nontarget->integer_share <= e.integer_ceiling &&
+                 nontarget->instructions_per_mac <= e.instructions_ceiling;
       }
     }
   } else {
@@ -130,6 +142,12 @@ nlohmann::json to_json(const TargetCallEvidence& e) {
           {"nontarget_flop_share", e.nontarget_flop_share ? nlohmann::json(*e.nontarget_flop_share)
                                                           : nlohmann::json(nullptr)},
           {"max_nontarget_flop_share", e.nontarget_ceiling},
+          {"integer_share",
+           e.integer_share ? nlohmann::json(*e.integer_share) : nlohmann::json(nullptr)},
+          {"max_nontarget_integer_share", e.integer_ceiling},
+          {"instructions_per_mac", e.instructions_per_mac ? nlohmann::json(*e.instructions_per_mac)
+                                                          : nlohmann::json(nullptr)},
+          {"max_nontarget_instructions_per_mac", e.instructions_ceiling},
           {"moved_input_share",
            e.moved_input_share ? nlohmann::json(*e.moved_input_share) : nlohmann::json(nullptr)},
           {"nontarget_detail", e.nontarget_detail},

@@ -27,6 +27,13 @@ struct CallNonTarget {
   double share = 0;  ///< non-target FLOPs / the problem's FLOPs
   bool readable = true;
   std::string detail;  ///< the kernel and source contributing most ("simt_gemm: ffma 0.998")
+  /// Integer multiply(-add) operations / the problem's FLOPs, and thread-level instructions other
+  /// than the MMA targets' per multiply-add of the problem (instrument/nontarget_instructions.hpp),
+  /// each with the kernel and opcode contributing most.
+  double integer_share = 0;
+  std::string integer_detail;
+  double instructions_per_mac = 0;
+  std::string instructions_detail;
 };
 
 /// One target over all kernels of one candidate call.
@@ -46,6 +53,14 @@ struct TargetCallEvidence {
   std::optional<double> nontarget_flop_share;
   double nontarget_ceiling = 0;
   std::string nontarget_detail;
+  /// MMA targets: the call's integer share and instructions per multiply-add (CallNonTarget) and
+  /// the task's ceilings for them; R2 needs both within. nullopt when not measured.
+  std::optional<double> integer_share;
+  double integer_ceiling = 0;
+  std::string integer_detail;
+  std::optional<double> instructions_per_mac;
+  double instructions_ceiling = 0;
+  std::string instructions_detail;
   /// Targets with a byte floor (the catalog's moved_bytes_metric): the bytes the counter shows
   /// over the call's kernels / the problem's input bytes, and the floor for it.
   std::optional<double> moved_input_share;
@@ -66,8 +81,9 @@ KernelTargetCount count_target(const InstructionEntry& entry, const ProfiledKern
 int64_t count_floor(const InstructionEntry& entry, double input_bytes);
 
 /// R1/R2 of one target over the kernels one candidate call launched. For MMA targets R2 also asks
-/// that `nontarget` (when given) stays within the target's max_nontarget_flop_share; an
-/// unreadable non-target measure leaves R2 unavailable.
+/// that `nontarget` (when given) stays within the target's max_nontarget_flop_share,
+/// max_nontarget_integer_share and max_nontarget_instructions_per_mac; an unreadable non-target
+/// measure leaves R2 unavailable.
 TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec& target,
                                 const std::vector<ProfiledKernel>& call_kernels,
                                 double problem_flops, double input_bytes,

@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include "core/error.hpp"
 #include "sys/files.hpp"
@@ -248,7 +249,8 @@ void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& tas
   std::vector<TableReader> tables = root.table_list("targets");
   if (tables.empty()) root.fail("targets", "must name at least one target instruction");
   for (const TableReader& reader : tables) {
-    reader.only_keys({"instruction", "required", "min_flop_share", "max_nontarget_flop_share"});
+    reader.only_keys({"instruction", "required", "min_flop_share", "max_nontarget_flop_share",
+                      "max_nontarget_integer_share", "max_nontarget_instructions_per_mac"});
     TargetSpec target;
     target.instruction = reader.string("instruction");
     const InstructionEntry* entry = catalog.find(target.instruction, task.arch);
@@ -281,6 +283,17 @@ void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& tas
       if (!(*share >= 0 && *share < 1))
         reader.fail("max_nontarget_flop_share", "must be in [0, 1)");
       target.max_nontarget_flop_share = *share;
+    }
+    for (const auto& [key, field] :
+         {std::pair{"max_nontarget_integer_share", &TargetSpec::max_nontarget_integer_share},
+          std::pair{"max_nontarget_instructions_per_mac",
+                    &TargetSpec::max_nontarget_instructions_per_mac}}) {
+      const auto limit = reader.optional_number(key);
+      if (!limit) continue;
+      if (entry->flop_rule == FlopRule::kNone)
+        reader.fail(key, "only MMA targets have a non-target work rule");
+      if (!(*limit > 0)) reader.fail(key, "must be > 0");
+      target.*field = *limit;
     }
     task.targets.push_back(std::move(target));
   }

@@ -68,6 +68,14 @@ struct TargetSpec {
   /// R2 ceiling for MMA targets: FLOPs done outside the target MMA instructions (scalar and packed
   /// arithmetic, other MMA forms) over the problem's FLOPs, per profiled call (docs/evidence.md).
   double max_nontarget_flop_share = 0.02;
+  /// R2 ceilings for MMA targets on work the FLOP count cannot see (docs/evidence.md): integer
+  /// multiply(-add) operations over the problem's FLOPs, and thread-level instructions other
+  /// than the target's over the problem's multiply-adds. An integer or bit-level emulation of
+  /// the MMA needs about 1 and several respectively. The recorded TMA GEMM expert: 0.003 and
+  /// 0.047 at most; every expert's instructions per multiply-add, bounded from ncu's warp-level
+  /// totals: at most 0.13 but for paged decode's 0.70 (docs/evidence.md).
+  double max_nontarget_integer_share = 0.25;
+  double max_nontarget_instructions_per_mac = 1.0;
 };
 
 /// Tolerances of one output, overriding its distribution's defaults

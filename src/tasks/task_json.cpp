@@ -48,10 +48,13 @@ nlohmann::json regimes_json(const TaskSpec& task) {
 nlohmann::json targets_json(const TaskSpec& task) {
   nlohmann::json out = nlohmann::json::array();
   for (const TargetSpec& target : task.targets) {
-    out.push_back({{"instruction", target.instruction},
-                   {"required", to_string(target.required)},
-                   {"min_flop_share", target.min_flop_share},
-                   {"max_nontarget_flop_share", target.max_nontarget_flop_share}});
+    out.push_back(
+        {{"instruction", target.instruction},
+         {"required", to_string(target.required)},
+         {"min_flop_share", target.min_flop_share},
+         {"max_nontarget_flop_share", target.max_nontarget_flop_share},
+         {"max_nontarget_integer_share", target.max_nontarget_integer_share},
+         {"max_nontarget_instructions_per_mac", target.max_nontarget_instructions_per_mac}});
   }
   return out;
 }

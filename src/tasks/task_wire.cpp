@@ -101,9 +101,10 @@ TaskSpec task_from_json(const json& detail) {
   for (const json& t : targets) {
     const auto level = evidence_level_from_string(get<std::string>(t, "required"));
     if (!level) malformed("targets.required", t.dump());
-    task.targets.push_back({get<std::string>(t, "instruction"), *level,
-                            get<double>(t, "min_flop_share"),
-                            get<double>(t, "max_nontarget_flop_share")});
+    task.targets.push_back(
+        {get<std::string>(t, "instruction"), *level, get<double>(t, "min_flop_share"),
+         get<double>(t, "max_nontarget_flop_share"), get<double>(t, "max_nontarget_integer_share"),
+         get<double>(t, "max_nontarget_instructions_per_mac")});
   }
   const json correctness = get<json>(detail, "correctness");
   task.correctness.reference = get<std::string>(correctness, "reference");

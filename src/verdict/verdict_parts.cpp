@@ -100,6 +100,8 @@ void to_json(json& j, const TargetEvidence& t) {
   put_optional(j, "min_executed", t.min_executed);
   put_optional(j, "measured_min_flop_share", t.measured_min_flop_share);
   put_optional(j, "max_nontarget_flop_share", t.max_nontarget_flop_share);
+  put_optional(j, "max_integer_share", t.max_integer_share);
+  put_optional(j, "max_instructions_per_mac", t.max_instructions_per_mac);
 }
 
 void from_json(const json& j, TargetEvidence& t) {
@@ -124,6 +126,8 @@ void from_json(const json& j, TargetEvidence& t) {
   t.min_executed = get_optional<int64_t>(j, "min_executed");
   t.measured_min_flop_share = get_optional<double>(j, "measured_min_flop_share");
   t.max_nontarget_flop_share = get_optional<double>(j, "max_nontarget_flop_share");
+  t.max_integer_share = get_optional<double>(j, "max_integer_share");
+  t.max_instructions_per_mac = get_optional<double>(j, "max_instructions_per_mac");
 }
 
 void to_json(json& j, const CorrectnessSummary& c) {

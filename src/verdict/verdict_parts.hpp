@@ -52,6 +52,10 @@ struct TargetEvidence {
   /// (compared with floor), and the highest share done by other arithmetic.
   std::optional<double> measured_min_flop_share;
   std::optional<double> max_nontarget_flop_share;
+  /// MMA targets: the highest integer multiply-add share and instructions per multiply-add of the
+  /// problem in one call (docs/evidence.md).
+  std::optional<double> max_integer_share;
+  std::optional<double> max_instructions_per_mac;
   bool met = false;  ///< every level up to `required` holds
 };
 
