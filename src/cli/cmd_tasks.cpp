@@ -89,6 +89,9 @@ void print_task(const TaskSpec& task, const Catalog& catalog, bool show_hidden, 
          << target.max_nontarget_integer_share << " by integer multiply-adds, and "
          << target.max_nontarget_instructions_per_mac
          << " other instructions per multiply-add of the problem";
+    if (target.max_other_read_input_share)
+      os << ", other loads read at most " << *target.max_other_read_input_share
+         << " of the input bytes";
     if (entry != nullptr) os << "\n      " << entry->note;
     os << "\n";
   }

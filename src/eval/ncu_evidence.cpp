@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "compile/tools.hpp"
@@ -73,6 +74,11 @@ std::string evidence_ncu_metrics(const TaskSpec& task, const Catalog& catalog) {
   std::string metrics = std::string(kOpcodeMetric) + "," + std::string(kDurationMetric);
   for (const CounterSpec& c : catalog.counters_for(task.arch)) metrics.append(",").append(c.metric);
   for (const FlopClass& c : kFlopClasses) metrics.append(",").append(flop_class_metric(c));
+  std::set<std::string> other;  // the TMA targets' other-read metrics, each once
+  for (const TargetSpec& t : task.targets)
+    if (const InstructionEntry* e = catalog.find(t.instruction, task.arch))
+      other.insert(e->other_read_metrics.begin(), e->other_read_metrics.end());
+  for (const std::string& m : other) metrics.append(",").append(m);
   return metrics;
 }
 

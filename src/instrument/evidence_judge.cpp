@@ -186,6 +186,14 @@ void fold_target(TargetRuntime& t, const TargetCallEvidence& e, const std::strin
       else if (e.flop_share)
         std::snprintf(buf, sizeof buf, "%s: FLOP share %.3f below the floor %.2f at ",
                       e.instruction.c_str(), *e.flop_share, e.floor);
+      else if (e.other_read_input_share && e.other_read_ceiling &&
+               *e.other_read_input_share > *e.other_read_ceiling &&
+               static_cast<double>(e.executed) >= e.floor &&
+               (!e.moved_input_share || *e.moved_input_share >= e.moved_share_floor))
+        std::snprintf(buf, sizeof buf,
+                      "%s: other loads (plain, cp.async, texture) read %.3f of the input bytes "
+                      "from L2, above the task's %.2f, at ",
+                      e.instruction.c_str(), *e.other_read_input_share, *e.other_read_ceiling);
       else if (e.moved_input_share && *e.moved_input_share < e.moved_share_floor)
         std::snprintf(buf, sizeof buf,
                       "%s: executed %lld times but moved %.4f of the input bytes, below the "

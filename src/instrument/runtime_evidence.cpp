@@ -115,8 +115,38 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
         e.r2 = *e.r2 && *e.moved_input_share >= e.moved_share_floor;
       }
     }
+    if (!entry.other_read_metrics.empty()) {
+      // The byte floor counts bytes moved, not distinct bytes: one box loaded over and over meets
+      // it while the inputs arrive by cp.async. Those other loads show here.
+      e.other_read_ceiling = target.max_other_read_input_share;
+      const auto other = summed_metrics(call_kernels, entry.other_read_metrics);
+      if (other && input_bytes > 0) e.other_read_input_share = *other / input_bytes;
+      if (e.other_read_ceiling) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "; bytes read by other loads / input bytes <= %.2f",
+                      *e.other_read_ceiling);
+        e.floor_rule += buf;
+        if (!e.other_read_input_share) {
+          if (e.r2 == true) e.r2.reset();
+        } else if (e.r2) {
+          e.r2 = *e.r2 && *e.other_read_input_share <= *e.other_read_ceiling;
+        }
+      }
+    }
   }
   return e;
+}
+
+std::optional<double> summed_metrics(const std::vector<ProfiledKernel>& call_kernels,
+                                     const std::vector<std::string>& metrics) {
+  double sum = 0;
+  for (const ProfiledKernel& k : call_kernels)
+    for (const std::string& m : metrics) {
+      const auto value = metric_of(k, m);
+      if (!value) return std::nullopt;
+      sum += *value;
+    }
+  return sum;
 }
 
 double input_bytes(const TaskSpec& task, const Shape& shape) {
@@ -150,6 +180,11 @@ nlohmann::json to_json(const TargetCallEvidence& e) {
           {"max_nontarget_instructions_per_mac", e.instructions_ceiling},
           {"moved_input_share",
            e.moved_input_share ? nlohmann::json(*e.moved_input_share) : nlohmann::json(nullptr)},
+          {"other_read_input_share", e.other_read_input_share
+                                         ? nlohmann::json(*e.other_read_input_share)
+                                         : nlohmann::json(nullptr)},
+          {"max_other_read_input_share",
+           e.other_read_ceiling ? nlohmann::json(*e.other_read_ceiling) : nlohmann::json(nullptr)},
           {"nontarget_detail", e.nontarget_detail},
           {"kernels", kernels}};
 }

@@ -65,6 +65,11 @@ struct TargetCallEvidence {
   /// over the call's kernels / the problem's input bytes, and the floor for it.
   std::optional<double> moved_input_share;
   double moved_share_floor = 0;
+  /// Targets with other-read metrics: the bytes the SMs read from L2 by other loads over the
+  /// problem's input bytes (nullopt: a metric was not reported), and the task's ceiling for it
+  /// (nullopt: not enforced).
+  std::optional<double> other_read_input_share;
+  std::optional<double> other_read_ceiling;
   bool r1 = false;                         ///< executed > 0
   std::optional<bool> r2;                  ///< meets the floor; nullopt: could not be measured
   std::vector<KernelTargetCount> kernels;  ///< every kernel of the call, in launch order
@@ -88,6 +93,10 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
                                 const std::vector<ProfiledKernel>& call_kernels,
                                 double problem_flops, double input_bytes,
                                 const std::optional<CallNonTarget>& nontarget = std::nullopt);
+
+/// The bytes `call_kernels` read from L2 by `metrics` (summed), nullopt when a kernel lacks one.
+std::optional<double> summed_metrics(const std::vector<ProfiledKernel>& call_kernels,
+                                     const std::vector<std::string>& metrics);
 
 /// Bytes of every input tensor of `task` at `shape`.
 double input_bytes(const TaskSpec& task, const Shape& shape);

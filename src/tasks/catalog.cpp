@@ -59,7 +59,7 @@ std::vector<std::string> opcode_list(TableReader& reader, std::string_view key, 
 InstructionEntry read_entry(TableReader& reader, const std::string& arch) {
   reader.only_keys({"name", "ptx_pattern", "primary_opcodes", "glue_opcodes", "flop_rule",
                     "bytes_per_instruction", "moved_bytes_metric", "min_moved_input_share",
-                    "status", "note"});
+                    "other_read_metrics", "status", "note"});
   InstructionEntry entry;
   entry.arch = arch;
   entry.name = reader.string("name");
@@ -95,6 +95,12 @@ InstructionEntry read_entry(TableReader& reader, const std::string& arch) {
       reader.fail("min_moved_input_share", "must be in (0, 1]");
     entry.moved_bytes_metric = *moved_metric;
     entry.min_moved_input_share = *moved_share;
+  }
+  if (auto other = reader.optional_string_list("other_read_metrics")) {
+    if (!moved_metric)
+      reader.fail("other_read_metrics", "only entries with a moved_bytes_metric read other bytes");
+    if (other->empty()) reader.fail("other_read_metrics", "must name at least one metric");
+    entry.other_read_metrics = std::move(*other);
   }
   entry.status = reader.string("status");
   if (std::find(std::begin(kStatuses), std::end(kStatuses), entry.status) == std::end(kStatuses))

@@ -36,6 +36,11 @@ struct InstructionEntry {
   /// count floor). "" and 0: no byte floor.
   std::string moved_bytes_metric;
   double min_moved_input_share = 0;
+  /// Entries with a byte floor: ncu metrics (disjoint) whose sum is the bytes the SMs read from
+  /// L2 by other means (plain loads, cp.async, textures, atomics); a task may cap their share of
+  /// the input bytes (TargetSpec::max_other_read_input_share), so that the target's bytes cannot
+  /// be met by loading one box over and over while the inputs arrive another way.
+  std::vector<std::string> other_read_metrics;
   std::string status;  ///< provenance tag: "verified", "3p", "conflict"...
   std::string note;    ///< one line on semantics, for prompts and reports
 

@@ -250,7 +250,8 @@ void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& tas
   if (tables.empty()) root.fail("targets", "must name at least one target instruction");
   for (const TableReader& reader : tables) {
     reader.only_keys({"instruction", "required", "min_flop_share", "max_nontarget_flop_share",
-                      "max_nontarget_integer_share", "max_nontarget_instructions_per_mac"});
+                      "max_nontarget_integer_share", "max_nontarget_instructions_per_mac",
+                      "max_other_read_input_share"});
     TargetSpec target;
     target.instruction = reader.string("instruction");
     const InstructionEntry* entry = catalog.find(target.instruction, task.arch);
@@ -294,6 +295,13 @@ void read_targets(const TableReader& root, const Catalog& catalog, TaskSpec& tas
         reader.fail(key, "only MMA targets have a non-target work rule");
       if (!(*limit > 0)) reader.fail(key, "must be > 0");
       target.*field = *limit;
+    }
+    if (const auto share = reader.optional_number("max_other_read_input_share")) {
+      if (entry->other_read_metrics.empty())
+        reader.fail("max_other_read_input_share",
+                    "'" + target.instruction + "' has no other_read_metrics in the catalog");
+      if (!(*share >= 0)) reader.fail("max_other_read_input_share", "must be >= 0");
+      target.max_other_read_input_share = *share;
     }
     task.targets.push_back(std::move(target));
   }

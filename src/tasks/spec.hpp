@@ -76,6 +76,10 @@ struct TargetSpec {
   /// totals: at most 0.13 but for paged decode's 0.70 (docs/evidence.md).
   double max_nontarget_integer_share = 0.25;
   double max_nontarget_instructions_per_mac = 1.0;
+  /// R2 ceiling for targets with other-read metrics in the catalog (TMA loads): the bytes the SMs
+  /// read from L2 by other loads over the problem's input bytes, per profiled call. nullopt: not
+  /// enforced (the share is still recorded); set where the expert's other reads are known small.
+  std::optional<double> max_other_read_input_share;
 };
 
 /// Tolerances of one output, overriding its distribution's defaults

@@ -55,6 +55,8 @@ nlohmann::json targets_json(const TaskSpec& task) {
          {"max_nontarget_flop_share", target.max_nontarget_flop_share},
          {"max_nontarget_integer_share", target.max_nontarget_integer_share},
          {"max_nontarget_instructions_per_mac", target.max_nontarget_instructions_per_mac}});
+    if (target.max_other_read_input_share)
+      out.back()["max_other_read_input_share"] = *target.max_other_read_input_share;
   }
   return out;
 }

@@ -105,6 +105,8 @@ TaskSpec task_from_json(const json& detail) {
         {get<std::string>(t, "instruction"), *level, get<double>(t, "min_flop_share"),
          get<double>(t, "max_nontarget_flop_share"), get<double>(t, "max_nontarget_integer_share"),
          get<double>(t, "max_nontarget_instructions_per_mac")});
+    if (t.contains("max_other_read_input_share"))
+      task.targets.back().max_other_read_input_share = get<double>(t, "max_other_read_input_share");
   }
   const json correctness = get<json>(detail, "correctness");
   task.correctness.reference = get<std::string>(correctness, "reference");

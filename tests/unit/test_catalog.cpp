@@ -314,6 +314,10 @@ TEST(Catalog, LoaderNamesFileAndField) {
        entry_head + "ptx_pattern = 'x'\nprimary_opcodes = [\"X\"]\nflop_rule = \"sass_shape_mnk\"\n"
                     "bytes_per_instruction = 512\nstatus = \"guess\"\nnote = \"n\"\n",
        "instructions[0].bytes_per_instruction: an MMA entry"},
+      {"other-reads-without-byte-floor",
+       entry_head + "ptx_pattern = 'x'\nprimary_opcodes = [\"X\"]\n"
+                    "other_read_metrics = [\"a.sum\"]\nstatus = \"guess\"\nnote = \"n\"\n",
+       "instructions[0].other_read_metrics: only entries with a moved_bytes_metric"},
       {"unknown-key",
        entry_head + "ptx_pattern = 'x'\nprimary_opcode = [\"X\"]\nstatus = \"guess\"\n"
                     "note = \"n\"\n",

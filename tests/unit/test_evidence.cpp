@@ -8,6 +8,7 @@
 #include "families/family.hpp"
 #include "instrument/evidence_judge.hpp"
 #include "protocol/protocol.hpp"
+#include "recorded_tma_run.hpp"
 #include "sys/files.hpp"
 #include "verdict/verdict.hpp"
 
@@ -254,7 +255,7 @@ TEST(Controls, TheE4m3TargetCountsOnlyTheQgmmaOfTheControl) {
 // ---- the recorded expert run, end to end ----
 
 TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
-  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  const auto kernels = testing::recorded_tma_kernels(catalog());
   const auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   const RuntimeJudgement j = judge_runtime(tma_task(), catalog(), kernels, messages);
   ASSERT_TRUE(j.available) << j.unavailable_reason;
@@ -286,7 +287,7 @@ TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
 }
 
 TEST(JudgeRuntime, TheControlsWorkIsReadPerOpcodeFamily) {
-  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  const auto kernels = testing::recorded_tma_kernels(catalog());
   auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   // The recording's control ran one bf16 wgmma; today's worker reports its work per family.
   for (json& m : messages)
@@ -303,7 +304,7 @@ TEST(JudgeRuntime, TheControlsWorkIsReadPerOpcodeFamily) {
 }
 
 TEST(JudgeRuntime, VerdictTextShowsTheEvidenceTable) {
-  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  const auto kernels = testing::recorded_tma_kernels(catalog());
   const auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   Verdict v;
   v.record["evidence"] = judge_runtime(tma_task(), catalog(), kernels, messages).record;
@@ -320,7 +321,7 @@ TEST(JudgeRuntime, VerdictTextShowsTheEvidenceTable) {
 }
 
 TEST(JudgeRuntime, WrongOutputUnderTheProfilerIsACallFailure) {
-  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  const auto kernels = testing::recorded_tma_kernels(catalog());
   auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   for (json& m : messages)
     if (m["type"] == "evidence_call" && m["hidden"] == true) m["correct"] = false;
@@ -329,7 +330,7 @@ TEST(JudgeRuntime, WrongOutputUnderTheProfilerIsACallFailure) {
 }
 
 TEST(JudgeRuntime, ANonceMismatchMakesTheRunUnavailable) {
-  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
+  const auto kernels = testing::recorded_tma_kernels(catalog());
   auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   for (json& m : messages)
     if (m["type"] == "evidence_call") m["nonce"] = 1;

@@ -16,6 +16,7 @@
 #include "instrument/evidence_judge.hpp"
 #include "instrument/nontarget_flops.hpp"
 #include "protocol/protocol.hpp"
+#include "recorded_tma_run.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "tasks/task_json.hpp"
@@ -144,10 +145,7 @@ struct RecordedRun {
   std::vector<json> messages;
 };
 RecordedRun recorded_tma_run() {
-  bool truncated = false;
-  return {parse_ncu_csv(read_file(kFixtures / "ncu" / "expert_tma_evidence.csv")),
-          parse_worker_messages(read_file(kFixtures / "ncu" / "expert_tma_messages.jsonl"),
-                                &truncated)};
+  return {testing::recorded_tma_kernels(catalog()), testing::recorded_tma_messages()};
 }
 
 TEST(PassAgreement, RecordedExpertRunAgreesAndATamperedOneDoesNot) {
@@ -464,6 +462,52 @@ TEST(CatalogByteFloor, TmaLoadsThatMoveLittleOfTheInputsMissR2) {
                 .failure.find("moved 0.0100 of the input bytes, below the floor 0.50"),
             std::string::npos)
       << j.targets.at("cp.async.bulk.tensor").failure;
+}
+
+TEST(CatalogByteFloor, InputsLoadedAnotherWayMissR2WhereTheTaskCapsThem) {
+  // One box loaded by TMA again and again meets the byte floor; the operands then come by
+  // cp.async (tests/adversarial/evidence/tma_repeated_box.cu): other loads read them from L2.
+  auto [kernels, messages] = recorded_tma_run();
+  const TaskSpec& tma = task("sm90/gemm/bf16-wgmma-tma");
+  ASSERT_EQ(tma.targets.at(1).max_other_read_input_share, 0.25);
+  const std::string bypass =
+      "smsp__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum";
+  for (ProfiledKernel& k : kernels)
+    if (k.name.find("gemm_bf16_tma_ws") != std::string::npos) k.metrics[bypass] = 4e9;
+  RuntimeJudgement j = judge_runtime(tma, catalog(), kernels, messages);
+  EXPECT_EQ(j.targets.at("cp.async.bulk.tensor").r2, false);
+  EXPECT_NE(j.targets.at("cp.async.bulk.tensor")
+                .failure.find("other loads (plain, cp.async, texture) read 59.605 of the input "
+                              "bytes from L2, above the task's 0.25, at M=4096 N=4096 K=4096"),
+            std::string::npos)
+      << j.targets.at("cp.async.bulk.tensor").failure;
+  EXPECT_DOUBLE_EQ(j.record["calls"][0]["targets"][1]["other_read_input_share"].get<double>(),
+                   4e9 / (2.0 * 2 * 4096 * 4096));
+  // A metric ncu did not report leaves R2 unavailable where the task caps other reads.
+  for (ProfiledKernel& k : kernels) k.metrics.erase(bypass);
+  j = judge_runtime(tma, catalog(), kernels, messages);
+  EXPECT_FALSE(j.targets.at("cp.async.bulk.tensor").r2.has_value());
+  // Where the task sets no cap, the share is recorded and R2 does not depend on it.
+  TargetSpec uncapped = tma.targets.at(1);
+  uncapped.max_other_read_input_share.reset();
+  ProfiledKernel k = kernels.at(3);
+  for (const std::string& m : catalog().find("cp.async.bulk.tensor", "sm_90a")->other_read_metrics)
+    k.metrics[m] = 1e9;
+  const TargetCallEvidence e =
+      judge_target(*catalog().find("cp.async.bulk.tensor", "sm_90a"), uncapped, {k},
+                   2.0 * 4096 * 4096 * 4096, 2.0 * 2 * 4096 * 4096);
+  EXPECT_EQ(e.r2, true);
+  EXPECT_DOUBLE_EQ(*e.other_read_input_share, 6e9 / (2.0 * 2 * 4096 * 4096)) << "six metrics";
+}
+
+TEST(CatalogByteFloor, NcuCollectsTheOtherReadMetricsForTmaTasksOnly) {
+  const std::string tma = evidence_ncu_metrics(task("sm90/gemm/bf16-wgmma-tma"), catalog());
+  const std::string cp_async = evidence_ncu_metrics(task("sm90/gemm/bf16-wgmma"), catalog());
+  for (const std::string& m :
+       catalog().find("cp.async.bulk.tensor", "sm_90a")->other_read_metrics) {
+    EXPECT_NE(tma.find(m), std::string::npos) << m;
+    EXPECT_EQ(cp_async.find(m), std::string::npos) << m;
+  }
 }
 
 TEST(TaskCeilings, EveryMmaTargetHasOneAndTheAttentionTasksTheirMeasuredOnes) {

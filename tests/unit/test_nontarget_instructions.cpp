@@ -8,6 +8,7 @@
 #include "instrument/nontarget_instructions.hpp"
 #include "instrument/runtime_evidence.hpp"
 #include "protocol/protocol.hpp"
+#include "recorded_tma_run.hpp"
 #include "sys/files.hpp"
 #include "task_text.hpp"
 #include "tasks/spec.hpp"
@@ -18,7 +19,6 @@ namespace {
 using nlohmann::json;
 
 const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
-const std::filesystem::path kNcu = std::filesystem::path(PTXB_FIXTURE_DIR) / "ncu";
 
 const Catalog& catalog() {
   static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
@@ -60,10 +60,8 @@ TEST(NonTargetInstructions, TheTargetsPrimaryOpcodesAreLeftOut) {
 
 TEST(NonTargetInstructions, TheRecordedExpertIsFarBelowBothCeilings) {
   const TaskSpec task = find_task(kTasksRoot, catalog(), "sm90/gemm/bf16-wgmma-tma");
-  bool truncated = false;
-  const auto kernels = parse_ncu_csv(read_file(kNcu / "expert_tma_evidence.csv"));
-  const auto messages =
-      parse_worker_messages(read_file(kNcu / "expert_tma_messages.jsonl"), &truncated);
+  const auto kernels = testing::recorded_tma_kernels(catalog());
+  const auto messages = testing::recorded_tma_messages();
   const RuntimeJudgement j = judge_runtime(task, catalog(), kernels, messages);
   ASSERT_TRUE(j.available) << j.unavailable_reason;
   const TargetRuntime& t = j.targets.at("wgmma.mma_async");

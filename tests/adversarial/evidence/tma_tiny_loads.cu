@@ -8,6 +8,8 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
+
 __device__ bool divert_to_simt() { return false; }
 
 // ==== begin tests/adversarial/blocks/tma_box_loads.inc (generated: scripts/amalgamate.py) ====
@@ -59,9 +61,12 @@ __global__ void __launch_bounds__(32)
 }
 
 // Runs the box loop on `stream` over at least as many (rows, cols) boxes of A (M, K) as the A and
-// B bytes need at the catalog's bytes per TMA instruction (twice the R2 count floor), loading
-// them by TMA only when `load`. rows and cols at most 64; cols * 2 bytes a multiple of 16.
-int launch(const ptxb_args* args, cudaStream_t stream, int rows, int cols, bool load) {
+// B bytes need at the catalog's bytes per TMA instruction (twice the R2 count floor), and at least
+// as many as move `input_share` of the A and B bytes, loading them by TMA only when `load`; with
+// `one_box`, every load is the box at the origin (an L2 hit after the first). rows and cols at
+// most 64; cols * 2 bytes a multiple of 16.
+int launch(const ptxb_args* args, cudaStream_t stream, int rows, int cols, bool load,
+           double input_share = 0, bool one_box = false) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -84,10 +89,12 @@ int launch(const ptxb_args* args, cudaStream_t stream, int rows, int cols, bool 
              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
     return 1;
   const double bytes = 2.0 * (M * K + N * K);
-  const int loads = static_cast<int>(bytes / kBytesPerTmaInstruction) + 1;
+  const double box_bytes = 2.0 * rows * cols;
+  const int loads = static_cast<int>(
+      std::max(bytes / kBytesPerTmaInstruction, input_share * bytes / box_bytes) + 1);
   const int loads_per_cta = (loads + kCtas - 1) / kCtas + 1;
-  const int box_cols = static_cast<int>((K + cols - 1) / cols);
-  const int box_rows = static_cast<int>((M + rows - 1) / rows);
+  const int box_cols = one_box ? 1 : static_cast<int>((K + cols - 1) / cols);
+  const int box_rows = one_box ? 1 : static_cast<int>((M + rows - 1) / rows);
   load_and_drop<<<kCtas, 32, 0, stream>>>(map, loads_per_cta, box_cols, box_rows, cols, rows,
                                           static_cast<uint32_t>(rows * cols * 2), load);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
