@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "controls/evidence_names.hpp"
 #include "controls/flop_classes.hpp"
@@ -392,6 +393,32 @@ TEST(CatalogCounters, FitOneRangeProfilerPassOnGH100) {
   // The TMA pipe's instruction count besides them needs a second pass (hence the TMA bytes).
   metrics.push_back("sm__inst_executed_pipe_tma.sum");
   EXPECT_EQ(RangeProfiler::passes_needed("GH100", metrics, &why), 2u) << why;
+}
+
+TEST(CatalogCounters, EveryMetricTheEvidenceRunAsksNcuForIsKnownOnGH100) {
+  // A misspelt metric would fail every ncu run of the task: the evidence `unavailable` on the
+  // GPU. CUPTI's host API knows the chip's metrics without one (the per-opcode SASS metric is
+  // Nsight Compute's own and is not among them).
+  std::set<std::string> asked;
+  for (const TaskSpec& t : load_all_tasks(kTasksRoot, catalog())) {
+    if (t.arch != "sm_90a") continue;
+    const std::string list = evidence_ncu_metrics(t, catalog());
+    for (size_t at = 0; at <= list.size();) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      asked.insert(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
+  EXPECT_TRUE(asked.count(std::string(kOpcodeMetric)));
+  asked.erase(std::string(kOpcodeMetric));
+  EXPECT_GT(asked.size(), 20u);
+  for (const std::string& m : asked) {
+    std::string why;
+    EXPECT_GE(RangeProfiler::passes_needed("GH100", {m}, &why), 1u) << m << ": " << why;
+  }
+  std::string why;
+  EXPECT_EQ(RangeProfiler::passes_needed("GH100", {"l1tex__no_such_metric.sum"}, &why), 0u)
+      << "the check finds a misspelt metric";
 }
 
 TEST(CatalogCounters, SassMetricsAndBadTolerancesAreRefused) {
