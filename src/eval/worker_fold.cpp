@@ -153,6 +153,9 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
     } else if (type == "done") {
       done = true;
     } else if (type == "no_gpu") {
+      // "cuda": no CUDA device at all; "arch": a device of another architecture.
+      record["worker"]["no_gpu"] = {{"cause", m.value("cause", "")},
+                                    {"message", m.value("message", "")}};
       out = {Outcome::kUnavailable,
              "no suitable GPU: static stage only (" + m.value("message", "") + ")"};
     } else if (type == "load_error") {

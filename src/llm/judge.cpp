@@ -1,6 +1,7 @@
 #include "llm/judge.hpp"
 
 #include <chrono>
+#include <cstdio>
 
 #include "compile/static_stage.hpp"
 #include "core/error.hpp"
@@ -55,26 +56,16 @@ EvaluationRecord evaluation_without_code(const AttemptRecord& attempt) {
   return e;
 }
 
+std::optional<bool> worker_had_gpu(const Verdict& verdict) {
+  const json worker = verdict.record.value("worker", json::object());
+  if (worker.contains("no_gpu"))
+    return worker["no_gpu"].value("cause", "") == "cuda" ? std::optional(false) : std::nullopt;
+  if (verdict.record.contains("environment")) return true;
+  return std::nullopt;
+}
+
 Judge::Judge(EvalConfig config, std::vector<int> gpus)
-    : config_(std::move(config)), free_gpus_(std::move(gpus)) {
-  if (free_gpus_.empty()) throw InputError("the judge needs at least one GPU index");
-}
-
-int Judge::acquire_gpu() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  freed_.wait(lock, [&] { return !free_gpus_.empty(); });
-  const int device = free_gpus_.back();
-  free_gpus_.pop_back();
-  return device;
-}
-
-void Judge::release_gpu(int device) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_gpus_.push_back(device);
-  }
-  freed_.notify_one();
-}
+    : config_(std::move(config)), gpus_(std::move(gpus)) {}
 
 EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt, Tier tier) {
   PTXB_ASSERT(attempt.code.has_value(), "judge: attempt " + std::to_string(attempt.id) +
@@ -86,22 +77,39 @@ EvaluationRecord Judge::judge(const TaskSpec& task, const AttemptRecord& attempt
   compile_submission(*attempt.code, co);
   const auto compiled = std::chrono::steady_clock::now();
 
-  const int device = acquire_gpu();
-  // Gives the GPU back however the evaluation ends.
-  struct GpuRelease {
-    Judge* judge;
-    int device;
-    ~GpuRelease() { judge->release_gpu(device); }
-  } const release{this, device};
-  const auto got_gpu = std::chrono::steady_clock::now();
-  EvalConfig config = tier == Tier::kQuick ? quick_tier(config_) : config_;
-  config.device = device;
-  // Workers on different GPUs must not share a sandbox user: each run ends by killing every
-  // process of its user.
-  config.sandbox_uid =
-      config_.sandbox_uid - static_cast<uint32_t>(config_.device) + static_cast<uint32_t>(device);
-  const Verdict verdict =
-      evaluate({*attempt.code, "attempt-" + std::to_string(attempt.id) + ".cu", task.id}, config);
+  std::optional<Verdict> judged;
+  std::chrono::steady_clock::time_point got_gpu;
+  while (!judged) {
+    const int device = gpus_.acquire();  // GpuLost once every device is lost
+    got_gpu = std::chrono::steady_clock::now();
+    // Gives the GPU back however the evaluation ends; an exception tells nothing about it.
+    struct GpuRelease {
+      GpuPool* pool;
+      int device;
+      bool done = false;
+      ~GpuRelease() {
+        if (!done) pool->release(device, std::nullopt);
+      }
+    } release{&gpus_, device};
+    EvalConfig config = tier == Tier::kQuick ? quick_tier(config_) : config_;
+    config.device = device;
+    // Workers on different GPUs must not share a sandbox user: each run ends by killing every
+    // process of its user.
+    config.sandbox_uid =
+        config_.sandbox_uid - static_cast<uint32_t>(config_.device) + static_cast<uint32_t>(device);
+    Verdict verdict =
+        evaluate({*attempt.code, "attempt-" + std::to_string(attempt.id) + ".cu", task.id}, config);
+    release.done = true;
+    if (gpus_.release(device, worker_had_gpu(verdict), verdict.reason)) {
+      std::fprintf(stderr,
+                   "ptxbench: GPU %d had judged before and its worker now finds no CUDA device "
+                   "(%s): it is retired, and attempt %lld is judged again on another\n",
+                   device, verdict.reason.c_str(), static_cast<long long>(attempt.id));
+      continue;
+    }
+    judged = std::move(verdict);
+  }
+  const Verdict& verdict = *judged;
   auto seconds = [](auto from, auto to) {
     return std::chrono::duration<double>(to - from).count();
   };

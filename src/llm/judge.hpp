@@ -4,12 +4,12 @@
 // overlaps judging another on the GPU.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "eval/config.hpp"
+#include "llm/gpu_pool.hpp"
 #include "store/records.hpp"
 #include "tasks/spec.hpp"
 #include "verdict/verdict.hpp"
@@ -25,6 +25,11 @@ EvaluationRecord evaluation_from_verdict(const TaskSpec& task, const Verdict& ve
 /// "generation_failed" (no answer), with the reason.
 EvaluationRecord evaluation_without_code(const AttemptRecord& attempt);
 
+/// Whether the verdict's worker found a CUDA device: false when it reported none at all (the
+/// worker's "no_gpu" with cause "cuda"), true when it sent its device record, nullopt when the
+/// evaluation ended before the worker could tell (a compile error, a missing worker).
+std::optional<bool> worker_had_gpu(const Verdict& verdict);
+
 class Judge {
  public:
   /// `gpus`: device indices, one concurrent evaluation per device (at least one).
@@ -32,19 +37,18 @@ class Judge {
 
   /// Judges `attempt` (which must carry code) as task `task`. Thread-safe; blocks while every GPU
   /// is busy. Never throws for a bad candidate; PTXBench errors (ApiError, InternalError)
-  /// propagate.
+  /// propagate. A GPU lost during the evaluation (llm/gpu_pool.hpp) is retired and the attempt
+  /// judged again on another; GpuLost once none is left.
   /// `tier`: the full judgement or the quick one (eval/tier.hpp).
   EvaluationRecord judge(const TaskSpec& task, const AttemptRecord& attempt,
                          Tier tier = Tier::kFull);
 
- private:
-  int acquire_gpu();
-  void release_gpu(int device);
+  /// The devices this judge lost, with the worker's words.
+  std::vector<std::string> lost_gpus() const { return gpus_.lost_reasons(); }
 
+ private:
   EvalConfig config_;
-  std::mutex mutex_;
-  std::condition_variable freed_;
-  std::vector<int> free_gpus_;
+  GpuPool gpus_;
 };
 
 }  // namespace ptxb

@@ -60,6 +60,14 @@ int JobStore::requeue_interrupted() {
   return static_cast<int>(db_.changes());
 }
 
+void JobStore::requeue(int64_t id) {
+  std::lock_guard lock(mutex_);
+  auto q = db_.prepare(
+      "UPDATE jobs SET state = 'queued', started = NULL WHERE id = ? AND state = 'running'");
+  q.bind_int64(1, id);
+  q.run();
+}
+
 std::variant<JobStore::Submitted, JobStore::Refusal> JobStore::submit(const std::string& key,
                                                                       const std::string& task,
                                                                       const std::string& tier,

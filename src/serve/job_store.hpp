@@ -50,6 +50,8 @@ class JobStore {
 
   /// The oldest queued job, now running; nullopt when none waits.
   std::optional<Job> claim_next();
+  /// Puts a running job back in the queue (the judge lost its GPUs before judging it).
+  void requeue(int64_t id);
   /// Stores the verdict of a running job and marks it done.
   void finish(int64_t id, const std::string& verdict_json);
   std::optional<Job> get(int64_t id);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -125,7 +126,11 @@ bool Service::authorized(const HttpRequest& request) const {
 HttpResponse Service::handle(const HttpRequest& request) {
   if (request.path == "/v1/health") {
     if (request.method != "GET") return error_response(405, "GET only");
-    return reply(200, {{"ok", true}, {"gpus", config_.gpus}, {"tasks", tasks_.size()}});
+    const std::vector<std::string> lost = judge_.lost_gpus();
+    return reply(all_gpus_lost_ ? 503 : 200, {{"ok", !all_gpus_lost_},
+                                              {"gpus", config_.gpus},
+                                              {"gpus_lost", lost},
+                                              {"tasks", tasks_.size()}});
   }
   if (request.path == "/v1/openrlhf/reward") {
     // OpenRLHF posts without headers of its own: the token may ride in the URL here only.
@@ -236,7 +241,8 @@ HttpResponse Service::metrics() {
                      {"gpu_busy_seconds", gpu_seconds_},
                      {"gpu_busy_seconds_by_device", by_device},
                      {"uptime_seconds", up},
-                     {"gpus", config_.gpus}});
+                     {"gpus", config_.gpus},
+                     {"gpus_lost", judge_.lost_gpus()}});
 }
 
 std::optional<int64_t> Service::submit_waiting(const std::string& task, const std::string& tier,
@@ -279,6 +285,11 @@ HttpResponse Service::openrlhf_reward(const HttpRequest& request) {
   if (!tier_from_name(tier)) return error_response(400, "tier must be 'full' or 'quick'");
   for (const std::string& task : *labels)
     if (!tasks_.count(task)) return error_response(400, "unknown task in labels: " + task);
+  // Zero rewards for samples nobody can judge would read as failures to the trainer.
+  const auto no_gpus = [this] {
+    return error_response(503, "every GPU of this server was lost (GET /v1/health); restart it");
+  };
+  if (all_gpus_lost_) return no_gpus();
 
   const auto deadline = std::chrono::steady_clock::now() + config_.reward_deadline;
   std::vector<RewardSample> samples(queries->size());
@@ -295,6 +306,7 @@ HttpResponse Service::openrlhf_reward(const HttpRequest& request) {
     if (!sample.job) sample.outcome = "not_judged_in_time";  // never got into the queue
   }
   await_rewards(samples, tier, deadline);
+  if (all_gpus_lost_) return no_gpus();
   json rewards = json::array(), outcomes = json::array();
   int unavailable = 0, late = 0;
   for (const RewardSample& sample : samples) {
@@ -336,6 +348,7 @@ void Service::await_rewards(std::vector<RewardSample>& samples, const std::strin
       sample.reward = reward.value_or(0.0);
       sample.job.reset();
     }
+    if (pending && all_gpus_lost_) return;  // the caller answers 503
     if (pending && std::chrono::steady_clock::now() >= deadline) {
       for (RewardSample& sample : samples)
         if (sample.job) sample.outcome = "not_judged_in_time", sample.job.reset();
@@ -348,7 +361,7 @@ void Service::await_rewards(std::vector<RewardSample>& samples, const std::strin
 void Service::executor_loop() {
   while (!stopping_) {
     std::optional<Job> job;
-    if (!paused_) job = store_.claim_next();
+    if (!paused_ && !all_gpus_lost_) job = store_.claim_next();
     if (!job) {
       std::unique_lock lock(mutex_);
       work_.wait_for(lock, config_.idle_poll);
@@ -375,6 +388,13 @@ void Service::judge_job(const Job& job) {
     gpu_seconds = e.judge_seconds - e.stage_seconds.value("compile_before_gpu", 0.0) -
                   e.stage_seconds.value("gpu_wait", 0.0);
     device = verdict.value("config", json::object()).value("device", -1);
+  } catch (const GpuLost& e) {
+    // Nothing judged it: back to the queue for a restarted server (or a restored GPU).
+    store_.requeue(job.id);
+    if (!all_gpus_lost_.exchange(true))
+      std::fprintf(stderr, "ptxbench serve: %s; no more jobs are judged, restart to resume\n",
+                   e.what());
+    return;
   } catch (const std::exception& e) {
     verdict = {{"outcome", "unavailable"},
                {"reason", std::string("PTXBench could not judge this job: ") + e.what()}};

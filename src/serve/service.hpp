@@ -99,6 +99,9 @@ class Service {
   std::vector<std::thread> executors_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> paused_{false};
+  /// Every GPU of the judge was lost (llm/gpu_pool.hpp): executors claim no more jobs, and the
+  /// health check says so.
+  std::atomic<bool> all_gpus_lost_{false};
   std::mutex mutex_;
   std::condition_variable work_;
   double gpu_seconds_ = 0;             ///< time jobs held a GPU (under mutex_)

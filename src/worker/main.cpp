@@ -75,8 +75,9 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
             ? std::string(cudaGetErrorName(counted)) + ", " + cudaGetErrorString(counted)
             : std::to_string(devices) + " device(s), device " + std::to_string(job.device) +
                   " asked for";
-    out.send(
-        {{"type", "no_gpu"}, {"message", "no CUDA device is available to this process: " + why}});
+    out.send({{"type", "no_gpu"},
+              {"cause", "cuda"},
+              {"message", "no CUDA device is available to this process: " + why}});
     return exit_code(WorkerExit::kNoGpu);
   }
   PTXB_CHECK_CUDA(cudaSetDevice(job.device));
@@ -92,6 +93,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   const ptxb::Arch* device_arch = ptxb::arch_for_device(prop.major, prop.minor);
   if (device_arch == nullptr || device_arch->name != task.arch) {
     out.send({{"type", "no_gpu"},
+              {"cause", "arch"},
               {"message", "this task needs an " + task.arch + " GPU; device " +
                               std::to_string(job.device) + " has compute capability " +
                               std::to_string(prop.major) + "." + std::to_string(prop.minor)}});

@@ -484,5 +484,21 @@ TEST(JobStore, IdempotencyConflictsAndQueueLimit) {
   EXPECT_EQ(c.done_last_hour, 1);
 }
 
+TEST(JobStore, ARequeuedJobIsClaimedAgainAndADoneOneStaysDone) {
+  TempDir dir("ptxbench-jobstore-test");
+  JobStore store(dir.path() / "jobs.db");
+  store.submit("", "t", "full", "src", 10);
+  const std::optional<Job> first = store.claim_next();
+  ASSERT_TRUE(first.has_value());
+  store.requeue(first->id);  // the judge lost its GPUs before judging it
+  EXPECT_EQ(store.get(first->id)->state, "queued");
+  const std::optional<Job> again = store.claim_next();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->id, first->id);
+  store.finish(again->id, R"({"outcome":"passed"})");
+  store.requeue(again->id);
+  EXPECT_EQ(store.get(again->id)->state, "done") << "only a running job goes back";
+}
+
 }  // namespace
 }  // namespace ptxb::serve

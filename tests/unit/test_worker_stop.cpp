@@ -1,6 +1,7 @@
 // A worker that stopped at its first violation (status 6, no "done") is judged rejected_cheat on
 // that violation, and the record says where it stopped; a CUDA fault's message stays in the
-// record beside the outcome it caused (docs/threat-model.md, docs/result-schema.md).
+// record beside the outcome it caused; a worker without a GPU leaves the cause for the judge's
+// GPU pool (docs/threat-model.md, docs/result-schema.md).
 #include <gtest/gtest.h>
 
 #include "eval/worker_fold.hpp"
@@ -62,6 +63,22 @@ TEST(WorkerStop, AFaultAloneIsACrash) {
   EXPECT_EQ(out.outcome, Outcome::kCrashed);
   EXPECT_EQ(out.reason, "CUDA fault after candidate code: cudaErrorLaunchFailure");
   EXPECT_EQ(v.record["worker"]["fault"], "cudaErrorLaunchFailure");
+}
+
+TEST(WorkerStop, NoGpuIsUnavailableAndTheRecordKeepsItsCause) {
+  Verdict v;
+  const WorkerOutcome out =
+      fold_worker(ended_worker(4, {kHello,
+                                   {{"type", "no_gpu"},
+                                    {"cause", "cuda"},
+                                    {"message",
+                                     "no CUDA device is available to this process: "
+                                     "cudaErrorNoDevice, no CUDA-capable device"}}}),
+                  "", v);
+  EXPECT_EQ(out.outcome, Outcome::kUnavailable);
+  EXPECT_EQ(v.record["worker"]["no_gpu"]["cause"], "cuda") << "what the judge's GPU pool reads";
+  EXPECT_NE(v.record["worker"]["no_gpu"]["message"].get<std::string>().find("cudaErrorNoDevice"),
+            std::string::npos);
 }
 
 }  // namespace
