@@ -153,7 +153,15 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
     } else if (type == "done") {
       done = true;
     } else if (type == "no_gpu") {
-      // "cuda": no CUDA device at all; "arch": a device of another architecture.
+      // "cuda": no CUDA device at all; "arch": a device of another architecture. The worker
+      // finds the first before it reports its device, and before any candidate code runs: one
+      // after that was written by candidate code, to make the judge retire a working GPU.
+      if (m.value("cause", "") == "cuda" && record.contains("environment")) {
+        if (cheat.reason.empty())
+          cheat = {Outcome::kRejectedCheat,
+                   "a no-GPU message after the worker reported its GPU (forged protocol message)"};
+        continue;
+      }
       record["worker"]["no_gpu"] = {{"cause", m.value("cause", "")},
                                     {"message", m.value("message", "")}};
       out = {Outcome::kUnavailable,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "eval/worker_fold.hpp"
+#include "llm/judge.hpp"
 #include "protocol/protocol.hpp"
 #include "verdict/verdict.hpp"
 
@@ -79,6 +80,20 @@ TEST(WorkerStop, NoGpuIsUnavailableAndTheRecordKeepsItsCause) {
   EXPECT_EQ(v.record["worker"]["no_gpu"]["cause"], "cuda") << "what the judge's GPU pool reads";
   EXPECT_NE(v.record["worker"]["no_gpu"]["message"].get<std::string>().find("cudaErrorNoDevice"),
             std::string::npos);
+}
+
+TEST(WorkerStop, ANoGpuMessageAfterTheDeviceRecordIsForged) {
+  // Candidate code that read the message key could claim the GPU is gone, so that the judge
+  // retires a working one (llm/gpu_pool.hpp); the worker finds no device before reporting one.
+  Verdict v;
+  const WorkerOutcome out = fold_worker(
+      ended_worker(0, {kHello,
+                       {{"type", "environment"}, {"device", {{"gpu", "NVIDIA H200"}}}},
+                       {{"type", "no_gpu"}, {"cause", "cuda"}, {"message", "cudaErrorNoDevice"}}}),
+      "", v);
+  EXPECT_EQ(out.outcome, Outcome::kRejectedCheat);
+  EXPECT_FALSE(v.record["worker"].contains("no_gpu"));
+  EXPECT_EQ(worker_had_gpu(v), true);
 }
 
 }  // namespace
