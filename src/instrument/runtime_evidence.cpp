@@ -180,6 +180,8 @@ nlohmann::json to_json(const TargetCallEvidence& e) {
           {"max_nontarget_instructions_per_mac", e.instructions_ceiling},
           {"moved_input_share",
            e.moved_input_share ? nlohmann::json(*e.moved_input_share) : nlohmann::json(nullptr)},
+          {"min_moved_input_share",
+           e.moved_input_share ? nlohmann::json(e.moved_share_floor) : nlohmann::json(nullptr)},
           {"other_read_input_share", e.other_read_input_share
                                          ? nlohmann::json(*e.other_read_input_share)
                                          : nlohmann::json(nullptr)},
