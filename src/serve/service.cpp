@@ -127,10 +127,12 @@ HttpResponse Service::handle(const HttpRequest& request) {
   if (request.path == "/v1/health") {
     if (request.method != "GET") return error_response(405, "GET only");
     const std::vector<std::string> lost = judge_.lost_gpus();
-    return reply(all_gpus_lost_ ? 503 : 200, {{"ok", !all_gpus_lost_},
-                                              {"gpus", config_.gpus},
-                                              {"gpus_lost", lost},
-                                              {"tasks", tasks_.size()}});
+    json health = {{"ok", !all_gpus_lost_},
+                   {"gpus", config_.gpus},
+                   {"gpus_lost", lost},
+                   {"tasks", tasks_.size()}};
+    if (all_gpus_lost_) health["error"] = "every GPU of this server was lost; restart it";
+    return reply(all_gpus_lost_ ? 503 : 200, health);
   }
   if (request.path == "/v1/openrlhf/reward") {
     // OpenRLHF posts without headers of its own: the token may ride in the URL here only.
@@ -218,6 +220,11 @@ HttpResponse Service::job_status(int64_t id, bool with_result) {
               {"finished", job->finished},
               {"attempts", job->attempts}};
   if (!with_result) return reply(200, out);
+  if (job->state != "done" && all_gpus_lost_) {
+    // It will not be judged by this server: a poller learns it now, not at its timeout.
+    out["error"] = "every GPU of this server was lost; the job waits in the queue for a restart";
+    return reply(503, out);
+  }
   if (job->state != "done") return reply(202, out);
   const json verdict = json::parse(job->verdict);
   out["verdict"] = verdict;
