@@ -13,7 +13,8 @@
 #
 # Usage: tests/adversarial/run.sh BIN_DIR OUT_DIR [FILES...]
 #   BIN_DIR   folder holding the ptxbench executable (e.g. build/release)
-#   OUT_DIR   receives <name>.json (verdict), <name>.log (eval stdout+stderr), summary.tsv
+#   OUT_DIR   receives <name>.json (verdict), <name>.log (eval stdout+stderr), summary.tsv (its
+#             last column: each evaluation's wall seconds)
 #   FILES     submissions to run (default: every tests/adversarial/*.cu)
 # Environment:
 #   PTXB_CONTROL       control submission (default kernels/reference/sm90_gemm_bf16_wgmma_tma.cu)
@@ -53,7 +54,7 @@ read -r -a EXTRA <<<"${PTXB_EVAL_EXTRA:-}"
 cd "$ROOT" || exit 2
 
 SUMMARY="$OUT_DIR/summary.tsv"
-printf 'name\tfile\ttask\texpected\tgot\tok\treason\n' >"$SUMMARY"
+printf 'name\tfile\ttask\texpected\tgot\tok\treason\tseconds\n' >"$SUMMARY"
 TOTAL=0
 GOOD=0
 
@@ -125,7 +126,7 @@ run_case() {
   local json="$OUT_DIR/$name.json" log="$OUT_DIR/$name.log"
   local expected="$outcome${target:+[$target:met=false]}${max:+[speedup<$max]}"
   expected+="${max_cases:+[cases<=$max_cases]}"
-  local got ok reason rc
+  local got ok reason rc start=$SECONDS
   rm -f "$json"
   if [[ ! -f "$file" ]]; then
     got="no-file"; ok="no"; reason="no such file: $file"; expected="${expected:-?}"
@@ -152,8 +153,8 @@ run_case() {
   fi
   TOTAL=$((TOTAL + 1))
   [[ "$ok" == "yes" ]] && GOOD=$((GOOD + 1))
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${file#"$ROOT"/}" "$task" "$expected" "$got" \
-    "$ok" "$reason" >>"$SUMMARY"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${file#"$ROOT"/}" "$task" "$expected" \
+    "$got" "$ok" "$reason" "$((SECONDS - start))" >>"$SUMMARY"
 }
 
 run_case control-start "$CONTROL" "$CONTROL_TASK" passed ""
