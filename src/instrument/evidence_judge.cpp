@@ -10,6 +10,7 @@
 #include "instrument/counter_match.hpp"
 #include "instrument/nontarget_flops.hpp"
 #include "instrument/nontarget_instructions.hpp"
+#include "instrument/sass_opcode.hpp"
 #include "tasks/task_json.hpp"
 #include "verdict/verdict.hpp"
 
@@ -69,18 +70,6 @@ CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const Flop
   return out;
 }
 
-// True when one of the opcode's '.'-separated parts is `token` ("HGMMA.64x256x16.F32.BF16" has
-// "F32" and "BF16").
-bool has_token(const std::string& opcode, std::string_view token) {
-  size_t start = 0;
-  while (start <= opcode.size()) {
-    const size_t end = std::min(opcode.find('.', start), opcode.size());
-    if (std::string_view(opcode).substr(start, end - start) == token) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
 // The tensor-path ops a kernel's per-opcode counts imply for one operand type (one op per FLOP,
 // evidence_names.hpp): bf16 = HGMMA with BF16 sources and F32 accumulators, fp8 = QGMMA.
 // nullopt when an opcode's shape cannot be read.
@@ -88,8 +77,8 @@ std::optional<double> tensor_ops_by_opcode(const ProfiledKernel& k, bool fp8) {
   double ops = 0;
   for (const auto& [opcode, count] : k.opcodes) {
     const bool counted = fp8 ? opcode.rfind("QGMMA", 0) == 0
-                             : opcode.rfind("HGMMA", 0) == 0 && has_token(opcode, "BF16") &&
-                                   has_token(opcode, "F32");
+                             : opcode.rfind("HGMMA", 0) == 0 && opcode_has_part(opcode, "BF16") &&
+                                   opcode_has_part(opcode, "F32");
     if (!counted) continue;
     const auto per_execution = mma_flops_per_warp_execution(opcode);
     if (!per_execution) return std::nullopt;

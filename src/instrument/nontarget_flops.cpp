@@ -3,16 +3,12 @@
 #include <cmath>
 
 #include "controls/flop_classes.hpp"
+#include "instrument/sass_opcode.hpp"
 
 namespace ptxb {
 namespace {
 
 constexpr double kWarpsPerWarpgroup = 4;
-
-bool starts_with_opcode(const std::string& token, std::string_view opcode) {
-  return token.compare(0, opcode.size(), opcode) == 0 &&
-         (token.size() == opcode.size() || token[opcode.size()] == '.');
-}
 
 // m, n, k of the warp-level MMA shape codes ptxas prints ("16816" = m16n8k16).
 std::optional<double> warp_shape_flops(std::string_view code) {
@@ -34,7 +30,7 @@ std::optional<double> warp_shape_flops(std::string_view code) {
 bool is_mma_opcode(const std::string& op) {
   for (const std::string_view family :
        {"HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "QGMMA", "IGMMA", "BGMMA"})
-    if (starts_with_opcode(op, family)) return true;
+    if (opcode_in_family(op, family)) return true;
   return false;
 }
 

@@ -3,25 +3,13 @@
 #include <cstdio>
 #include <string_view>
 
+#include "instrument/sass_opcode.hpp"
 #include "verdict/verdict.hpp"
 
 namespace ptxb {
 namespace {
 
 constexpr double kThreadsPerWarp = 32;
-
-// The opcode's first token ("IMAD" of "IMAD.WIDE.U32") and whether a modifier equals `m`.
-std::string_view base_of(std::string_view op) { return op.substr(0, op.find('.')); }
-
-bool has_modifier(std::string_view op, std::string_view m) {
-  size_t at = op.find('.');
-  while (at != std::string_view::npos) {
-    const size_t next = op.find('.', at + 1);
-    if (op.substr(at + 1, next == std::string_view::npos ? next : next - at - 1) == m) return true;
-    at = next;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -30,18 +18,17 @@ double threads_per_warp_execution(const std::string& op) {
 }
 
 std::optional<double> integer_multiply_ops(const std::string& op) {
-  const std::string_view base = base_of(op);
-  if (base == "IMAD" || base == "UIMAD") {
+  if (opcode_in_family(op, "IMAD") || opcode_in_family(op, "UIMAD")) {
     // ptxas writes moves, shifts, adds and the carry half of 64-bit adds (IMAD.X with a
     // multiplier of 0 or 1) as IMAD forms: no multiply.
     for (const std::string_view not_a_multiply : {"MOV", "SHL", "IADD", "X"})
-      if (has_modifier(op, not_a_multiply)) return std::nullopt;
+      if (opcode_has_part(op, not_a_multiply)) return std::nullopt;
     return 2.0;
   }
-  if (base == "IMUL") return 1.0;
-  if (base == "IDP") {
-    if (has_modifier(op, "4A")) return 8.0;
-    if (has_modifier(op, "2A")) return 4.0;
+  if (opcode_in_family(op, "IMUL")) return 1.0;
+  if (opcode_in_family(op, "IDP")) {
+    if (opcode_has_part(op, "4A")) return 8.0;
+    if (opcode_has_part(op, "2A")) return 4.0;
   }
   return std::nullopt;
 }
