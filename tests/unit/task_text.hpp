@@ -8,17 +8,17 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "shipped_tasks.hpp"
 #include "sys/files.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb::testing {
 
 inline TaskSpec load_task_text(const std::string& toml) {
-  const std::filesystem::path tasks = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
   TempDir dir("ptxb-task-text");
   write_file_atomic(dir.path() / "task.toml", toml);
   write_file_atomic(dir.path() / "prompt.md", "A prompt.\n");
-  return load_task(dir.path() / "task.toml", load_catalog(tasks / "catalog"));
+  return load_task(dir.path() / "task.toml", catalog());
 }
 
 inline std::string load_task_message(const std::string& toml, TaskSpec* loaded = nullptr) {

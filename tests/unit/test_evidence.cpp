@@ -9,6 +9,7 @@
 #include "instrument/evidence_judge.hpp"
 #include "protocol/protocol.hpp"
 #include "recorded_tma_run.hpp"
+#include "shipped_tasks.hpp"
 #include "sys/files.hpp"
 #include "verdict/verdict.hpp"
 
@@ -17,13 +18,10 @@ namespace {
 
 using nlohmann::json;
 
-const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+using testing::catalog;
+using testing::kTasksRoot;
 const std::filesystem::path kNcu = std::filesystem::path(PTXB_FIXTURE_DIR) / "ncu";
 
-const Catalog& catalog() {
-  static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
-  return loaded;
-}
 const TaskSpec& tma_task() {
   static const TaskSpec task = find_task(kTasksRoot, catalog(), "sm90/gemm/bf16-wgmma-tma");
   return task;

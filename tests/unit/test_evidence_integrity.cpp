@@ -18,6 +18,7 @@
 #include "instrument/nontarget_flops.hpp"
 #include "protocol/protocol.hpp"
 #include "recorded_tma_run.hpp"
+#include "shipped_tasks.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 #include "tasks/task_json.hpp"
@@ -28,13 +29,10 @@ namespace {
 
 using nlohmann::json;
 
-const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+using testing::catalog;
+using testing::kTasksRoot;
 const std::filesystem::path kFixtures = std::filesystem::path(PTXB_FIXTURE_DIR);
 
-const Catalog& catalog() {
-  static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
-  return loaded;
-}
 const TaskSpec& task(const std::string& id) {
   static std::map<std::string, TaskSpec> tasks;
   if (!tasks.count(id)) tasks.emplace(id, find_task(kTasksRoot, catalog(), id));

@@ -8,17 +8,14 @@
 
 #include "random_values.hpp"
 #include "reference/attention_fp64.hpp"
+#include "shipped_tasks.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {
 namespace {
 
-const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
-
-const Catalog& catalog() {
-  static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
-  return loaded;
-}
+using testing::catalog;
+using testing::kTasksRoot;
 
 struct HeadDimTask {
   const char* id;

@@ -9,6 +9,7 @@
 #include "instrument/runtime_evidence.hpp"
 #include "protocol/protocol.hpp"
 #include "recorded_tma_run.hpp"
+#include "shipped_tasks.hpp"
 #include "sys/files.hpp"
 #include "task_text.hpp"
 #include "tasks/spec.hpp"
@@ -18,12 +19,9 @@ namespace {
 
 using nlohmann::json;
 
-const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+using testing::catalog;
+using testing::kTasksRoot;
 
-const Catalog& catalog() {
-  static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
-  return loaded;
-}
 const InstructionEntry& wgmma() { return *catalog().find("wgmma.mma_async", "sm_90a"); }
 
 TEST(IntegerMultiplyOps, MultipliesCountAndPtxasMovesShiftsAndAddsDoNot) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "shipped_tasks.hpp"
 #include "task_text.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_identity.hpp"
@@ -18,12 +19,8 @@ namespace {
 
 using testing::load_task_text;
 
-const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
-
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(kTasksRoot / "catalog");
-  return c;
-}
+using testing::catalog;
+using testing::kTasksRoot;
 
 // A GEMM task whose shapes and regimes are `shapes` (TOML text).
 std::string gemm_task(const std::string& shapes) {

@@ -12,6 +12,7 @@
 #include "compile/static_stage.hpp"
 #include "compile/tools.hpp"
 #include "core/error.hpp"
+#include "shipped_tasks.hpp"
 #include "sys/files.hpp"
 #include "tasks/spec.hpp"
 
@@ -20,14 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kSourceDir = fs::path(PTXB_SOURCE_DIR);
-const fs::path kTasksRoot = kSourceDir / "tasks";
+using testing::catalog;
+using testing::kTasksRoot;
 constexpr const char* kTaskId = "sm100/gemm/bf16-tcgen05";
 const fs::path kExpert = kSourceDir / "kernels/reference/sm100_gemm_bf16_tcgen05.cu";
-
-const Catalog& catalog() {
-  static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
-  return loaded;
-}
 
 const TaskSpec& task() {
   static const TaskSpec loaded = find_task(kTasksRoot, catalog(), kTaskId);

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "families/family.hpp"
 #include "families/structured_values.hpp"
+#include "shipped_tasks.hpp"
 #include "sys/files.hpp"
 #include "tasks/spec.hpp"
 #include "tasks/task_json.hpp"
@@ -18,13 +19,9 @@
 namespace ptxb {
 namespace {
 
-const std::filesystem::path kTasksRoot = std::filesystem::path(PTXB_SOURCE_DIR) / "tasks";
+using testing::catalog;
+using testing::kTasksRoot;
 const std::filesystem::path kFixtures = std::filesystem::path(PTXB_FIXTURE_DIR) / "tasks";
-
-const Catalog& catalog() {
-  static const Catalog loaded = load_catalog(kTasksRoot / "catalog");
-  return loaded;
-}
 
 Shape mnk(int64_t m, int64_t n, int64_t k) { return Shape{{{"M", m}, {"N", n}, {"K", k}}}; }
 
@@ -236,7 +233,7 @@ const std::vector<BrokenCase> kBrokenCases = {
     BrokenCase{"sequence-offsets-fit", "shapes:", "cannot hold T = 200 tokens (cu_seqlens)"},
     BrokenCase{"sequence-offsets-max", "tensors[3].values.max:", "required field is missing"}};
 
-class BrokenTask : public testing::TestWithParam<BrokenCase> {};
+class BrokenTask : public ::testing::TestWithParam<BrokenCase> {};
 
 TEST_P(BrokenTask, FailsNamingFileAndField) {
   const BrokenCase& c = GetParam();
@@ -252,8 +249,8 @@ TEST_P(BrokenTask, FailsNamingFileAndField) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, BrokenTask, testing::ValuesIn(kBrokenCases),
-                         [](const testing::TestParamInfo<BrokenCase>& info) {
+INSTANTIATE_TEST_SUITE_P(Fixtures, BrokenTask, ::testing::ValuesIn(kBrokenCases),
+                         [](const ::testing::TestParamInfo<BrokenCase>& info) {
                            std::string name = info.param.folder;
                            for (char& c : name)
                              if (c == '-') c = '_';
