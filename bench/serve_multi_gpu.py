@@ -30,7 +30,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_session import TOKEN, Server, request, source, submit, wait_done
+from serve_session import Server, prepare_session, request, source, submit, wait_done
 
 EXPERTS = [("sm90/gemm/bf16-wgmma-tma", "kernels/reference/sm90_gemm_bf16_wgmma_tma.cu"),
            ("sm90/attention/fwd-bf16", "kernels/reference/sm90_attention_fwd_bf16.cu")]
@@ -167,16 +167,7 @@ def main():
         sys.exit(2)
     bin_dir, out, part = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
     t_end = time.time() + float(option("--budget", "540"))
-    os.makedirs(out, exist_ok=True)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.chdir(root)
-    os.environ.update(PTXBENCH_HOME=root, PTXBENCH_TASKS_DIR=f"{root}/tasks",
-                      PTXBENCH_CACHE_DIR=f"{out}/cache")
-    os.environ["LD_LIBRARY_PATH"] = ("/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:"
-                                     + os.environ.get("LD_LIBRARY_PATH", ""))
-    with open(os.path.join(out, "token.txt"), "w") as f:
-        f.write(TOKEN)
-    exe = os.path.join(bin_dir, "ptxbench")
+    exe = prepare_session(bin_dir, out)
     report_path = os.path.join(out, "multi_gpu.json")
     report = {}
     if os.path.exists(report_path):

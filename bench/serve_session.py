@@ -100,10 +100,10 @@ def live_processes_named(pattern):
             if pattern in line and "<defunct>" not in line and "ps -eo" not in line]
 
 
-def main():
-    bin_dir, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    budget = float(sys.argv[sys.argv.index("--budget") + 1]) if "--budget" in sys.argv else 480
-    t_end = time.time() + budget
+def prepare_session(bin_dir, out):
+    """Creates `out`, moves to the repository root, sets PTXBench's environment (its tasks, the
+    compile cache in out/cache, the CUDA and CUPTI libraries), writes the server's token file;
+    returns the ptxbench executable in `bin_dir`."""
     os.makedirs(out, exist_ok=True)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.chdir(root)
@@ -113,7 +113,14 @@ def main():
                                      + os.environ.get("LD_LIBRARY_PATH", ""))
     with open(os.path.join(out, "token.txt"), "w") as f:
         f.write(TOKEN)
-    exe = os.path.join(bin_dir, "ptxbench")
+    return os.path.join(bin_dir, "ptxbench")
+
+
+def main():
+    bin_dir, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    budget = float(sys.argv[sys.argv.index("--budget") + 1]) if "--budget" in sys.argv else 480
+    t_end = time.time() + budget
+    exe = prepare_session(bin_dir, out)
     report = {"commit": os.environ.get("PTXB_COMMIT", "unknown")}
 
     def save():
