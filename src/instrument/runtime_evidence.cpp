@@ -101,17 +101,11 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
                     entry.moved_bytes_metric.c_str(), entry.min_moved_input_share);
       e.floor_rule += buf;
       e.moved_share_floor = entry.min_moved_input_share;
-      double moved = 0;
-      bool measured = input_bytes > 0;
-      for (const ProfiledKernel& k : call_kernels) {
-        const auto bytes = metric_of(k, entry.moved_bytes_metric);
-        measured = measured && bytes.has_value();
-        moved += bytes.value_or(0);
-      }
-      if (!measured) {
+      const auto moved = summed_metrics(call_kernels, {entry.moved_bytes_metric});
+      if (!moved || input_bytes <= 0) {
         if (*e.r2) e.r2.reset();  // below the count floor is a failure, measured or not
       } else {
-        e.moved_input_share = moved / input_bytes;
+        e.moved_input_share = *moved / input_bytes;
         e.r2 = *e.r2 && *e.moved_input_share >= e.moved_share_floor;
       }
     }

@@ -94,7 +94,7 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
                                 double problem_flops, double input_bytes,
                                 const std::optional<CallNonTarget>& nontarget = std::nullopt);
 
-/// The bytes `call_kernels` read from L2 by `metrics` (summed), nullopt when a kernel lacks one.
+/// The sum of `metrics` over `call_kernels`; nullopt when a kernel lacks one of them.
 std::optional<double> summed_metrics(const std::vector<ProfiledKernel>& call_kernels,
                                      const std::vector<std::string>& metrics);
 
