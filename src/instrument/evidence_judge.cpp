@@ -36,14 +36,10 @@ CallNonTarget call_nontarget(const std::vector<ProfiledKernel>& call, const Flop
                              double problem_flops, json& kernels_json) {
   CallNonTarget out;
   double total = 0, top = -1;
-  const CallWork work = call_work(call, mma_targets, problem_flops);
-  out.integer_share = work.integer_share;
-  out.integer_detail = work.integer_detail;
-  out.instructions_per_mac = work.instructions_per_mac;
-  out.instructions_detail = work.instructions_detail;
+  out.work = call_work(call, mma_targets, problem_flops);
   for (size_t i = 0; i < call.size(); ++i) {
-    kernels_json[i]["integer_ops"] = work.kernels[i].integer_ops;
-    kernels_json[i]["instructions"] = work.kernels[i].instructions;
+    kernels_json[i]["integer_ops"] = out.work.kernels[i].integer_ops;
+    kernels_json[i]["instructions"] = out.work.kernels[i].instructions;
     const NonTargetFlops n = nontarget_flops(call[i], weights, mma_targets);
     total += n.flops;
     if (!n.unreadable.empty()) {

@@ -70,18 +70,18 @@ TargetCallEvidence judge_target(const InstructionEntry& entry, const TargetSpec&
           "other instructions per multiply-add of the problem <= "
           "max_nontarget_instructions_per_mac";
       e.nontarget_detail = nontarget->detail;
-      e.integer_detail = nontarget->integer_detail;
-      e.instructions_detail = nontarget->instructions_detail;
+      e.integer_detail = nontarget->work.integer_detail;
+      e.instructions_detail = nontarget->work.instructions_detail;
       if (!nontarget->readable) {
         e.r2.reset();
       } else {
         e.nontarget_flop_share = nontarget->share;
-        e.integer_share = nontarget->integer_share;
-        e.instructions_per_mac = nontarget->instructions_per_mac;
+        e.integer_share = nontarget->work.integer_share;
+        e.instructions_per_mac = nontarget->work.instructions_per_mac;
         if (e.r2)
           e.r2 = *e.r2 && nontarget->share <= e.nontarget_ceiling &&
-                 nontarget->integer_share <= e.integer_ceiling &&
-                 nontarget->instructions_per_mac <= e.instructions_ceiling;
+                 nontarget->work.integer_share <= e.integer_ceiling &&
+                 nontarget->work.instructions_per_mac <= e.instructions_ceiling;
       }
     }
   } else {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "instrument/ncu_csv.hpp"
+#include "instrument/nontarget_instructions.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {
@@ -27,13 +28,9 @@ struct CallNonTarget {
   double share = 0;  ///< non-target FLOPs / the problem's FLOPs
   bool readable = true;
   std::string detail;  ///< the kernel and source contributing most ("simt_gemm: ffma 0.998")
-  /// Integer multiply(-add) operations / the problem's FLOPs, and thread-level instructions other
-  /// than the MMA targets' per multiply-add of the problem (instrument/nontarget_instructions.hpp),
-  /// each with the kernel and opcode contributing most.
-  double integer_share = 0;
-  std::string integer_detail;
-  double instructions_per_mac = 0;
-  std::string instructions_detail;
+  /// Integer multiply operations and other instructions against the problem
+  /// (instrument/nontarget_instructions.hpp).
+  CallWork work;
 };
 
 /// One target over all kernels of one candidate call.

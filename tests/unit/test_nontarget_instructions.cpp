@@ -85,12 +85,8 @@ TargetCallEvidence judged_call(const std::map<std::string, int64_t>& emulation, 
   ProfiledKernel emulate;
   emulate.name = "int_gemm(int)";
   emulate.opcodes = emulation;
-  const CallWork work = call_work({show, emulate}, {&wgmma()}, 2 * macs);
   CallNonTarget n;
-  n.integer_share = work.integer_share;
-  n.integer_detail = work.integer_detail;
-  n.instructions_per_mac = work.instructions_per_mac;
-  n.instructions_detail = work.instructions_detail;
+  n.work = call_work({show, emulate}, {&wgmma()}, 2 * macs);
   const TargetCallEvidence e =
       judge_target(wgmma(), task.targets.at(0), {show, emulate}, 2 * macs, 0, n);
   TargetRuntime folded;
