@@ -3,7 +3,10 @@
 //
 // Control kernel plan (1 CTA, 256 threads; live=true):
 //   all:          thread 0 initialises one mbarrier; __syncthreads (the only CTA-wide barrier)
-//   warpgroup 1:  setmaxnreg.dec 40, then exits
+//   warpgroup 1:  one load of every other kind the TMA targets' other-read cap counts (ld.global,
+//                 ld.global.nc, cp.async.ca, a texture fetch, a surface read, and in warp 0 an
+//                 atomic add with its return value), each thread 16 B of its own buffer per kind;
+//                 then setmaxnreg.dec 40, and exits
 //   warpgroup 0:  thread 0 arms the mbarrier for kTmaBytes + kBulkBytes and issues the TMA tile
 //                 load and the 1-D bulk copy; every thread copies 16 B with cp.async, then each
 //                 warp runs ldmatrix and stmatrix over its own 512 B; every thread waits on the
@@ -39,8 +42,10 @@ constexpr uint32_t kTmaBytes = kTileRows * kTileCols * 2;  // 2048
 constexpr uint32_t kBulkBytes = 512;  // holds wgmma B, (8, 16) bf16 = 256 B, with slack
 static_assert(kTmaBytes + kBulkBytes == ptxb::kEvidenceControlTmaLoadBytes,
               "the header states the control's TMA load bytes");
-constexpr int kStagedElems = kWarpgroupThreads * 8;  // 16 B of bf16 per warpgroup-0 thread
-constexpr int kWarpFragmentElems = 32 * 8;           // one ldmatrix.x4: 32 rows of 16 B
+constexpr int kStagedElems = kWarpgroupThreads * 8;      // 16 B of bf16 per warpgroup-0 thread
+constexpr int kWarpFragmentElems = 32 * 8;               // one ldmatrix.x4: 32 rows of 16 B
+constexpr int kOtherReadBytes = kWarpgroupThreads * 16;  // per kind: 16 B per warpgroup-1 thread
+constexpr int kAtomicLanes = 32;                         // one warp, one 4 B word per lane
 
 constexpr int kWgmmaM = 64, kWgmmaN = 8;
 constexpr int kWgmmaKBf16 = 16, kWgmmaKE4m3 = 32;  // both read (64, 32 B) of A and (8, 32 B) of B
@@ -55,6 +60,12 @@ struct ControlGlobals {
   alignas(128) uint16_t async_copy_source[kStagedElems];
   alignas(128) float wgmma_sums[kWarpgroupThreads];
   alignas(128) uint32_t fragment_mix[kWarpgroupThreads];
+  // Warpgroup 1's sources (the texture and the surface have their own allocations).
+  alignas(128) uint4 plain_source[kWarpgroupThreads];
+  alignas(128) uint4 non_coherent_source[kWarpgroupThreads];
+  alignas(128) uint4 cached_copy_source[kWarpgroupThreads];
+  alignas(128) uint32_t atomic_words[kAtomicLanes];
+  alignas(128) uint32_t other_read_mix[kWarpgroupThreads];
 };
 
 // Shared memory of the control kernel. Async-proxy buffers (TMA, bulk, wgmma operands) and
@@ -65,13 +76,19 @@ struct alignas(1024) ControlShared {
   uint16_t bulk_tile[kBulkBytes / 2];        // written by the bulk copy; wgmma B operand
   uint16_t staged[kStagedElems];             // written by cp.async, read by ldmatrix
   uint16_t stored[kStagedElems];             // written by stmatrix, read back
+  uint4 cached_copies[kWarpgroupThreads];    // written by warpgroup 1's cp.async.ca
   uint64_t bar;                              // completes on TMA + bulk transaction bytes
 };
 static_assert(offsetof(ControlShared, tma_tile) % 128 == 0, "TMA destination alignment");
 static_assert(offsetof(ControlShared, bulk_tile) % 128 == 0, "bulk destination alignment");
 static_assert(offsetof(ControlShared, staged) % 16 == 0, "cp.async / ldmatrix alignment");
 static_assert(offsetof(ControlShared, stored) % 16 == 0, "stmatrix alignment");
+static_assert(offsetof(ControlShared, cached_copies) % 16 == 0, "cp.async alignment");
 static_assert(offsetof(ControlShared, bar) % 8 == 0, "mbarrier alignment");
+static_assert(sizeof(ControlGlobals::plain_source) == kOtherReadBytes &&
+                  sizeof(ControlGlobals::non_coherent_source) == kOtherReadBytes &&
+                  sizeof(ControlGlobals::cached_copy_source) == kOtherReadBytes,
+              "each kind of other read loads kOtherReadBytes");
 static_assert(offsetof(ControlGlobals, bulk_source) % 16 == 0 && kBulkBytes % 16 == 0,
               "bulk copy needs 16 B aligned addresses and a 16 B multiple size");
 static_assert(kTileCols * 2 % 16 == 0, "TMA row pitch and box row must be 16 B multiples");
@@ -94,6 +111,30 @@ __device__ __forceinline__ void stmatrix_x4(void* row, uint4 v) {
       "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_addr(row)),
       "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
       : "memory");
+}
+
+// A plain and a non-coherent (read-only path) 16 B global load, pinned in PTX so that the compiler
+// can neither merge them nor turn one into the other.
+__device__ __forceinline__ uint4 ld_global_16(const uint4* p) {
+  uint4 r;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+               : "l"(p)
+               : "memory");
+  return r;
+}
+__device__ __forceinline__ uint4 ld_global_nc_16(const uint4* p) {
+  uint4 r;
+  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+               : "l"(p)
+               : "memory");
+  return r;
+}
+// cp.async through L1 (.ca; kernels/ptx/cp_async.cuh has the .cg form that bypasses it).
+__device__ __forceinline__ void cp_async_ca_16(void* dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src)
+               : "memory");
 }
 
 // Descriptor of a K-major, unswizzled operand: 8x16 B core matrices, 128 B apart along K
@@ -151,6 +192,28 @@ __device__ __forceinline__ uint32_t exercise_warp_copies(ControlShared& smem,
   return fragments.x ^ fragments.y ^ fragments.z ^ fragments.w ^ row.x ^ row.y ^ row.z ^ row.w;
 }
 
+// ---- warpgroup 1's work ----
+
+// One thread of warpgroup 1 (`lane128` in [0, 128)): 16 B of its own by each kind of load the
+// other-read metrics count, all distinct bytes (one pass, so every one comes from L2). Returns a
+// mix of everything it read.
+__device__ __forceinline__ uint32_t read_other_ways(ControlShared& smem, ControlGlobals* globals,
+                                                    cudaTextureObject_t texture,
+                                                    cudaSurfaceObject_t surface, unsigned lane128) {
+  cp_async_ca_16(&smem.cached_copies[lane128], &globals->cached_copy_source[lane128]);
+  cp_async_commit();
+  const uint4 plain = ld_global_16(&globals->plain_source[lane128]);
+  const uint4 non_coherent = ld_global_nc_16(&globals->non_coherent_source[lane128]);
+  const uint4 fetched = tex1Dfetch<uint4>(texture, static_cast<int>(lane128));
+  const uint4 surfaced = surf1Dread<uint4>(surface, static_cast<int>(lane128 * sizeof(uint4)));
+  uint32_t mix = 0;
+  for (const uint4& v : {plain, non_coherent, fetched, surfaced}) mix ^= v.x ^ v.y ^ v.z ^ v.w;
+  if (lane128 < kAtomicLanes) mix ^= atomicAdd(&globals->atomic_words[lane128], 1u);
+  cp_async_wait<0>();
+  const uint4 copied = smem.cached_copies[lane128];  // this thread's own cp.async bytes
+  return mix ^ copied.x ^ copied.y ^ copied.z ^ copied.w;
+}
+
 // The whole warpgroup, after the copies have landed: one bf16 and one e4m3 wgmma, A from the TMA
 // tile, B from the bulk-copied bytes (async proxy wrote both, async proxy reads both: no proxy
 // fence needed). Values are whatever the bytes mean; only that they run matters.
@@ -176,7 +239,7 @@ __device__ __forceinline__ float run_wgmmas(const ControlShared& smem) {
 // SASS and skips every catalog instruction through the first branch.
 extern "C" __global__ void __launch_bounds__(kControlThreads, 1)
     ptxb_evidence_control(const __grid_constant__ CUtensorMap tma_map, ControlGlobals* globals,
-                          int live) {
+                          cudaTextureObject_t texture, cudaSurfaceObject_t surface, int live) {
   __shared__ ControlShared smem;
   const unsigned thread = threadIdx.x;
   if (!live) {
@@ -192,6 +255,9 @@ extern "C" __global__ void __launch_bounds__(kControlThreads, 1)
   __syncthreads();  // NOTE: the last CTA-wide barrier; warpgroup 1 leaves right after it
 
   if (thread >= kWarpgroupThreads) {
+    const unsigned lane128 = thread - kWarpgroupThreads;
+    globals->other_read_mix[lane128] = read_other_ways(smem, globals, texture, surface, lane128);
+    __syncwarp();                          // reconverge after the atomic of warp 0's lanes
     setmaxnreg_dec<kReleasedRegisters>();  // all 128 threads of warpgroup 1, converged
     return;
   }
@@ -215,6 +281,8 @@ namespace {
 struct ControlResources {
   ControlGlobals* globals = nullptr;
   CUtensorMap tma_map{};
+  cudaTextureObject_t texture = 0;  // kOtherReadBytes of linear memory, read as uint4
+  cudaSurfaceObject_t surface = 0;  // a 1-D array of kWarpgroupThreads uint4
   cudaError_t error = cudaSuccess;
 };
 
@@ -234,6 +302,39 @@ cudaError_t encode_tile_map(CUtensorMap* map, const void* tma_source) {
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// A texture over kOtherReadBytes of its own device memory (zeros).
+cudaError_t make_texture(cudaTextureObject_t* texture) {
+  void* bytes = nullptr;
+  cudaError_t err = cudaMalloc(&bytes, kOtherReadBytes);
+  if (err == cudaSuccess) err = cudaMemset(bytes, 0, kOtherReadBytes);
+  if (err != cudaSuccess) return err;
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeLinear;
+  resource.res.linear.devPtr = bytes;
+  resource.res.linear.desc = cudaCreateChannelDesc<uint4>();
+  resource.res.linear.sizeInBytes = kOtherReadBytes;
+  cudaTextureDesc view{};
+  view.readMode = cudaReadModeElementType;
+  return cudaCreateTextureObject(texture, &resource, &view, nullptr);
+}
+
+// A surface over a 1-D array of kWarpgroupThreads uint4 (zeros).
+cudaError_t make_surface(cudaSurfaceObject_t* surface) {
+  const cudaChannelFormatDesc element = cudaCreateChannelDesc<uint4>();
+  cudaArray_t array = nullptr;
+  cudaError_t err =
+      cudaMallocArray(&array, &element, kWarpgroupThreads, 0, cudaArraySurfaceLoadStore);
+  if (err != cudaSuccess) return err;
+  static const uint4 zeros[kWarpgroupThreads] = {};
+  err = cudaMemcpy2DToArray(array, 0, 0, zeros, kOtherReadBytes, kOtherReadBytes, 1,
+                            cudaMemcpyHostToDevice);
+  if (err != cudaSuccess) return err;
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = array;
+  return cudaCreateSurfaceObject(surface, &resource);
+}
+
 ControlResources make_control_resources() {
   ControlResources res;
   void* raw = nullptr;
@@ -251,6 +352,8 @@ ControlResources make_control_resources() {
     const char* tma_source = static_cast<const char*>(raw) + offsetof(ControlGlobals, tma_source);
     res.error = encode_tile_map(&res.tma_map, tma_source);
   }
+  if (res.error == cudaSuccess) res.error = make_texture(&res.texture);
+  if (res.error == cudaSuccess) res.error = make_surface(&res.surface);
   if (res.error != cudaSuccess) {
     cudaFree(raw);
     return res;
@@ -292,8 +395,10 @@ cudaError_t launch_evidence_control(bool live, cudaStream_t stream) {
   // could return an earlier, unrelated one. The argument order matches the kernel's parameters.
   CUtensorMap map = res.tma_map;
   ControlGlobals* globals = res.globals;
+  cudaTextureObject_t texture = res.texture;
+  cudaSurfaceObject_t surface = res.surface;
   int live_flag = live ? 1 : 0;
-  void* args[] = {&map, &globals, &live_flag};
+  void* args[] = {&map, &globals, &texture, &surface, &live_flag};
   return cudaLaunchKernel(reinterpret_cast<const void*>(&ptxb_evidence_control), dim3(1),
                           dim3(kControlThreads), args, 0, stream);
 }

@@ -14,12 +14,17 @@
 //   mbarrier.try_wait.parity (loop)         SYNCS.PHASECHK.TRANS64.TRYWAIT  >= 4        0
 //   setmaxnreg.dec 40 (warpgroup 1)         USETMAXREG.DEALLOC.CTAPOOL      exactly 4   0
 //   cp.async.cg 16 B                        LDGSTS.E.BYPASS.128             exactly 4   0
+//   cp.async.ca 16 B (warpgroup 1)          LDGSTS.E.128                    exactly 4   0
 //   ldmatrix m8n8.x4 b16                    LDSM.16.M88.4                   exactly 4   0
 //   stmatrix m8n8.x4 b16                    STSM.16.M88.4                   exactly 4   0
 //
 // "exactly 4" = one instruction executed by each of the 4 warps of one warpgroup; "exactly 1" = one
 // instruction issued by one lane of warp 0. The try_wait count is per loop iteration, so it is
 // at least one per waiting warp and may be higher if the copies are still in flight.
+//
+// Warpgroup 1 also reads by every other kind of load (LDG.E.128, LDG.E.128.CONSTANT, the
+// LDGSTS.E.128 above, TLD.LZ, SULD.D.BA.1D.128, ATOMG.E.ADD; no catalog target): the bytes each
+// of the other-read metrics must show are kEvidenceControlOtherReads (evidence_names.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -55,9 +60,5 @@ inline constexpr double kEvidenceControlGmmaWarpInstructions = 8;
 /// FLOPs of the positive control's MMA work by SASS opcode family, 2*m*n*k per warpgroup-wide
 /// instruction: one bf16 m64n8k16 (HGMMA, 16384) and one e4m3 m64n8k32 (QGMMA, 32768).
 std::map<std::string, double> evidence_control_mma_flops();
-
-/// Bytes one live control launch loads through the TMA unit: the (64, 16) bf16 tile of the TMA
-/// load (2048) and the 1-D bulk copy (512). The hardware counter kTmaLoadBytesMetric counts both.
-inline constexpr double kEvidenceControlTmaLoadBytes = 2560;
 
 }  // namespace ptxb

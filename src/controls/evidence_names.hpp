@@ -22,4 +22,32 @@ inline constexpr const char* kFp8TensorOpsMetric = "sm__ops_path_tensor_src_fp8.
 inline constexpr const char* kTmaLoadBytesMetric =
     "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum";
 
+/// Bytes one live evidence control launch loads through the TMA unit: the (64, 16) bf16 tile of
+/// the TMA load (2048) and the 1-D bulk copy (512). kTmaLoadBytesMetric counts both, exactly
+/// (H200, in ncu's run and in the range profiler's); the dead control loads none.
+inline constexpr double kEvidenceControlTmaLoadBytes = 2560;
+
+/// What one live evidence control launch reads from L2 by each kind of load other than TMA, as
+/// the catalog's other_read_metrics count it: every kind reads its own buffer once, whole 32-byte
+/// sectors, so each metric shows at least these bytes (more only if the hardware counts coarser
+/// units than sectors); the dead control reads none. A cap on other reads is only as good as
+/// these counters: a metric below its floor here makes the evidence unavailable.
+struct ControlReadBytes {
+  const char* metric;
+  double bytes;
+};
+inline constexpr ControlReadBytes kEvidenceControlOtherReads[] = {
+    {"l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum", 2048},                       // ld.global
+    {"l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum", 2048},  // cp.async.ca
+    {"smsp__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum",
+     2048},                                                          // cp.async.cg
+    {"l1tex__m_xbar2l1tex_read_bytes_mem_texture.sum", 2048},        // tex1Dfetch
+    {"l1tex__m_xbar2l1tex_read_bytes_mem_surface_op_ld.sum", 2048},  // surf1Dread
+    {"l1tex__m_xbar2l1tex_read_bytes_mem_global_op_atom.sum", 128},  // atom.add, one warp
+};
+/// The control also reads 2048 bytes by ld.global.nc, a load whose class (global or texture) the
+/// metric names leave open: it is counted in the sum only, which must reach the floors' total
+/// plus these bytes.
+inline constexpr double kEvidenceControlNonCoherentReadBytes = 2048;
+
 }  // namespace ptxb

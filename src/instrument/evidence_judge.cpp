@@ -7,6 +7,7 @@
 #include "controls/evidence_names.hpp"
 #include "controls/flop_classes.hpp"
 #include "core/error.hpp"
+#include "instrument/control_bytes.hpp"
 #include "instrument/counter_match.hpp"
 #include "instrument/nontarget_flops.hpp"
 #include "instrument/nontarget_instructions.hpp"
@@ -266,6 +267,9 @@ ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
           std::fabs(pos.mma_flops - expected_mma_flops) > 1e-9 * expected_mma_flops)
         bad = "the positive control's MMA FLOPs differ from the expected count";
     }
+    const ControlBytes bytes = check_control_bytes(*entry, t, positive, negative);
+    if (!bytes.detail.empty()) row["positive_bytes"] = bytes.detail;
+    if (bad.empty()) bad = bytes.problem;
     row["ok"] = bad.empty();
     if (!bad.empty() && out.ok) {
       out.ok = false;

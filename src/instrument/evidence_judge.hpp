@@ -37,7 +37,8 @@ struct ControlCheck {
 /// The positive control must execute every target of the task, the negative control none; else
 /// the run measures nothing trustworthy. An MMA target's FLOPs in the positive control must equal
 /// the control's known MMA work in the target's primary opcode families (`control_mma_flops`:
-/// opcode family, "HGMMA", -> FLOPs; a target none of whose families is listed fails).
+/// opcode family, "HGMMA", -> FLOPs; a target none of whose families is listed fails). A target
+/// with byte counters must see them count the control's loads (check_control_bytes).
 ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
                             const ProfiledKernel& positive, const ProfiledKernel& negative,
                             const std::map<std::string, double>& control_mma_flops);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "controls/evidence_controls.hpp"
 #include "controls/evidence_names.hpp"
@@ -12,6 +14,8 @@
 #include "cuda/device.hpp"
 #include "tasks/catalog.hpp"
 #include "worker/call_counters.hpp"
+#include "worker/cupti_library.hpp"
+#include "worker/range_profiler.hpp"
 
 namespace ptxb {
 namespace {
@@ -59,6 +63,36 @@ TEST(EvidenceControls, TheCatalogCountersCountTheControlsExactly) {
   EXPECT_EQ(live(kBf16TensorOpsMetric), evidence_control_mma_flops().at("HGMMA"));
   EXPECT_EQ(live(kFp8TensorOpsMetric), evidence_control_mma_flops().at("QGMMA"));
   EXPECT_EQ(live(kTmaLoadBytesMetric), kEvidenceControlTmaLoadBytes);
+}
+
+// The hardware counters among the other-read metrics (the smsp__sass_ one needs ncu's
+// instrumented pass; every evidence run checks all six under ncu) see the control's loads of
+// their kind: at least its bytes live, none dead; together also its ld.global.nc loads.
+TEST(EvidenceControls, TheOtherReadCountersSeeEveryKindOfLoadOfTheControl) {
+  Stream s;
+  double sum = 0, floors = kEvidenceControlNonCoherentReadBytes;
+  for (const ControlReadBytes& r : kEvidenceControlOtherReads) {
+    if (std::string(r.metric).find("__sass_") != std::string::npos) continue;
+    std::string why_not;
+    auto profiler = RangeProfiler::create(current_cuda_context(), 0, {r.metric}, 4, &why_not);
+    ASSERT_TRUE(profiler) << r.metric << ": " << why_not;
+    profiler->reset();
+    profiler->start();
+    for (const bool live : {true, false}) {
+      profiler->push(live ? "live" : "dead");
+      ASSERT_EQ(launch_evidence_control(live, s.get()), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(s.get()), cudaSuccess);
+      profiler->pop();
+    }
+    profiler->stop();
+    const std::vector<std::vector<double>> v = profiler->decode();
+    ASSERT_EQ(v.size(), 2u) << r.metric;
+    EXPECT_GE(v[0][0], r.bytes) << r.metric;
+    EXPECT_EQ(v[1][0], 0) << r.metric;
+    sum += v[0][0];
+    floors += r.bytes;
+  }
+  EXPECT_GE(sum, floors) << "the ld.global.nc bytes are counted by none of the metrics";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // an evidence run of the TMA expert recorded on the H200 (tests/fixtures/ncu).
 #include <gtest/gtest.h>
 
+#include "controls/evidence_names.hpp"
 #include "eval/ncu_evidence.hpp"
 #include "eval/runtime_outcome.hpp"
 #include "families/family.hpp"
@@ -35,6 +36,17 @@ ProfiledKernel kernel(const std::string& name, std::map<std::string, int64_t> op
   k.grid = grid;
   k.opcodes = std::move(opcodes);
   for (const auto& [op, n] : k.opcodes) k.executed_total += n;
+  return k;
+}
+
+// The evidence control's byte counters as the H200 shows them: the TMA load bytes exactly and each
+// other kind of load at its floor, the ld.global.nc bytes on the plain-load metric (live); none
+// (dead).
+ProfiledKernel with_control_bytes(ProfiledKernel k, bool live) {
+  k.metrics[kTmaLoadBytesMetric] = live ? kEvidenceControlTmaLoadBytes : 0;
+  for (const ControlReadBytes& r : kEvidenceControlOtherReads)
+    k.metrics[r.metric] = live ? r.bytes : 0;
+  if (live) k.metrics[kEvidenceControlOtherReads[0].metric] += kEvidenceControlNonCoherentReadBytes;
   return k;
 }
 
@@ -207,11 +219,13 @@ TEST(SplitKernels, NamesEveryBrokenStructure) {
 
 TEST(Controls, PassWhenPositiveExecutesEverythingAndNegativeNothing) {
   const ProfiledKernel pos =
-      kernel("ptxb_evidence_control", {{"HGMMA.64x8x16.F32.BF16", 4},
-                                       {"QGMMA.64x8x32.F32.E4M3.E4M3", 4},
-                                       {"UTMALDG.2D", 1},
-                                       {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}});
-  const ProfiledKernel neg = kernel("ptxb_evidence_control", {{"EXIT", 8}});
+      with_control_bytes(kernel("ptxb_evidence_control", {{"HGMMA.64x8x16.F32.BF16", 4},
+                                                          {"QGMMA.64x8x32.F32.E4M3.E4M3", 4},
+                                                          {"UTMALDG.2D", 1},
+                                                          {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}}),
+                         true);
+  const ProfiledKernel neg =
+      with_control_bytes(kernel("ptxb_evidence_control", {{"EXIT", 8}}), false);
   const std::map<std::string, double> work = {{"HGMMA", 2.0 * 64 * 8 * 16},
                                               {"QGMMA", 2.0 * 64 * 8 * 32}};
   const auto ok = check_controls(tma_task(), catalog(), pos, neg, work);
@@ -233,21 +247,91 @@ TEST(Controls, PassWhenPositiveExecutesEverythingAndNegativeNothing) {
 TEST(Controls, TheE4m3TargetCountsOnlyTheQgmmaOfTheControl) {
   TaskSpec fp8 = tma_task();  // a copy, retargeted
   fp8.targets[0].instruction = "wgmma.mma_async.e4m3";
-  const ProfiledKernel neg = kernel("ptxb_evidence_control", {{"EXIT", 8}});
+  const ProfiledKernel neg =
+      with_control_bytes(kernel("ptxb_evidence_control", {{"EXIT", 8}}), false);
   const std::map<std::string, double> work = {{"HGMMA", 16384}, {"QGMMA", 32768}};
   const ProfiledKernel both =
-      kernel("ptxb_evidence_control", {{"HGMMA.64x8x16.F32.BF16", 4},
-                                       {"QGMMA.64x8x32.F32.E4M3.E4M3", 4},
-                                       {"UTMALDG.2D", 1},
-                                       {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}});
+      with_control_bytes(kernel("ptxb_evidence_control", {{"HGMMA.64x8x16.F32.BF16", 4},
+                                                          {"QGMMA.64x8x32.F32.E4M3.E4M3", 4},
+                                                          {"UTMALDG.2D", 1},
+                                                          {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}}),
+                         true);
   const auto ok = check_controls(fp8, catalog(), both, neg, work);
   EXPECT_TRUE(ok.ok) << ok.problem;
   EXPECT_EQ(ok.detail[0]["expected_mma_flops"], 32768.0);
-  const ProfiledKernel bf16_only = kernel(
-      "ptxb_evidence_control",
-      {{"HGMMA.64x8x16.F32.BF16", 4}, {"UTMALDG.2D", 1}, {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}});
+  const ProfiledKernel bf16_only =
+      with_control_bytes(kernel("ptxb_evidence_control", {{"HGMMA.64x8x16.F32.BF16", 4},
+                                                          {"UTMALDG.2D", 1},
+                                                          {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}}),
+                         true);
   EXPECT_FALSE(check_controls(fp8, catalog(), bf16_only, neg, work).ok)
       << "a control without QGMMA cannot vouch for the e4m3 target";
+}
+
+TEST(Controls, TheByteCountersMustCountTheControlsLoads) {
+  // A byte floor or an other-read cap read from a counter that counts nothing would pass any
+  // candidate: every run first shows the counters counting the control's known loads.
+  const ProfiledKernel live =
+      with_control_bytes(kernel("ptxb_evidence_control", {{"HGMMA.64x8x16.F32.BF16", 4},
+                                                          {"QGMMA.64x8x32.F32.E4M3.E4M3", 4},
+                                                          {"UTMALDG.2D", 1},
+                                                          {"SYNCS.PHASECHK.TRANS64.TRYWAIT", 6}}),
+                         true);
+  const ProfiledKernel dead =
+      with_control_bytes(kernel("ptxb_evidence_control", {{"EXIT", 8}}), false);
+  const std::map<std::string, double> work = {{"HGMMA", 16384}, {"QGMMA", 32768}};
+  const ControlCheck ok = check_controls(tma_task(), catalog(), live, dead, work);
+  ASSERT_TRUE(ok.ok) << ok.problem;
+  EXPECT_EQ(ok.detail[1]["positive_bytes"][kTmaLoadBytesMetric], kEvidenceControlTmaLoadBytes);
+
+  auto problem = [&](ProfiledKernel pos, ProfiledKernel neg, const TaskSpec& task) {
+    const ControlCheck c = check_controls(task, catalog(), pos, neg, work);
+    return c.ok ? std::string("ok") : c.problem;
+  };
+  ProfiledKernel pos = live;
+  pos.metrics[kTmaLoadBytesMetric] = 2048;  // the bulk copy's 512 bytes not seen
+  EXPECT_EQ(problem(pos, dead, tma_task()), std::string("the positive control's ") +
+                                                kTmaLoadBytesMetric +
+                                                " is 2048 bytes where it loads 2560");
+  const std::string texture = "l1tex__m_xbar2l1tex_read_bytes_mem_texture.sum";
+  pos = live;
+  pos.metrics[texture] = 0;  // a cheat reading its operands through textures would go unseen
+  EXPECT_EQ(problem(pos, dead, tma_task()),
+            "the positive control's " + texture + " is 0 bytes where it reads at least 2048");
+  pos = live;
+  pos.metrics.erase(texture);
+  EXPECT_EQ(problem(pos, dead, tma_task()), "ncu reported no " + texture + " for the controls");
+  ProfiledKernel neg = dead;
+  neg.metrics[texture] = 64;
+  EXPECT_EQ(problem(live, neg, tma_task()),
+            "the negative control's " + texture + " is 64 bytes, not 0");
+  pos = live;
+  pos.metrics[kEvidenceControlOtherReads[0].metric] -= kEvidenceControlNonCoherentReadBytes;
+  EXPECT_NE(problem(pos, dead, tma_task()).find("ld.global.nc loads are missing"),
+            std::string::npos);
+  // Coarser counting (sectors for 4-byte atomics) is not a problem: the floors are minimums.
+  pos = live;
+  pos.metrics["l1tex__m_xbar2l1tex_read_bytes_mem_global_op_atom.sum"] = 1024;
+  EXPECT_EQ(problem(pos, dead, tma_task()), "ok");
+
+  // A task that does not cap other reads does not depend on those counters; the byte floor's
+  // counter is still checked.
+  TaskSpec uncapped = tma_task();
+  for (TargetSpec& t : uncapped.targets) t.max_other_read_input_share.reset();
+  pos = live;
+  pos.metrics.erase(texture);
+  EXPECT_EQ(problem(pos, dead, uncapped), "ok");
+  pos.metrics[kTmaLoadBytesMetric] = 0;
+  EXPECT_NE(problem(pos, dead, uncapped).find(kTmaLoadBytesMetric), std::string::npos);
+}
+
+TEST(Controls, EveryOtherReadMetricOfTheCatalogHasALoadInTheControl) {
+  for (const char* name : {"cp.async.bulk.tensor", "cp.async.bulk"})
+    for (const std::string& metric : entry(name).other_read_metrics) {
+      bool known = false;
+      for (const ControlReadBytes& r : kEvidenceControlOtherReads) known |= metric == r.metric;
+      EXPECT_TRUE(known) << metric;
+    }
 }
 
 // ---- the recorded expert run, end to end ----
