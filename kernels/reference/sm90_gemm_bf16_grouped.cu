@@ -401,12 +401,12 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
 }  // namespace
 // ==== end kernels/gemm/sm90_tma_store_tile.cuh ====
 
-// ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws.cuh (generated: scripts/amalgamate.py) ====
-// The pieces of the warp-specialized TMA + wgmma bf16 GEMM of the expert solutions (C = A * B^T,
-// bf16 in, fp32 accumulation, bf16 out, row-major, B K-major): the tile's shared memory, mbarrier
-// ring, producer and consumers, epilogues and the host's tensor maps. The plain GEMM
-// (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh) and the grouped one build their kernels from them.
-// Experts hold a copy (scripts/amalgamate.py); their header comments describe the design.
+// ==== begin kernels/gemm/sm90_gemm_bf16_ws_ring.cuh (generated: scripts/amalgamate.py) ====
+// The ring of the warp-specialized wgmma bf16 GEMMs of the expert solutions (C = A * B^T, bf16
+// in, fp32 accumulation, bf16 out, row-major, B K-major), whatever fills it: the tile's shared
+// memory, the full/empty mbarriers, the consumer warpgroups and their epilogues. The TMA producer
+// (gemm/sm90_gemm_bf16_tma_ws.cuh) and the cp.async one (gemm/sm90_gemm_bf16_cp_async_ws.cuh)
+// fill it. Experts hold a copy (scripts/amalgamate.py); their header comments describe the design.
 
 namespace {
 
@@ -579,56 +579,15 @@ struct TileWork {
   int m0, n0, b_row0, kb_begin, k_blocks;
 };
 
-// Thread 0: one full and one empty mbarrier per stage.
-__device__ __forceinline__ void init_barriers(SharedStorage& smem) {
+// Thread 0: one full and one empty mbarrier per stage. A stage is full after `full_arrivals`
+// arrivals and the bytes they expect (one producer thread arming it for TMA; every cp.async
+// producer thread once its copies landed).
+__device__ __forceinline__ void init_barriers(SharedStorage& smem, uint32_t full_arrivals = 1) {
   for (int s = 0; s < kStages; ++s) {
-    mbar_init(&smem.full[s], 1);
+    mbar_init(&smem.full[s], full_arrivals);
     mbar_init(&smem.empty[s], kClusterM * kConsumers * 4);  // lane 0 of every consumer warp
   }
   fence_mbarrier_init();
-}
-
-// The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
-// tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
-// kHinted (one CTA per cluster): A's boxes under L2 policy `policy_a`, B's under `policy_b`.
-template <bool kHinted = false>
-__device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
-                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it,
-                                        uint64_t policy_a = 0, uint64_t policy_b = 0) {
-  static_assert(!kHinted || kClusterM == 1, "L2 policies on the single-CTA loads only");
-  prefetch_map(map_a);
-  prefetch_map(map_b);
-  for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
-    const uint32_t s = it % kStages;
-    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
-    // pass over the ring (parity 1) does not wait.
-    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
-    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
-    const int k0 = (w.kb_begin + kb) * kBlockK;
-    if constexpr (kHinted) {
-      tma_load_2d_hint(smem.a[s], map_a, &smem.full[s], k0, w.m0, policy_a);
-      tma_load_2d_hint(smem.b[s], map_b, &smem.full[s], k0, w.b_row0, policy_b);
-      continue;
-    }
-    tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
-    if constexpr (kClusterM == 1) {
-      tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
-    } else {  // this CTA's half of the B tile into both CTAs (map_b's box: kBlockN / 2 rows)
-      const uint32_t rank = cluster_ctarank();
-      constexpr int kHalf = kBlockN / kClusterM;
-      tma_load_2d_multicast(smem.b[s] + rank * kHalf * kBlockK, map_b, &smem.full[s], k0,
-                            w.b_row0 + static_cast<int>(rank) * kHalf, (1u << kClusterM) - 1);
-    }
-  }
-}
-
-// The producer thread, after its last tile in a cluster of 2: waits until the consumers of both
-// CTAs released every stage, so that no peer arrives on this CTA's barriers after it exits.
-__device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
-  if constexpr (kClusterM > 1)
-    for (int i = 0; i < kStages; ++i, ++it)
-      mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);
 }
 
 // Lane 0 of a consumer warp: stage `s` read, back to the producer(s) that refill it.
@@ -684,6 +643,69 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
 
 // ---- host side ----
 
+bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
+  return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
+         t.strides[0] == cols && t.strides[1] == 1;
+}
+
+// ptxb_run's failures (kNoTensorMap: the TMA kernels' tensor maps could not be encoded).
+enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_bf16_ws_ring.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws.cuh (generated: scripts/amalgamate.py) ====
+// The TMA producer of the warp-specialized wgmma bf16 GEMM of the expert solutions (C = A * B^T,
+// bf16 in, fp32 accumulation, bf16 out, row-major, B K-major): one thread streams the k-blocks
+// of A and B into the ring of gemm/sm90_gemm_bf16_ws_ring.cuh by TMA, and the host encodes the
+// tensor maps. The plain GEMM (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh) and the grouped one build
+// their kernels from these pieces. Experts hold a copy (scripts/amalgamate.py); their header
+// comments describe the design.
+
+namespace {
+
+// The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
+// through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
+// tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.
+// kHinted (one CTA per cluster): A's boxes under L2 policy `policy_a`, B's under `policy_b`.
+template <bool kHinted = false>
+__device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
+                                        const CUtensorMap* map_b, const TileWork& w, uint32_t& it,
+                                        uint64_t policy_a = 0, uint64_t policy_b = 0) {
+  static_assert(!kHinted || kClusterM == 1, "L2 policies on the single-CTA loads only");
+  prefetch_map(map_a);
+  prefetch_map(map_b);
+  for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
+    // pass over the ring (parity 1) does not wait.
+    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
+    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+    const int k0 = (w.kb_begin + kb) * kBlockK;
+    if constexpr (kHinted) {
+      tma_load_2d_hint(smem.a[s], map_a, &smem.full[s], k0, w.m0, policy_a);
+      tma_load_2d_hint(smem.b[s], map_b, &smem.full[s], k0, w.b_row0, policy_b);
+      continue;
+    }
+    tma_load_2d(smem.a[s], map_a, &smem.full[s], k0, w.m0);
+    if constexpr (kClusterM == 1) {
+      tma_load_2d(smem.b[s], map_b, &smem.full[s], k0, w.b_row0);
+    } else {  // this CTA's half of the B tile into both CTAs (map_b's box: kBlockN / 2 rows)
+      const uint32_t rank = cluster_ctarank();
+      constexpr int kHalf = kBlockN / kClusterM;
+      tma_load_2d_multicast(smem.b[s] + rank * kHalf * kBlockK, map_b, &smem.full[s], k0,
+                            w.b_row0 + static_cast<int>(rank) * kHalf, (1u << kClusterM) - 1);
+    }
+  }
+}
+
+// The producer thread, after its last tile in a cluster of 2: waits until the consumers of both
+// CTAs released every stage, so that no peer arrives on this CTA's barriers after it exits.
+__device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
+  if constexpr (kClusterM > 1)
+    for (int i = 0; i < kStages; ++i, ++it)
+      mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);
+}
+
 // A row-major (rows, k) bf16 matrix read in (box_rows, kBlockK) boxes with the 128-byte swizzle.
 bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, uint32_t box_rows) {
   auto encode = tensor_map_encoder();
@@ -697,13 +719,6 @@ bool encode_k_major(CUtensorMap* map, const void* ptr, int64_t rows, int64_t k, 
                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
-
-bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
-  return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
-         t.strides[0] == cols && t.strides[1] == 1;
-}
-
-enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_tma_ws.cuh ====
