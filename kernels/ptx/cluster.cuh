@@ -1,9 +1,8 @@
 // Thread-block clusters (sm_90): this CTA's rank in its cluster, the cluster-wide barrier, an
-// mbarrier arrive on another CTA's barrier, and a TMA load multicast into several CTAs' shared
-// memory. Peers address each other's shared memory at the same offsets (the kernel's layout).
+// mbarrier arrive on another CTA's barrier and reads of another CTA's shared memory (the TMA load
+// multicast into several CTAs is in ptx/tma.cuh). Peers address each other's shared memory at the
+// same offsets (the kernel's layout).
 #pragma once
-
-#include <cuda.h>
 
 #include <cstdint>
 
@@ -34,18 +33,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta)
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
       "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
       "r"(cta)
-      : "memory");
-}
-// The box of a 2-D map at (inner, outer) into `dst` of every CTA whose bit is set in `cta_mask`
-// (bit i: rank i); each CTA's bytes complete on its own mbarrier at `bar`'s offset.
-__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map,
-                                                      uint64_t* bar, int inner, int outer,
-                                                      uint16_t cta_mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer),
-      "h"(cta_mask)
       : "memory");
 }
 // Two floats at `local`'s offset in the shared memory of CTA `cta` of the cluster (8-byte

@@ -156,6 +156,19 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, u
       "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
       : "memory");
 }
+// The box of a 2-D map at (inner, outer) into `dst` of every CTA whose bit is set in `cta_mask`
+// (bit i: its rank in the cluster); each CTA's bytes complete on its own mbarrier at `bar`'s
+// offset.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map,
+                                                      uint64_t* bar, int inner, int outer,
+                                                      uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer),
+      "h"(cta_mask)
+      : "memory");
+}
 // tma_load_2d with an L2 eviction policy for the box's lines (ptx/l2_policy.cuh).
 __device__ __forceinline__ void tma_load_2d_hint(void* dst, const CUtensorMap* map, uint64_t* bar,
                                                  int inner, int outer, uint64_t policy) {
