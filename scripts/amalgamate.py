@@ -18,7 +18,7 @@ import pathlib
 import re
 import sys
 
-SCANNED = ("kernels/reference", "tests/adversarial")
+SCANNED = ("kernels/reference", "tests/adversarial", "bench/gemm_dev")
 BEGIN = re.compile(r"^// ==== begin (\S+) \(generated: scripts/amalgamate\.py\) ====$")
 END = "// ==== end {} ===="
 LOCAL_INCLUDE = re.compile(r'^#include "(ptx/[^"]+)"')

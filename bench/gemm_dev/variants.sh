@@ -55,7 +55,7 @@ narrownohint='s/^constexpr bool kNarrowBEvictFirst = true;/constexpr bool kNarro
 narrowstages6='s/^constexpr int kNarrowStages = 8;/constexpr int kNarrowStages = 6;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
-# sed program (must change it)
+# sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev)
 table="
 tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging; $nostreamk
 tma_fullstaging3|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
@@ -94,6 +94,7 @@ grouped_records|bf16_grouped|sm90/gemm/bf16-grouped|$records
 wgmma_deep|bf16_wgmma|sm90/gemm/bf16-wgmma|$deep
 wgmma_wide|bf16_wgmma|sm90/gemm/bf16-wgmma|$wide
 wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
+wgmma_ws|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu
 fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
 fp8b_single|fp8_blockwise|sm90/gemm/fp8-blockwise|$single
@@ -117,7 +118,11 @@ while IFS='|' read -r name expert task program; do
   [[ -n "$only" && ",$only," != *",$name,"* ]] && continue
   stem="gemm_$expert"; [[ "$expert" == attention_* ]] && stem="$expert"
   src="kernels/reference/sm90_$stem.cu"
-  sed -e "$program" "$src" > "$out/src/$name.cu"
+  if [[ "$program" == file:* ]]; then  # a whole candidate source in place of a knob
+    cp "${program#file:}" "$out/src/$name.cu" || exit 2
+  else
+    sed -e "$program" "$src" > "$out/src/$name.cu"
+  fi
   if cmp -s "$src" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
   if [[ -z "${task_of[expert_$expert]:-}" ]]; then
     cp "$src" "$out/src/expert_$expert.cu"; task_of[expert_$expert]="$task"; names+=("expert_$expert")

@@ -1,0 +1,197 @@
+// The warp-specialized cp.async + wgmma bf16 GEMM (C = A * B^T, bf16 in, fp32 accumulation, bf16
+// out, row-major, B K-major; no TMA): a producer warpgroup of 128 threads fills the ring of
+// gemm/sm90_gemm_bf16_ws_ring.cuh with 16-byte cp.async copies, two consumer warpgroups run
+// wgmma on it, one CTA per SM loops over the output tiles, and few-tile shapes split K (fp32
+// partials summed by reduce_splits, gemm/sm90_gemm_split_sum.cuh). Needs the ring and the split
+// sum before it (scripts/amalgamate.py copies all three); ptxb_plan / ptxb_run at the end.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <ptxbench/abi.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "gemm/sm90_gemm_bf16_ws_ring.cuh"
+#include "gemm/sm90_gemm_split_sum.cuh"
+#include "ptx/cp_async.cuh"
+#include "ptx/griddepcontrol.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/setmaxnreg.cuh"
+#include "ptx/smem.cuh"
+
+namespace {
+
+constexpr int kProducerThreads = 128;            // warpgroup 0, every thread copies
+constexpr int kChunksPerRow = kBlockK * 2 / 16;  // 16-byte chunks of a tile row (8)
+constexpr int kRowsPerPass =
+    kProducerThreads / kChunksPerRow;  // rows one pass of the threads fills
+// k-blocks whose copies a producer thread keeps in flight before it waits for the oldest, makes it
+// visible to the async proxy and marks its stage full. The consumers can then hold two stages (one
+// in wgmma, one waiting for release) while the producer fills the others: kStages >= kLag + 2, or
+// the producer would wait for a stage the consumers can only free after a stage it still holds.
+constexpr int kLag = 2;
+static_assert(kStages >= kLag + 2, "the ring must hold the lag and the consumers' two stages");
+static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
+static_assert(kBlockM % kRowsPerPass == 0 && kBlockN % kRowsPerPass == 0, "whole passes");
+// Whether reduce_splits is a programmatic dependent of the split GEMM (its launch hidden under it).
+constexpr bool kSplitPdl = true;
+
+// This producer thread's 16-byte chunks of the (kRows, kBlockK) tile at rows [row0, row0 + kRows)
+// and columns [k0, k0 + kBlockK) of a row-major (num_rows, K) matrix: chunk `chunk` of tile rows
+// first, first + kRowsPerPass, ..., written into `stage` in the 128-byte swizzle the wgmma
+// descriptors describe (chunk c of row r at chunk c ^ (r % 8)). Rows past num_rows and columns
+// past K are zero-filled (cp.async's source size 0; K % 8 == 0: a chunk is all in or all out).
+// NOTE: a loop, not unrolled: ptxas holds the producer to its 40 registers (setmaxnreg), and the
+// unrolled form's 24 hoisted row addresses spilled. One pointer walks the rows instead.
+template <int kRows>
+__device__ __forceinline__ void copy_tile_chunks(__nv_bfloat16* stage, const __nv_bfloat16* src,
+                                                 int num_rows, int K, int row0, int k0, int first,
+                                                 int chunk) {
+  const int k = k0 + chunk * 8;
+  int row = row0 + first;
+  const __nv_bfloat16* from = src + static_cast<int64_t>(row) * K + k;
+  const int64_t pass_stride = static_cast<int64_t>(kRowsPerPass) * K;
+  // (first % 8) == (r % 8) for every row r this thread copies: one swizzled chunk position.
+  __nv_bfloat16* to = stage + first * kBlockK + ((chunk ^ (first % 8)) * 8);
+#pragma unroll 1
+  for (int i = 0; i < kRows / kRowsPerPass; ++i) {
+    const bool in_bounds = row < num_rows && k < K;
+    cp_async_16(to, in_bounds ? from : src, in_bounds ? 16 : 0);
+    row += kRowsPerPass;
+    from += pass_stride;
+    to += kRowsPerPass * kBlockK;
+  }
+}
+
+// Every producer thread: streams the unit's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
+// through the ring, each thread kRowsPerPass-th of the rows, one chunk column. `it` as in
+// consume(): the k-blocks this CTA put through the ring before, advanced past this unit's. A stage
+// is full once all kProducerThreads threads arrived on it, each after its own copies landed and a
+// proxy fence made them visible to wgmma's reads (NOTE: cp.async writes through the generic proxy).
+// The unit's last kLag k-blocks are marked full at its end.
+__device__ __forceinline__ void produce_cp_async(SharedStorage& smem, const __nv_bfloat16* a,
+                                                 const __nv_bfloat16* b, int M, int N, int K,
+                                                 const TileWork& w, uint32_t& it) {
+  const int thread = static_cast<int>(threadIdx.x) % kProducerThreads;
+  const int chunk = thread % kChunksPerRow, first = thread / kChunksPerRow;
+  int pending = 0;  // k-blocks copied by this thread, not yet marked full
+  for (int kb = 0; kb < w.k_blocks; ++kb, ++it) {
+    const uint32_t s = it % kStages;
+    // NOTE: a fresh barrier counts as having completed the phase before phase 0 (parity 1).
+    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
+    const int k0 = (w.kb_begin + kb) * kBlockK;
+    copy_tile_chunks<kBlockM>(smem.a[s], a, M, K, w.m0, k0, first, chunk);
+    copy_tile_chunks<kBlockN>(smem.b[s], b, N, K, w.b_row0, k0, first, chunk);
+    cp_async_commit();
+    if (pending < kLag) {
+      ++pending;
+      continue;
+    }
+    cp_async_wait<kLag>();  // k-block it - kLag has landed
+    fence_proxy_async_shared();
+    mbar_arrive(&smem.full[(it - kLag) % kStages]);
+  }
+  cp_async_wait<0>();
+  fence_proxy_async_shared();
+  for (; pending > 0; --pending) mbar_arrive(&smem.full[(it - pending) % kStages]);
+}
+
+// Work unit u: output tile u % blocks (grouped raster) and K split u / blocks (k-blocks
+// [split * split_kb, (split + 1) * split_kb)). CTA x takes units x, x + gridDim.x, ... One split
+// writes C; several write fp32 partials (`splits` planes of M x N) for reduce_splits.
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_bf16_cp_async_ws(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
+                          __nv_bfloat16* __restrict__ c, float* partials, int M, int N, int K,
+                          int split_kb, int splits) {
+  SharedStorage& smem = shared_storage();
+  // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete.
+  if (kSplitPdl && splits > 1) griddep_launch_dependents();
+  const int warpgroup = threadIdx.x / 128;
+  const int tiles_m = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
+  const int blocks = tiles_m * tiles_n;
+  const int units = blocks * splits;
+  const int k_total = (K + kBlockK - 1) / kBlockK;
+  auto work_of = [&](int u) {
+    const TileCoord tile = tile_of_block(u % blocks, tiles_m, tiles_n);
+    const int kb_begin = (u / blocks) * split_kb;
+    return TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)};
+  };
+
+  if (threadIdx.x == 0) init_barriers(smem, kProducerThreads);
+  __syncthreads();
+
+  uint32_t it = 0;  // k-blocks through the ring so far (produce_cp_async, consume)
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    for (int u = blockIdx.x; u < units; u += gridDim.x)
+      produce_cp_async(smem, a, b, M, N, K, work_of(u), it);
+    return;
+  }
+
+  setmaxnreg_inc<232>();
+  const int consumer = warpgroup - 1;
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    const TileWork w = work_of(u);
+    float d[kBlockN / 2];
+    consume(smem, consumer, w.k_blocks, d, it);
+    if (splits > 1)
+      store_partial(d, partials + static_cast<int64_t>(u / blocks) * M * N, w.m0 + consumer * 64,
+                    w.n0, M, N);
+    else
+      store_tile(d, c, w.m0 + consumer * 64, w.n0, M, N);
+  }
+}
+
+int g_sms = 0;  // the device's SM count, read by ptxb_plan
+
+// Splits only where the output tiles fill at most half of the SMs (gemm/sm90_gemm_split_sum.cuh).
+SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
+  const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
+  const int k_blocks = static_cast<int>((K + kBlockK - 1) / kBlockK);
+  return cut_k(k_blocks, few_tile_splits(tiles, k_blocks, sms, kMinKBlocksPerSplit));
+}
+
+}  // namespace
+
+extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaFuncSetAttribute(gemm_bf16_cp_async_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSharedBytes)) != cudaSuccess)
+    return kLaunchFailed;
+  *workspace_bytes = 0;
+  if (problem->num_inputs == 2 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 2) {
+    const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
+                  N = problem->inputs[1].shape[0];
+    *workspace_bytes = split_partial_bytes(split_k(M, N, K, g_sms), M, N);
+  }
+  return PTXB_OK;
+}
+
+extern "C" int ptxb_run(const ptxb_args* args) {
+  const ptxb_problem& p = *args->problem;
+  if (p.num_inputs != 2 || p.num_outputs != 1) return kBadProblem;
+  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
+  if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
+      !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || N > INT32_MAX ||
+      K > INT32_MAX)
+    return kBadProblem;
+  const SplitK split = split_k(M, N, K, g_sms);
+  if (args->workspace_bytes < split_partial_bytes(split, M, N)) return kBadProblem;
+  const auto stream = static_cast<cudaStream_t>(args->stream);
+  auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
+  auto* partials = static_cast<float*>(args->workspace);
+  const int64_t units =
+      ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN) * split.splits;
+  const int ctas = static_cast<int>(std::min<int64_t>(units, g_sms));
+  gemm_bf16_cp_async_ws<<<ctas, kThreads, kSharedBytes, stream>>>(
+      static_cast<const __nv_bfloat16*>(args->inputs[0]),
+      static_cast<const __nv_bfloat16*>(args->inputs[1]), c, partials, static_cast<int>(M),
+      static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits);
+  if (sum_splits(split, partials, c, M, N, g_sms, kSplitPdl, stream) != cudaSuccess)
+    return kLaunchFailed;
+  return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
+}
