@@ -53,9 +53,12 @@ narrowaevictlast='s/^constexpr bool kNarrowAEvictLast = false;/constexpr bool kN
 narrowstages9='s/^constexpr int kNarrowStages = 8;/constexpr int kNarrowStages = 9;/'
 narrownohint='s/^constexpr bool kNarrowBEvictFirst = true;/constexpr bool kNarrowBEvictFirst = false;/'
 narrowstages6='s/^constexpr int kNarrowStages = 8;/constexpr int kNarrowStages = 6;/'
+directepilogue='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
+lag1='s/^constexpr int kLag = 2;/constexpr int kLag = 1;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
-# sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev)
+# sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev), or
+# file:PATH|SED, that source with a knob changed
 table="
 tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging; $nostreamk
 tma_fullstaging3|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
@@ -95,6 +98,8 @@ wgmma_deep|bf16_wgmma|sm90/gemm/bf16-wgmma|$deep
 wgmma_wide|bf16_wgmma|sm90/gemm/bf16-wgmma|$wide
 wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
 wgmma_ws|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu
+wgmma_ws_direct|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu|$directepilogue
+wgmma_ws_lag1|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu|$lag1
 fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
 fp8b_single|fp8_blockwise|sm90/gemm/fp8-blockwise|$single
@@ -119,7 +124,13 @@ while IFS='|' read -r name expert task program; do
   stem="gemm_$expert"; [[ "$expert" == attention_* ]] && stem="$expert"
   src="kernels/reference/sm90_$stem.cu"
   if [[ "$program" == file:* ]]; then  # a whole candidate source in place of a knob
-    cp "${program#file:}" "$out/src/$name.cu" || exit 2
+    file="${program#file:}"; knob=""
+    [[ "$file" == *"|"* ]] && { knob="${file#*|}"; file="${file%%|*}"; }
+    cp "$file" "$out/src/$name.cu" || exit 2
+    if [[ -n "$knob" ]]; then
+      sed -i -e "$knob" "$out/src/$name.cu"
+      if cmp -s "$file" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
+    fi
   else
     sed -e "$program" "$src" > "$out/src/$name.cu"
   fi

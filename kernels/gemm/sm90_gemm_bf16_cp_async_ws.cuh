@@ -37,6 +37,13 @@ static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
 static_assert(kBlockM % kRowsPerPass == 0 && kBlockN % kRowsPerPass == 0, "whole passes");
 // Whether reduce_splits is a programmatic dependent of the split GEMM (its launch hidden under it).
 constexpr bool kSplitPdl = true;
+// Whether a whole tile leaves through the consumer's staging (store_tile_staged: 16-byte stores of
+// whole 128-byte row segments) instead of bf16x2 stores from the accumulators (store_tile). The
+// TMA expert's direct stores cost it 8-12% against its staged (TMA) stores; the older cp.async
+// expert gained from the same staging.
+constexpr bool kStagedEpilogue = true;
+static_assert(!kStagedEpilogue || (kOwnStaging && kStagingCols == 128 && kBlockN % 128 == 0),
+              "a consumer stages (64, 128) of its (64, kBlockN) tile at a time");
 
 // This producer thread's 16-byte chunks of the (kRows, kBlockK) tile at rows [row0, row0 + kRows)
 // and columns [k0, k0 + kBlockK) of a row-major (num_rows, K) matrix: chunk `chunk` of tile rows
@@ -98,6 +105,60 @@ __device__ __forceinline__ void produce_cp_async(SharedStorage& smem, const __nv
   for (; pending > 0; --pending) mbar_arrive(&smem.full[(it - pending) % kStages]);
 }
 
+// Consumer warpgroup `consumer`'s (64, kBlockN) tile of accumulators d at rows [row0, row0 + 64)
+// and columns [n0, n0 + kBlockN) of C, rounded to bf16, through its `staging` (64 x 128 bf16) in
+// kBlockN / 128 passes: the accumulators go to two (64, 64) halves of 128-byte rows with the
+// 128-byte swizzle (chunk c of row r at chunk c ^ (r % 8): conflict-free), then every thread of
+// the warpgroup stores 16-byte chunks, a row's 16 chunks by 16 consecutive threads. Elements past
+// M or N are masked. Named barrier 1 + consumer (its 128 threads) orders the writes and reads.
+__device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2], uint8_t* staging,
+                                                  __nv_bfloat16* c, int row0, int n0, int M, int N,
+                                                  int consumer) {
+  static_assert(kConsumers == 2, "named barriers 1 and 2, one per consumer warpgroup");
+  constexpr uint32_t kHalfBytes = 64 * 128;  // a (64, 64) bf16 half
+  constexpr int kPassGroups = 16;            // 8-column groups of the accumulators per pass
+  const int thread = static_cast<int>(threadIdx.x) % 128;
+  const int warp = thread / 32, lane = thread % 32;
+  auto sync_consumer = [&] {  // NOTE: immediate ids: a register id makes ptxas reserve all 16
+    if (consumer == 0)
+      asm volatile("bar.sync 1, 128;" ::: "memory");
+    else
+      asm volatile("bar.sync 2, 128;" ::: "memory");
+  };
+#pragma unroll
+  for (int pass = 0; pass < kBlockN / 128; ++pass) {
+#pragma unroll
+    for (int j = 0; j < kPassGroups; ++j) {
+      const int i = pass * kPassGroups + j;  // the accumulators' 8-column group
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = warp * 16 + lane / 4 + half * 8;
+        *reinterpret_cast<__nv_bfloat162*>(staging + (j / 8) * kHalfBytes + r * 128 +
+                                           (((j % 8) ^ (r % 8)) * 16) + (lane % 4) * 4) =
+            __floats2bfloat162_rn(d[i * 4 + half * 2], d[i * 4 + half * 2 + 1]);
+      }
+    }
+    sync_consumer();  // the pass is staged
+#pragma unroll
+    for (int k = 0; k < 64 * kPassGroups / 128; ++k) {
+      const int idx = k * 128 + thread;
+      const int r = idx / kPassGroups, chunk = idx % kPassGroups;
+      const int row = row0 + r, col = n0 + pass * 128 + chunk * 8;
+      if (row >= M || col >= N) continue;
+      const uint8_t* from =
+          staging + (chunk / 8) * kHalfBytes + r * 128 + (((chunk % 8) ^ (r % 8)) * 16);
+      __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
+      if (N % 8 == 0) {  // col + 8 <= N and 16-byte aligned
+        *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(from);
+      } else {
+        const auto* e = reinterpret_cast<const __nv_bfloat16*>(from);
+        for (int q = 0; q < 8 && col + q < N; ++q) dst[q] = e[q];
+      }
+    }
+    sync_consumer();  // read before the next pass (or tile) overwrites it
+  }
+}
+
 // Work unit u: output tile u % blocks (grouped raster) and K split u / blocks (k-blocks
 // [split * split_kb, (split + 1) * split_kb)). CTA x takes units x, x + gridDim.x, ... One split
 // writes C; several write fp32 partials (`splits` planes of M x N) for reduce_splits.
@@ -139,6 +200,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(u / blocks) * M * N, w.m0 + consumer * 64,
                     w.n0, M, N);
+    else if (kStagedEpilogue)
+      store_tile_staged(d, smem.staging + consumer * kStagingBytes, c, w.m0 + consumer * 64, w.n0,
+                        M, N, consumer);
     else
       store_tile(d, c, w.m0 + consumer * 64, w.n0, M, N);
   }

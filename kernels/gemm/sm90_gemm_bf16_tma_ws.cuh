@@ -24,6 +24,9 @@
 
 namespace {
 
+constexpr uint32_t kATileBytes = kBlockM * kBlockK * 2;  // the bytes a stage's A box brings
+constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
+
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
 // through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
 // tiles of a CTA that loops over tiles; 0 for the first) and is advanced past this tile's.

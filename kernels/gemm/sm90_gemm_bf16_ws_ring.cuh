@@ -36,8 +36,6 @@ constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
 // Split-K for shapes with fewer tiles than half the SMs (few rows): each split at least this many
 // k-blocks, partial fp32 tiles in the workspace, summed in a fixed order by a second kernel.
 constexpr int kMinKBlocksPerSplit = 8;
-constexpr uint32_t kATileBytes = kBlockM * kBlockK * 2;
-constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
 
 // Whether the TMA-store epilogue (store_tile_tma) stages in shared memory of its own, (64,
 // kStagingCols) bf16 per consumer, instead of the A stages: needed by CTAs that loop over tiles

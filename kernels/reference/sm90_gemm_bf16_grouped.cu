@@ -428,8 +428,6 @@ constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
 // Split-K for shapes with fewer tiles than half the SMs (few rows): each split at least this many
 // k-blocks, partial fp32 tiles in the workspace, summed in a fixed order by a second kernel.
 constexpr int kMinKBlocksPerSplit = 8;
-constexpr uint32_t kATileBytes = kBlockM * kBlockK * 2;
-constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
 
 // Whether the TMA-store epilogue (store_tile_tma) stages in shared memory of its own, (64,
 // kStagingCols) bf16 per consumer, instead of the A stages: needed by CTAs that loop over tiles
@@ -664,6 +662,9 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 // comments describe the design.
 
 namespace {
+
+constexpr uint32_t kATileBytes = kBlockM * kBlockK * 2;  // the bytes a stage's A box brings
+constexpr uint32_t kBTileBytes = kBlockN * kBlockK * 2;
 
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
 // through the ring. `it` counts the k-blocks this CTA put through the ring before (the earlier
