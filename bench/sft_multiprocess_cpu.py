@@ -9,16 +9,22 @@ exports:
   there, saved by rank 0, gives the merged model's logits within 1e-2 (fp32);
 - FSDP2 itself (bench/fsdp2_cpu_smoke.py under torchrun): every decoder layer and the root
   sharded, 2 processes against 1 on the same batches (losses within 1%), a sharded checkpoint
-  round trip (logits equal).
+  round trip (logits equal);
+- with --wheels DIR (bench/sft_wheels.sh DIR 3.11: DeepSpeed and what it needs): the trainer
+  under the shipped ZeRO-3 config set to 2 processes on the CPU (DeepSpeed over gloo, every
+  parameter partitioned), against one process (losses within 1%), saving the whole model
+  (zero3_save_16bit_model gathers it), and a ZeRO-3 checkpoint written half-way and resumed
+  (the resumed steps' losses equal the uninterrupted run's within 1e-5).
 
 Usage (repository root): PYTHON=.tools/py-train/bin/python bench/sft_multiprocess_cpu.py OUT
-  [--steps 4] [--fsdp2-steps 10]
+  [--steps 4] [--fsdp2-steps 10] [--wheels DIR]
 Writes OUT/summary.json and the runs' metrics and logs; prints a table last; exit 1 when a check
 fails."""
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import pathlib
 import subprocess
@@ -28,6 +34,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXPORTS = sorted(str(p) for p in (ROOT / "bench/results").glob(
     "2026-11-29-h200-model-run*/**/export.jsonl*"))  # the committed exports of model runs
 SHIPPED_FSDP2 = ROOT / "python/configs/accelerate/fsdp2-8gpu.yaml"
+SHIPPED_ZERO3 = ROOT / "python/configs/accelerate/zero3-8gpu.yaml"
 TINY_CONFIG = ROOT / "python/configs/tiny-cpu.yaml"
 PROCESSES = 2
 
@@ -39,17 +46,59 @@ def run(cmd: list[str], log: pathlib.Path, env: dict[str, str]) -> None:
         sys.exit(f"{' '.join(cmd[:6])} ... failed ({code}); see {log}")
 
 
-def cpu_config(out: pathlib.Path) -> pathlib.Path:
-    """The shipped FSDP2 config with what a CPU run must change: the process count, the device,
-    no bf16 autocast (fp32, so that the runs' losses compare); fsdp_config stays as shipped
-    (accelerate ignores it on the CPU)."""
+def cpu_config(out: pathlib.Path, shipped: pathlib.Path = SHIPPED_FSDP2) -> pathlib.Path:
+    """A shipped accelerate config with what a CPU run must change: the process count, the
+    device, no bf16 autocast (fp32, so that the runs' losses compare); fsdp_config stays as
+    shipped (accelerate ignores it on the CPU), deepspeed_config too (DeepSpeed runs it, over
+    gloo)."""
     import yaml
 
-    cfg = yaml.safe_load(SHIPPED_FSDP2.read_text())
+    cfg = yaml.safe_load(shipped.read_text())
     cfg.update(num_processes=PROCESSES, use_cpu=True, mixed_precision="no")
-    path = out / "fsdp2-8gpu-as-cpu.yaml"
+    path = out / f"{shipped.stem}-as-cpu.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
+
+
+def install_wheels(wheels: str, out: pathlib.Path, python: str) -> str:
+    """The wheels in `wheels` installed into OUT/site (for PYTHONPATH); exits on failure."""
+    site = out / "site"
+    whl = sorted(str(p) for p in pathlib.Path(wheels).glob("*.whl"))
+    if not whl:
+        sys.exit(f"no wheels in {wheels} (bench/sft_wheels.sh makes them)")
+    run([python, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
+         "--upgrade", "--target", str(site), *whl], out / "wheels.log", dict(os.environ))
+    return str(site)
+
+
+def zero3_runs(train, out: pathlib.Path, steps: int) -> dict:
+    """The ZeRO-3 trainer runs: 2 processes, the whole model saved; the same run checkpointed
+    half-way and resumed from there."""
+    from safetensors import safe_open
+
+    config = cpu_config(out, SHIPPED_ZERO3)
+    run_ = train("zero3", PROCESSES, 1, "--set", "model.save=true", config=config)
+    half = steps // 2
+    train("zero3_checkpointed", PROCESSES, 1, "--set", "train.save_strategy=steps",
+          "--set", f"train.save_steps={half}", config=config)
+    resumed = train("zero3_resumed", PROCESSES, 1, "--set",
+                    f"train.resume_from_checkpoint={out / 'zero3_checkpointed' / f'checkpoint-{half}'}",
+                    config=config)
+
+    def count(path: pathlib.Path) -> int:  # parameter elements in a folder's safetensors
+        total = 0
+        for file in sorted(path.glob("*.safetensors")):
+            with safe_open(str(file), "pt") as f:
+                names = f.keys()  # safe_open is not iterable
+                total += sum(math.prod(f.get_slice(key).get_shape()) for key in names)
+        return total
+
+    after = [h["loss"] for h in resumed["losses"]]
+    before = [h["loss"] for h in run_["losses"]][half:]
+    return {"run": run_, "resumed": resumed, "resumed_from_step": half,
+            "saved_parameters": count(out / "zero3"), "tiny_parameters": count(out / "tiny"),
+            "resume_largest_relative_difference": max(
+                abs(a - b) / abs(b) for a, b in zip(after, before, strict=True))}
 
 
 def main() -> int:
@@ -57,13 +106,17 @@ def main() -> int:
     ap.add_argument("out")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--fsdp2-steps", type=int, default=10)
+    ap.add_argument("--wheels", help="DeepSpeed's wheels (bench/sft_wheels.sh): ZeRO-3 runs too")
     args = ap.parse_args()
     out = pathlib.Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     python = os.environ.get("PYTHON", sys.executable)
     accelerate = str(pathlib.Path(python).with_name("accelerate"))
     torchrun = str(pathlib.Path(python).with_name("torchrun"))
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), TOKENIZERS_PARALLELISM="false")
+    path = [str(ROOT / "python")]
+    if args.wheels:
+        path.insert(0, install_wheels(args.wheels, out, python))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), TOKENIZERS_PARALLELISM="false")
     sft = [python, "-m", "ptxbench_sft"]
     run([*sft, "build-data", "--export", *EXPORTS, "--out", str(out / "data")],
         out / "build-data.log", env)
@@ -76,11 +129,12 @@ def main() -> int:
             "--set", f"data.train_file={out / 'data/train.jsonl'}",
             "--set", "train.max_length=65536"]  # the real rows, about 9-18K tiny-model tokens
 
-    def train(name: str, processes: int, batch: int, *extra: str) -> dict:
+    def train(name: str, processes: int, batch: int, *extra: str,
+              config: pathlib.Path = accel) -> dict:
         sets = [*base, "--set", f"train.output_dir={out / name}",
                 "--set", f"train.max_steps={args.steps}",
                 "--set", f"train.per_device_train_batch_size={batch}", *extra]
-        launch = ([accelerate, "launch", "--config_file", str(accel), "-m", "ptxbench_sft"]
+        launch = ([accelerate, "launch", "--config_file", str(config), "-m", "ptxbench_sft"]
                   if processes > 1 else sft)
         run([*launch, "train", *sets], out / f"{name}.log", env)
         return json.loads((out / name / "metrics.json").read_text())
@@ -93,6 +147,7 @@ def main() -> int:
          str(out / "two_processes_lora"), str(out / "data/train.jsonl"),
          str(out / "merge_check.json")], out / "merge_check.log", env)
     merge = json.loads((out / "merge_check.json").read_text())
+    zero3 = zero3_runs(train, out, args.steps) if args.wheels else {}
     fsdp2 = {}
     for n in (1, PROCESSES):
         run([torchrun, "--nproc_per_node", str(n), str(ROOT / "bench/fsdp2_cpu_smoke.py"),
@@ -109,6 +164,9 @@ def main() -> int:
     whole = min(args.steps, rows // PROCESSES)  # steps of the first epoch with a whole batch
     trainer_rel = largest_relative(losses(two)[:whole], losses(one)[:whole])
     fsdp2_rel = largest_relative(fsdp2[PROCESSES]["losses"], fsdp2[1]["losses"])
+    if zero3:
+        zero3["largest_relative_loss_difference"] = largest_relative(
+            losses(zero3["run"])[:whole], losses(one)[:whole])
     checks = {
         "trainer_two_processes": two["num_processes"] == PROCESSES
         and two["distributed_type"] == "DistributedType.MULTI_CPU",
@@ -123,6 +181,17 @@ def main() -> int:
         "fsdp2_checkpoint_round_trip": fsdp2[PROCESSES][
             "checkpoint_round_trip_max_abs_logit_diff"] <= 1e-6,
     }
+    if zero3:
+        checks |= {
+            "zero3_two_processes_every_parameter_partitioned":
+                zero3["run"]["distributed_type"] == "DistributedType.DEEPSPEED"
+                and zero3["run"]["num_processes"] == PROCESSES
+                and zero3["run"]["sharded_parameter_share"] == 1.0,
+            f"zero3_first_{whole}_losses_within_1pct":
+                whole > 0 and zero3["largest_relative_loss_difference"] <= 0.01,
+            "zero3_whole_model_saved": zero3["saved_parameters"] == zero3["tiny_parameters"],
+            "zero3_resumed_losses_equal": zero3["resume_largest_relative_difference"] <= 1e-5,
+        }
     summary = {
         "exports": [str(pathlib.Path(e).relative_to(ROOT)) for e in EXPORTS],
         "train_rows": rows,
@@ -137,6 +206,9 @@ def main() -> int:
         "trainer_largest_relative_loss_difference": trainer_rel,
         "merge_check": merge,
         "fsdp2": {str(n): m for n, m in fsdp2.items()},
+        "zero3": {k: v for k, v in zero3.items() if k not in ("run", "resumed")} | (
+            {"losses": losses(zero3["run"]), "resumed_losses": losses(zero3["resumed"])}
+            if zero3 else {}),
         "fsdp2_largest_relative_loss_difference": fsdp2_rel,
         "versions": two["versions"],
         "checks": checks,
@@ -148,6 +220,11 @@ def main() -> int:
         print(f"| {name} | {r['num_processes']} | {r['distributed_type']} | "
               f"{r['sharded_parameter_share']:.2f} | {r['steps']} | {r['first_loss']:.4f} | "
               f"{r['last_loss']:.4f} |")
+    for name in ("run", "resumed") if zero3 else ():
+        r = zero3[name]
+        print(f"| zero3 {name} | {r['num_processes']} | {r['distributed_type']} | "
+              f"{r['sharded_parameter_share']:.2f} | {len(r['losses'])} | "
+              f"{r['losses'][0]['loss']:.4f} | {r['last_loss']:.4f} |")
     for n, m in fsdp2.items():
         print(f"| fsdp2_cpu_smoke | {n} | {'FSDP2' if n > 1 else 'none'} | "
               f"{m['sharded_parameter_share']:.2f} | {len(m['losses'])} | {m['losses'][0]:.4f} | "
@@ -156,6 +233,11 @@ def main() -> int:
           f"{trainer_rel:.2e}; FSDP2: {fsdp2_rel:.2e}; merged vs adapter logits "
           f"{merge['max_abs_diff']:.2e}; FSDP2 checkpoint round trip "
           f"{fsdp2[PROCESSES]['checkpoint_round_trip_max_abs_logit_diff']:.2e}")
+    if zero3:
+        print(f"ZeRO-3: 2 processes vs 1, largest relative difference "
+              f"{zero3['largest_relative_loss_difference']:.2e}; resumed vs uninterrupted "
+              f"{zero3['resume_largest_relative_difference']:.2e}; saved "
+              f"{zero3['saved_parameters']} of {zero3['tiny_parameters']} parameters")
     for name, ok in checks.items():
         print(f"{'ok  ' if ok else 'FAIL'} {name}")
     return 0 if all(checks.values()) else 1

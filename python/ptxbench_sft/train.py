@@ -377,15 +377,31 @@ def device_name(trainer) -> str:
 
 
 def sharded_parameter_share(model) -> float:
-    """The share of the model's parameter elements held as DTensor shards (FSDP2 shards every
-    wrapped parameter; 0 without sharding): a multi-process run proves it sharded with this."""
+    """The share of the model's parameter elements held sharded: DTensor shards (FSDP2 shards
+    every wrapped parameter) or DeepSpeed ZeRO-3 partitions (a parameter with ``ds_numel``, its
+    whole size; its local tensor is empty between uses); 0 without sharding. A multi-process run
+    proves it sharded with this."""
     from torch.distributed.tensor import DTensor
 
     total = sharded = 0
     for p in model.parameters():
-        total += p.numel()  # a DTensor's numel is the whole tensor's
-        sharded += p.numel() if isinstance(p, DTensor) else 0
+        zero3 = getattr(p, "ds_numel", None)
+        numel = zero3 if zero3 is not None else p.numel()  # a DTensor's numel is the whole's
+        total += numel
+        sharded += numel if zero3 is not None or isinstance(p, DTensor) else 0
     return sharded / total if total else 0.0
+
+
+def peak_memory_per_rank(trainer) -> list[int] | None:
+    """Every process's peak allocated GPU memory in bytes, in rank order (None on the CPU).
+    Every process must call it (a collective)."""
+    import torch
+
+    if trainer.args.device.type != "cuda":
+        return None
+    peak = torch.tensor([torch.cuda.max_memory_allocated(trainer.args.device)],
+                        dtype=torch.int64, device=trainer.args.device)
+    return [int(v) for v in trainer.accelerator.gather(peak).tolist()]
 
 
 def write_json_atomic(path: Path, obj: dict[str, Any]) -> None:
@@ -408,9 +424,12 @@ def run_training(prep: Prepared, cfg: Config) -> dict[str, Any]:
     if on_cuda:
         torch.cuda.reset_peak_memory_stats(trainer.args.device)
     start = time.perf_counter()
-    trainer.train()
+    # NOTE: a checkpoint directory (or true: the newest in output_dir) resumes model, optimizer,
+    # scheduler, RNG and data order from it; the losses then continue where it was written.
+    trainer.train(resume_from_checkpoint=trainer.args.resume_from_checkpoint)
     wall_s = time.perf_counter() - start
     tokens, completion_tokens = trainer.token_counts()
+    peaks = peak_memory_per_rank(trainer)
     losses = prep.recorder.history
     metrics = {
         "schema": METRICS_SCHEMA,
@@ -426,6 +445,8 @@ def run_training(prep: Prepared, cfg: Config) -> dict[str, Any]:
         "completion_tokens_per_s": completion_tokens / wall_s if wall_s > 0 else None,
         "peak_gpu_memory_bytes": (torch.cuda.max_memory_allocated(trainer.args.device)
                                   if on_cuda else None),
+        "peak_gpu_memory_bytes_per_rank": peaks,
+        "resumed_from_checkpoint": trainer.args.resume_from_checkpoint,
         "num_processes": trainer.accelerator.num_processes,
         "distributed_type": str(trainer.accelerator.distributed_type),
         "sharded_parameter_share": sharded_parameter_share(trainer.model),

@@ -94,6 +94,8 @@ def test_overfit_and_metrics(tiny_config, tiny_dir, rows_file, tmp_path, capsys)
     assert 0 < metrics["train_completion_tokens"] < metrics["train_tokens"]
     assert 0 < metrics["row_tokens"]["min"] <= metrics["row_tokens"]["max"] <= 2048
     assert metrics["tokens_per_s"] > 0 and metrics["peak_gpu_memory_bytes"] is None
+    assert metrics["peak_gpu_memory_bytes_per_rank"] is None  # CPU
+    assert metrics["resumed_from_checkpoint"] is None
     assert set(metrics["versions"]) == {"torch", "transformers", "trl", "peft", "accelerate",
                                         "datasets"}
     assert metrics["device"].startswith("cpu") and metrics["config"]["train"]["max_steps"] == 40
@@ -148,6 +150,32 @@ def test_lora_changes_only_adapters_and_merges(tiny_config, tmp_path):
         adapter_logits = model(input_ids=ids).logits
         merged_logits = model.merge_and_unload()(input_ids=ids).logits
     assert torch.allclose(adapter_logits, merged_logits, atol=1e-5, rtol=1e-4)
+
+
+def test_resumed_run_continues_the_losses(tiny_config, tmp_path):
+    """A run saved at step 3 and resumed there (model, optimizer, scheduler, RNG, data order from
+    the checkpoint) logs the uninterrupted run's losses for steps 4-6."""
+    whole = train.train(tiny_config("train.max_steps=6", "train.save_strategy=steps",
+                                    "train.save_steps=3", f"train.output_dir={tmp_path / 'a'}"))
+    assert whole["resumed_from_checkpoint"] is None and (tmp_path / "a/checkpoint-3").is_dir()
+    resumed = train.train(tiny_config(
+        "train.max_steps=6", f"train.output_dir={tmp_path / 'b'}",
+        f"train.resume_from_checkpoint={tmp_path / 'a/checkpoint-3'}"))
+    assert resumed["resumed_from_checkpoint"] == str(tmp_path / "a/checkpoint-3")
+    assert [h["step"] for h in resumed["losses"]] == [4, 5, 6]
+    for after, before in zip(resumed["losses"], whole["losses"][3:], strict=True):
+        assert after["loss"] == pytest.approx(before["loss"], rel=1e-5), after["step"]
+
+
+def test_sharded_share_counts_fsdp2_and_zero3_partitions():
+    """DeepSpeed ZeRO-3 leaves each parameter an empty local tensor with its whole size in
+    ``ds_numel``; a model half of whose elements are so partitioned is half sharded."""
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4, bias=False),
+                                torch.nn.Linear(4, 4, bias=False))
+    assert train.sharded_parameter_share(model) == 0.0
+    model[0].weight.ds_numel = 16
+    model[0].weight.data = torch.empty(0)
+    assert train.sharded_parameter_share(model) == 0.5
 
 
 @pytest.mark.skipif(not REAL_EXPORT.exists(), reason="real export not in this checkout")
