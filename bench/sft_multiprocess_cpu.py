@@ -10,7 +10,7 @@ exports:
 - FSDP2 itself (bench/fsdp2_cpu_smoke.py under torchrun): every decoder layer and the root
   sharded, 2 processes against 1 on the same batches (losses within 1%), a sharded checkpoint
   round trip (logits equal);
-- with --wheels DIR (bench/sft_wheels.sh DIR 3.11: DeepSpeed and what it needs): the trainer
+- with --wheels DIR (bench/sft_wheels.sh DIR 3.11 cpu: DeepSpeed and what it needs): the trainer
   under the shipped ZeRO-3 config set to 2 processes on the CPU (DeepSpeed over gloo, every
   parameter partitioned), against one process (losses within 1%), saving the whole model
   (zero3_save_16bit_model gathers it), and a ZeRO-3 checkpoint written half-way and resumed

@@ -31,9 +31,10 @@ CHAT_TEMPLATE_PATH = Path(__file__).with_name("chat_template.jinja")
 # boundary.
 SPLIT_PATTERN = r" ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|[^\S\r\n]*[\r\n]+|\s+(?!\S)|\s+"
 
-DEFAULT_VOCAB = {"tiny": 1024, "smoke": 16384}
+DEFAULT_VOCAB = {"tiny": 1024, "smoke": 16384, "large": 16384}
 KINDS = ("qwen3", "qwen3_5")
-SIZES = ("tiny", "smoke")
+SIZES = ("tiny", "smoke", "large")
+DTYPES = ("float32", "bfloat16")
 
 # A few lines of the text the models will see: CUDA, PTX, harness feedback, chat framing.
 BUILTIN_CORPUS = [
@@ -125,13 +126,19 @@ def build_tokenizer(corpus_texts: Iterable[str], out_dir: str | Path | None = No
 
 
 def _dims(size: str) -> dict[str, int]:
-    """Shared shape of a size; "smoke" is ~150M parameters with a 16K vocabulary."""
+    """Shared shape of a size; "smoke" is ~150M parameters with a 16K vocabulary; "large" has
+    Qwen3.6-27B's width (hidden 5120, MLP 17408, 40 heads of 128, 8 KV heads) and half its depth:
+    ~11.8B parameters in the hybrid form, too many for full fine-tuning on one 141 GB GPU (bf16
+    weights and gradients plus fp32 master weights and Adam moments: 16 bytes a parameter)."""
     if size == "tiny":
         return dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                     num_attention_heads=4, num_key_value_heads=2, head_dim=16)
     if size == "smoke":
         return dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=12,
                     num_attention_heads=16, num_key_value_heads=8, head_dim=64)
+    if size == "large":
+        return dict(hidden_size=5120, intermediate_size=17408, num_hidden_layers=32,
+                    num_attention_heads=40, num_key_value_heads=8, head_dim=128)
     raise ValueError(f"unknown size {size!r}, expected one of {SIZES}")
 
 
@@ -170,14 +177,18 @@ def build_config(tokenizer, kind: str = "qwen3", size: str = "tiny"):
     raise ValueError(f"unknown kind {kind!r}, expected one of {KINDS}")
 
 
-def build_model(tokenizer, kind: str = "qwen3", size: str = "tiny", seed: int = 0):
-    """A random-weight causal LM (``Qwen3ForCausalLM`` or ``Qwen3_5ForCausalLM``), float32."""
+def build_model(tokenizer, kind: str = "qwen3", size: str = "tiny", seed: int = 0,
+                dtype: str = "float32"):
+    """A random-weight causal LM (``Qwen3ForCausalLM`` or ``Qwen3_5ForCausalLM``) in ``dtype``
+    (bfloat16 halves the memory and the saved size of a large model)."""
     import torch
     from transformers import AutoModelForCausalLM
 
+    if dtype not in DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r}, expected one of {DTYPES}")
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(build_config(tokenizer, kind, size),
-                                             dtype=torch.float32)
+                                             dtype=getattr(torch, dtype))
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     return model
@@ -185,13 +196,13 @@ def build_model(tokenizer, kind: str = "qwen3", size: str = "tiny", seed: int = 
 
 def make_tiny(out: str | Path, kind: str = "qwen3", size: str = "tiny",
               corpus_rows: Iterable[dict[str, Any]] = (),
-              vocab_size: int | None = None) -> dict[str, Any]:
+              vocab_size: int | None = None, dtype: str = "float32") -> dict[str, Any]:
     """Write tokenizer + random model to ``out``; the tokenizer also learns the corpus rows."""
     tokenizer = build_tokenizer(list(row_texts(corpus_rows)), out,
                                 vocab_size or DEFAULT_VOCAB[size])
-    model = build_model(tokenizer, kind, size)
+    model = build_model(tokenizer, kind, size, dtype=dtype)
     model.save_pretrained(str(out))
-    return {"out": str(out), "kind": kind, "size": size, "vocab": len(tokenizer),
+    return {"out": str(out), "kind": kind, "size": size, "dtype": dtype, "vocab": len(tokenizer),
             "params": sum(p.numel() for p in model.parameters())}
 
 
@@ -205,13 +216,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", default=None, metavar="TRAIN_JSONL",
                    help="SFT rows (build-data train.jsonl) whose texts the tokenizer learns")
     p.add_argument("--vocab-size", type=int, default=None, metavar="N",
-                   help="BPE vocabulary target; default 1024 (tiny) or 16384 (smoke)")
+                   help="BPE vocabulary target; default 1024 (tiny) or 16384 (smoke, large)")
+    p.add_argument("--dtype", choices=DTYPES, default="float32",
+                   help="the weights' type (bfloat16 for the large size: 24 GB instead of 47)")
 
 
 def run_cli(args: argparse.Namespace) -> int:
     from .train import read_rows  # validates the rows; InputError on bad input
 
     rows = read_rows(args.corpus) if args.corpus else []
-    print(json.dumps(make_tiny(args.out, args.kind, args.size, rows, args.vocab_size),
-                     sort_keys=True))
+    print(json.dumps(make_tiny(args.out, args.kind, args.size, rows, args.vocab_size,
+                               args.dtype), sort_keys=True))
     return 0

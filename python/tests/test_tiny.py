@@ -77,6 +77,28 @@ def test_smoke_size_parameter_count(tokenizer):
         assert 100e6 <= params <= 300e6, (kind, params)
 
 
+def test_large_size_does_not_fit_one_gpu_for_full_fine_tuning(tokenizer):
+    """The sharded size of the multi-GPU run: Qwen3.6-27B's width, half its depth; at 16 bytes a
+    parameter (ZeRO-3's full fine-tuning state) it needs more than one 141 GB H200."""
+    from transformers import AutoModelForCausalLM
+
+    config = tiny.build_config(tokenizer, "qwen3_5", "large")
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    params = sum(p.numel() for p in model.parameters())
+    assert 10e9 <= params <= 13e9, params
+    assert params * 16 > 141e9
+    assert (config.hidden_size, config.intermediate_size, config.num_attention_heads) == (
+        5120, 17408, 40)
+
+
+def test_bfloat16_weights(tokenizer):
+    model = tiny.build_model(tokenizer, "qwen3", "tiny", dtype="bfloat16")
+    assert {p.dtype for p in model.parameters()} == {torch.bfloat16}
+    with pytest.raises(ValueError, match="unknown dtype"):
+        tiny.build_model(tokenizer, "qwen3", "tiny", dtype="float16")
+
+
 def test_make_tiny_cli(tmp_path, rows_file, capsys):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
