@@ -31,7 +31,9 @@ inline constexpr double kEvidenceControlTmaLoadBytes = 2560;
 /// the catalog's other_read_metrics count it: every kind reads its own buffer once, whole 32-byte
 /// sectors, so each metric shows at least these bytes (more only if the hardware counts coarser
 /// units than sectors); the dead control reads none. A cap on other reads is only as good as
-/// these counters: a metric below its floor here makes the evidence unavailable.
+/// these counters: a metric below its floor here makes the evidence unavailable. H200
+/// (2026-12-05): each as listed but the plain loads' 8192 (with the non-coherent 2048) and the
+/// surface's 4096: counted by whole lines or twice, never less.
 struct ControlReadBytes {
   const char* metric;
   double bytes;

@@ -336,8 +336,34 @@ TEST(Controls, EveryOtherReadMetricOfTheCatalogHasALoadInTheControl) {
 
 // ---- the recorded expert run, end to end ----
 
+TEST(JudgeRuntime, RecordedRunShowsTheControlsLoadsAndTheExpertsOtherReads) {
+  // What the H200 counted (2026-12-05): every kind at or above its floor: the TMA bytes exact,
+  // ld.global 8192 for the 4096 bytes of plain and non-coherent loads, the surface 4096 for 2048:
+  // whole-line or repeated counting, never less than loaded.
+  const RuntimeJudgement j = judge_runtime(tma_task(), catalog(), testing::recorded_tma_kernels(),
+                                           read_messages(kNcu / "expert_tma_messages.jsonl"));
+  ASSERT_TRUE(j.available) << j.unavailable_reason;
+  const json& tma = j.record["controls"]["targets"][1];
+  ASSERT_EQ(tma["instruction"], "cp.async.bulk.tensor");
+  const std::map<std::string, double> counted = {
+      {kTmaLoadBytesMetric, 2560},
+      {"l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum", 8192},
+      {"l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum", 2048},
+      {"smsp__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum", 2048},
+      {"l1tex__m_xbar2l1tex_read_bytes_mem_texture.sum", 2048},
+      {"l1tex__m_xbar2l1tex_read_bytes_mem_surface_op_ld.sum", 4096},
+      {"l1tex__m_xbar2l1tex_read_bytes_mem_global_op_atom.sum", 128}};
+  using ByMetric = std::map<std::string, double>;
+  EXPECT_EQ(tma["positive_bytes"].get<ByMetric>(), counted);
+  // The expert reads nothing but TMA boxes at 4096^3; at 8192^3 its stream-K tail reads fp32
+  // partial tiles back (0.096 of the input bytes), under the task's 0.25.
+  EXPECT_EQ(j.record["calls"][0]["targets"][1]["other_read_input_share"], 0.0);
+  EXPECT_NEAR(j.record["calls"][1]["targets"][1]["other_read_input_share"].get<double>(), 0.0962,
+              5e-4);
+}
+
 TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
-  const auto kernels = testing::recorded_tma_kernels(catalog());
+  const auto kernels = testing::recorded_tma_kernels();
   const auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   const RuntimeJudgement j = judge_runtime(tma_task(), catalog(), kernels, messages);
   ASSERT_TRUE(j.available) << j.unavailable_reason;
@@ -369,7 +395,7 @@ TEST(JudgeRuntime, RecordedExpertRunHasEveryTargetAtR2) {
 }
 
 TEST(JudgeRuntime, TheControlsWorkIsReadPerOpcodeFamily) {
-  const auto kernels = testing::recorded_tma_kernels(catalog());
+  const auto kernels = testing::recorded_tma_kernels();
   auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   // The recording's control ran one bf16 wgmma; today's worker reports its work per family.
   for (json& m : messages)
@@ -386,7 +412,7 @@ TEST(JudgeRuntime, TheControlsWorkIsReadPerOpcodeFamily) {
 }
 
 TEST(JudgeRuntime, VerdictTextShowsTheEvidenceTable) {
-  const auto kernels = testing::recorded_tma_kernels(catalog());
+  const auto kernels = testing::recorded_tma_kernels();
   const auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   Verdict v;
   v.record["evidence"] = judge_runtime(tma_task(), catalog(), kernels, messages).record;
@@ -403,7 +429,7 @@ TEST(JudgeRuntime, VerdictTextShowsTheEvidenceTable) {
 }
 
 TEST(JudgeRuntime, WrongOutputUnderTheProfilerIsACallFailure) {
-  const auto kernels = testing::recorded_tma_kernels(catalog());
+  const auto kernels = testing::recorded_tma_kernels();
   auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   for (json& m : messages)
     if (m["type"] == "evidence_call" && m["hidden"] == true) m["correct"] = false;
@@ -412,7 +438,7 @@ TEST(JudgeRuntime, WrongOutputUnderTheProfilerIsACallFailure) {
 }
 
 TEST(JudgeRuntime, ANonceMismatchMakesTheRunUnavailable) {
-  const auto kernels = testing::recorded_tma_kernels(catalog());
+  const auto kernels = testing::recorded_tma_kernels();
   auto messages = read_messages(kNcu / "expert_tma_messages.jsonl");
   for (json& m : messages)
     if (m["type"] == "evidence_call") m["nonce"] = 1;

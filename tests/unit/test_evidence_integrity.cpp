@@ -144,7 +144,7 @@ struct RecordedRun {
   std::vector<json> messages;
 };
 RecordedRun recorded_tma_run() {
-  return {testing::recorded_tma_kernels(catalog()), testing::recorded_tma_messages()};
+  return {testing::recorded_tma_kernels(), testing::recorded_tma_messages()};
 }
 
 TEST(PassAgreement, RecordedExpertRunAgreesAndATamperedOneDoesNot) {

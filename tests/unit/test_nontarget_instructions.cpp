@@ -58,7 +58,7 @@ TEST(NonTargetInstructions, TheTargetsPrimaryOpcodesAreLeftOut) {
 
 TEST(NonTargetInstructions, TheRecordedExpertIsFarBelowBothCeilings) {
   const TaskSpec task = find_task(kTasksRoot, catalog(), "sm90/gemm/bf16-wgmma-tma");
-  const auto kernels = testing::recorded_tma_kernels(catalog());
+  const auto kernels = testing::recorded_tma_kernels();
   const auto messages = testing::recorded_tma_messages();
   const RuntimeJudgement j = judge_runtime(task, catalog(), kernels, messages);
   ASSERT_TRUE(j.available) << j.unavailable_reason;
