@@ -223,7 +223,7 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
 // ==== end kernels/ptx/wgmma.cuh ====
 // ==== begin kernels/ptx/cp_async.cuh (generated: scripts/amalgamate.py) ====
 // Ampere-style asynchronous copies, global -> shared, 16 bytes per thread (cp.async.cg), grouped
-// with commit_group and waited for with wait_group.
+// with commit_group and waited for with wait_group, or signalled on an mbarrier.
 
 // Copies 16 bytes; the bytes past `src_bytes` (0 or 16) are zero-filled.
 __device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t src_bytes) {
@@ -233,6 +233,12 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
+}
+// One arrival on the mbarrier at `bar` once every cp.async this thread issued before has
+// completed (.noinc: the barrier's count includes this arrival).
+__device__ __forceinline__ void cp_async_mbar_arrive_noinc(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar))
+               : "memory");
 }
 // Waits until at most kPending committed groups are still in flight.
 template <int kPending>
@@ -472,6 +478,10 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32). `it`
 // as in produce(): the consumers' count runs in step with the producer's. Every stage read goes
 // back to the producer, the last one too (a CTA that loops over tiles refills it for the next).
+// kProxyFence: the stage's bytes were written through the generic proxy by other threads (cp.async
+// completing on the barrier), so each consumer thread fences its view to the async proxy before
+// wgmma reads them; TMA writes through the async proxy and needs none.
+template <bool kProxyFence = false>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         float (&d)[kBlockN / 2], uint32_t& it) {
   const bool lane0 = (threadIdx.x % 32) == 0;
@@ -481,6 +491,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % kStages;
     mbar_wait(&smem.full[s], (it / kStages) & 1);
+    if constexpr (kProxyFence) fence_proxy_async_shared();
     const __nv_bfloat16* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const __nv_bfloat16* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
     wgmma_fence();
@@ -646,6 +657,11 @@ constexpr int kRowsPerPass =
 // in wgmma, one waiting for release) while the producer fills the others: kStages >= kLag + 2, or
 // the producer would wait for a stage the consumers can only free after a stage it still holds.
 constexpr int kLag = 2;
+// Whether each producer thread's stage is marked full by the hardware when its copies complete
+// (cp.async.mbarrier.arrive.noinc: no wait, no fence in the producer; the consumers fence the
+// stage to the async proxy after their wait) instead of after kLag more k-blocks (the wait,
+// fence and arrive above).
+constexpr bool kArriveOnCompletion = false;
 static_assert(kStages >= kLag + 2, "the ring must hold the lag and the consumers' two stages");
 static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
 static_assert(kBlockM % kRowsPerPass == 0 && kBlockN % kRowsPerPass == 0, "whole passes");
@@ -706,6 +722,10 @@ __device__ __forceinline__ void produce_cp_async(SharedStorage& smem, const __nv
     copy_tile_chunks<kBlockM>(smem.a[s], a, M, K, w.m0, k0, first, chunk);
     copy_tile_chunks<kBlockN>(smem.b[s], b, N, K, w.b_row0, k0, first, chunk);
     cp_async_commit();
+    if constexpr (kArriveOnCompletion) {
+      cp_async_mbar_arrive_noinc(&smem.full[s]);
+      continue;
+    }
     if (pending < kLag) {
       ++pending;
       continue;
@@ -714,6 +734,7 @@ __device__ __forceinline__ void produce_cp_async(SharedStorage& smem, const __nv
     fence_proxy_async_shared();
     mbar_arrive(&smem.full[(it - kLag) % kStages]);
   }
+  if constexpr (kArriveOnCompletion) return;
   cp_async_wait<0>();
   fence_proxy_async_shared();
   for (; pending > 0; --pending) mbar_arrive(&smem.full[(it - pending) % kStages]);
@@ -810,7 +831,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int u = blockIdx.x; u < units; u += gridDim.x) {
     const TileWork w = work_of(u);
     float d[kBlockN / 2];
-    consume(smem, consumer, w.k_blocks, d, it);
+    consume<kArriveOnCompletion>(smem, consumer, w.k_blocks, d, it);
     if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(u / blocks) * M * N, w.m0 + consumer * 64,
                     w.n0, M, N);

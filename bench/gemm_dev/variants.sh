@@ -55,6 +55,7 @@ narrownohint='s/^constexpr bool kNarrowBEvictFirst = true;/constexpr bool kNarro
 narrowstages6='s/^constexpr int kNarrowStages = 8;/constexpr int kNarrowStages = 6;/'
 directepilogue='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
 lag1='s/^constexpr int kLag = 2;/constexpr int kLag = 1;/'
+arriveoncompletion='s/^constexpr bool kArriveOnCompletion = false;/constexpr bool kArriveOnCompletion = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev), or
@@ -100,6 +101,7 @@ wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
 wgmma_ws|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu
 wgmma_ws_direct|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu|$directepilogue
 wgmma_ws_lag1|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu|$lag1
+wgmma_ws_arrive|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu|$arriveoncompletion
 fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
 fp8b_single|fp8_blockwise|sm90/gemm/fp8-blockwise|$single

@@ -32,6 +32,11 @@ constexpr int kRowsPerPass =
 // in wgmma, one waiting for release) while the producer fills the others: kStages >= kLag + 2, or
 // the producer would wait for a stage the consumers can only free after a stage it still holds.
 constexpr int kLag = 2;
+// Whether each producer thread's stage is marked full by the hardware when its copies complete
+// (cp.async.mbarrier.arrive.noinc: no wait, no fence in the producer; the consumers fence the
+// stage to the async proxy after their wait) instead of after kLag more k-blocks (the wait,
+// fence and arrive above).
+constexpr bool kArriveOnCompletion = false;
 static_assert(kStages >= kLag + 2, "the ring must hold the lag and the consumers' two stages");
 static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
 static_assert(kBlockM % kRowsPerPass == 0 && kBlockN % kRowsPerPass == 0, "whole passes");
@@ -92,6 +97,10 @@ __device__ __forceinline__ void produce_cp_async(SharedStorage& smem, const __nv
     copy_tile_chunks<kBlockM>(smem.a[s], a, M, K, w.m0, k0, first, chunk);
     copy_tile_chunks<kBlockN>(smem.b[s], b, N, K, w.b_row0, k0, first, chunk);
     cp_async_commit();
+    if constexpr (kArriveOnCompletion) {
+      cp_async_mbar_arrive_noinc(&smem.full[s]);
+      continue;
+    }
     if (pending < kLag) {
       ++pending;
       continue;
@@ -100,6 +109,7 @@ __device__ __forceinline__ void produce_cp_async(SharedStorage& smem, const __nv
     fence_proxy_async_shared();
     mbar_arrive(&smem.full[(it - kLag) % kStages]);
   }
+  if constexpr (kArriveOnCompletion) return;
   cp_async_wait<0>();
   fence_proxy_async_shared();
   for (; pending > 0; --pending) mbar_arrive(&smem.full[(it - pending) % kStages]);
@@ -196,7 +206,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int u = blockIdx.x; u < units; u += gridDim.x) {
     const TileWork w = work_of(u);
     float d[kBlockN / 2];
-    consume(smem, consumer, w.k_blocks, d, it);
+    consume<kArriveOnCompletion>(smem, consumer, w.k_blocks, d, it);
     if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(u / blocks) * M * N, w.m0 + consumer * 64,
                     w.n0, M, N);

@@ -603,6 +603,10 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32). `it`
 // as in produce(): the consumers' count runs in step with the producer's. Every stage read goes
 // back to the producer, the last one too (a CTA that loops over tiles refills it for the next).
+// kProxyFence: the stage's bytes were written through the generic proxy by other threads (cp.async
+// completing on the barrier), so each consumer thread fences its view to the async proxy before
+// wgmma reads them; TMA writes through the async proxy and needs none.
+template <bool kProxyFence = false>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         float (&d)[kBlockN / 2], uint32_t& it) {
   const bool lane0 = (threadIdx.x % 32) == 0;
@@ -612,6 +616,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % kStages;
     mbar_wait(&smem.full[s], (it / kStages) & 1);
+    if constexpr (kProxyFence) fence_proxy_async_shared();
     const __nv_bfloat16* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const __nv_bfloat16* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
     wgmma_fence();

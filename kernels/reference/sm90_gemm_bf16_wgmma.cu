@@ -36,7 +36,7 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/cp_async.cuh (generated: scripts/amalgamate.py) ====
 // Ampere-style asynchronous copies, global -> shared, 16 bytes per thread (cp.async.cg), grouped
-// with commit_group and waited for with wait_group.
+// with commit_group and waited for with wait_group, or signalled on an mbarrier.
 
 // Copies 16 bytes; the bytes past `src_bytes` (0 or 16) are zero-filled.
 __device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t src_bytes) {
@@ -46,6 +46,12 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, uint32_t
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
+}
+// One arrival on the mbarrier at `bar` once every cp.async this thread issued before has
+// completed (.noinc: the barrier's count includes this arrival).
+__device__ __forceinline__ void cp_async_mbar_arrive_noinc(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar))
+               : "memory");
 }
 // Waits until at most kPending committed groups are still in flight.
 template <int kPending>
