@@ -4,9 +4,10 @@
 // row-major, B K-major), loads by cp.async only (no TMA). Judged side by side with the expert by
 // `bench/gemm_dev/variants.sh BIN OUT N wgmma_ws`; it replaces the expert once it beats it there.
 // H200 2026-12-05 (bench/results/2026-12-05-h200-session): correct on every case, but 0.49 /
-// 0.45 / 0.52 / 0.78 of cuBLASLt against the expert's 0.72 / 0.68 / 0.69 / 0.74: one producer
-// warpgroup cannot issue the copies fast enough for two consumers. Not taken; kept as the
-// measured step and the base of a faster producer.
+// 0.45 / 0.52 / 0.78 of cuBLASLt against the expert's 0.72 / 0.68 / 0.69 / 0.74 (lag 1 and
+// kArriveOnCompletion about 0.51 / 0.47 / 0.54 / 0.77-0.79): one producer warpgroup cannot issue
+// the copies fast enough for two consumers. Not taken; kept as the measured step and the base
+// of a faster producer.
 //
 // Design (written for PTXBench; the TMA expert's warp-specialized ring with a cp.async producer):
 // - one CTA per SM loops over (128, 256) output tiles in a grouped raster, 384 threads: warpgroup 0
