@@ -1,6 +1,7 @@
 #include "instrument/control_bytes.hpp"
 
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 #include "controls/evidence_names.hpp"
@@ -57,7 +58,9 @@ ControlBytes check_control_bytes(const InstructionEntry& entry, const TargetSpec
       continue;
     }
     floors += *floor;
-    sum += check_metric(metric, *floor, 1e300, positive, negative, out).value_or(0);
+    sum += check_metric(metric, *floor, std::numeric_limits<double>::infinity(), positive, negative,
+                        out)
+               .value_or(0);
   }
   if (out.problem.empty() && sum < floors)
     out.problem = "the positive control's other reads sum to " + number(sum) +
