@@ -24,14 +24,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import pathlib
 import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from sft_multiprocess_cpu import EXPORTS, install_wheels, run
+from sft_multiprocess_cpu import (
+    EXPORTS,
+    adapted_config,
+    install_wheels,
+    largest_relative,
+    losses,
+    run,
+    saved_parameters,
+)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ACCELERATE = ROOT / "python/configs/accelerate"
@@ -41,33 +48,8 @@ COMPARED_LOSSES = 10
 
 def gpu_config(out: pathlib.Path, shipped: str, processes: int) -> pathlib.Path:
     """A shipped accelerate config with the process count set to the GPUs used."""
-    import yaml
-
-    cfg = yaml.safe_load((ACCELERATE / shipped).read_text())
-    cfg.update(num_processes=processes)
-    path = out / shipped.replace("8gpu", f"{processes}gpu")
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return path
-
-
-def losses(m: dict) -> list[float]:
-    return [h["loss"] for h in m["losses"]]
-
-
-def largest_relative(a: list[float], b: list[float]) -> float:
-    return max(abs(x - y) / abs(y) for x, y in zip(a, b, strict=True))
-
-
-def saved_parameters(folder: pathlib.Path) -> int:
-    """Parameter elements in a folder's safetensors (headers only)."""
-    from safetensors import safe_open
-
-    total = 0
-    for file in sorted(folder.glob("*.safetensors")):
-        with safe_open(str(file), "pt") as f:
-            names = f.keys()  # safe_open is not iterable
-            total += sum(math.prod(f.get_slice(k).get_shape()) for k in names)
-    return total
+    return adapted_config(ACCELERATE / shipped, out / shipped.replace("8gpu", f"{processes}gpu"),
+                          num_processes=processes)
 
 
 class Runs:

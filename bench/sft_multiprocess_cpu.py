@@ -46,18 +46,45 @@ def run(cmd: list[str], log: pathlib.Path, env: dict[str, str]) -> None:
         sys.exit(f"{' '.join(cmd[:6])} ... failed ({code}); see {log}")
 
 
+def adapted_config(shipped: pathlib.Path, path: pathlib.Path, **changes) -> pathlib.Path:
+    """The shipped accelerate config `shipped` with top-level `changes`, written to `path`."""
+    import yaml
+
+    cfg = yaml.safe_load(shipped.read_text())
+    cfg.update(changes)
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
 def cpu_config(out: pathlib.Path, shipped: pathlib.Path = SHIPPED_FSDP2) -> pathlib.Path:
     """A shipped accelerate config with what a CPU run must change: the process count, the
     device, no bf16 autocast (fp32, so that the runs' losses compare); fsdp_config stays as
     shipped (accelerate ignores it on the CPU), deepspeed_config too (DeepSpeed runs it, over
     gloo)."""
-    import yaml
+    return adapted_config(shipped, out / f"{shipped.stem}-as-cpu.yaml",
+                          num_processes=PROCESSES, use_cpu=True, mixed_precision="no")
 
-    cfg = yaml.safe_load(shipped.read_text())
-    cfg.update(num_processes=PROCESSES, use_cpu=True, mixed_precision="no")
-    path = out / f"{shipped.stem}-as-cpu.yaml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return path
+
+def losses(m: dict) -> list[float]:
+    """A run's logged losses (metrics.json), in step order."""
+    return [h["loss"] for h in m["losses"]] if "losses" in m else []
+
+
+def largest_relative(a: list[float], b: list[float]) -> float:
+    """The largest |a - b| / |b| over two equally long series."""
+    return max(abs(x - y) / abs(y) for x, y in zip(a, b, strict=True))
+
+
+def saved_parameters(folder: pathlib.Path) -> int:
+    """Parameter elements in a folder's safetensors (headers only)."""
+    from safetensors import safe_open
+
+    total = 0
+    for file in sorted(folder.glob("*.safetensors")):
+        with safe_open(str(file), "pt") as f:
+            names = f.keys()  # safe_open is not iterable
+            total += sum(math.prod(f.get_slice(key).get_shape()) for key in names)
+    return total
 
 
 def install_wheels(wheels: str, out: pathlib.Path, python: str) -> str:
@@ -74,8 +101,6 @@ def install_wheels(wheels: str, out: pathlib.Path, python: str) -> str:
 def zero3_runs(train, out: pathlib.Path, steps: int) -> dict:
     """The ZeRO-3 trainer runs: 2 processes, the whole model saved; the same run checkpointed
     half-way and resumed from there."""
-    from safetensors import safe_open
-
     config = cpu_config(out, SHIPPED_ZERO3)
     run_ = train("zero3", PROCESSES, 1, "--set", "model.save=true", config=config)
     half = steps // 2
@@ -84,21 +109,11 @@ def zero3_runs(train, out: pathlib.Path, steps: int) -> dict:
     resumed = train("zero3_resumed", PROCESSES, 1, "--set",
                     f"train.resume_from_checkpoint={out / 'zero3_checkpointed' / f'checkpoint-{half}'}",
                     config=config)
-
-    def count(path: pathlib.Path) -> int:  # parameter elements in a folder's safetensors
-        total = 0
-        for file in sorted(path.glob("*.safetensors")):
-            with safe_open(str(file), "pt") as f:
-                names = f.keys()  # safe_open is not iterable
-                total += sum(math.prod(f.get_slice(key).get_shape()) for key in names)
-        return total
-
-    after = [h["loss"] for h in resumed["losses"]]
-    before = [h["loss"] for h in run_["losses"]][half:]
     return {"run": run_, "resumed": resumed, "resumed_from_step": half,
-            "saved_parameters": count(out / "zero3"), "tiny_parameters": count(out / "tiny"),
-            "resume_largest_relative_difference": max(
-                abs(a - b) / abs(b) for a, b in zip(after, before, strict=True))}
+            "saved_parameters": saved_parameters(out / "zero3"),
+            "tiny_parameters": saved_parameters(out / "tiny"),
+            "resume_largest_relative_difference": largest_relative(losses(resumed),
+                                                                   losses(run_)[half:])}
 
 
 def main() -> int:
@@ -154,12 +169,6 @@ def main() -> int:
              str(out / "tiny"), str(out / "data/train.jsonl"), str(out / f"fsdp2_{n}.json"),
              "--steps", str(args.fsdp2_steps)], out / f"fsdp2_{n}.log", env)
         fsdp2[n] = json.loads((out / f"fsdp2_{n}.json").read_text())
-
-    def losses(m: dict) -> list[float]:
-        return [h["loss"] for h in m["losses"]] if "losses" in m else []
-
-    def largest_relative(a: list[float], b: list[float]) -> float:
-        return max(abs(x - y) / abs(y) for x, y in zip(a, b, strict=True))
 
     whole = min(args.steps, rows // PROCESSES)  # steps of the first epoch with a whole batch
     trainer_rel = largest_relative(losses(two)[:whole], losses(one)[:whole])
