@@ -246,13 +246,9 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
 }
 
 extern "C" int ptxb_run(const ptxb_args* args) {
-  const ptxb_problem& p = *args->problem;
-  if (p.num_inputs != 2 || p.num_outputs != 1) return kBadProblem;
-  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
-  if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
-      !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || N > INT32_MAX ||
-      K > INT32_MAX)
-    return kBadProblem;
+  const std::optional<GemmDims> dims = gemm_dims(*args->problem);
+  if (!dims) return kBadProblem;
+  const auto [M, N, K] = *dims;
   const SplitK split = split_k(M, N, K, g_sms);
   if (args->workspace_bytes < split_partial_bytes(split, M, N)) return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);

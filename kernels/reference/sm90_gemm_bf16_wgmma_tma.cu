@@ -46,6 +46,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 // ==== begin kernels/ptx/smem.cuh (generated: scripts/amalgamate.py) ====
@@ -671,6 +672,21 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
 bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
   return t.dtype == PTXB_BF16 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols &&
          t.strides[0] == cols && t.strides[1] == 1;
+}
+
+// The extents of a C = A * B^T problem as ptxb_run accepts it: A (M, K), B (N, K) and C (M, N)
+// row-major bf16, K % 8 == 0 (16-byte rows), every extent within int. nullopt otherwise.
+struct GemmDims {
+  int64_t M, N, K;
+};
+std::optional<GemmDims> gemm_dims(const ptxb_problem& p) {
+  if (p.num_inputs != 2 || p.num_outputs != 1) return std::nullopt;
+  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
+  if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
+      !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || N > INT32_MAX ||
+      K > INT32_MAX)
+    return std::nullopt;
+  return GemmDims{M, N, K};
 }
 
 // ptxb_run's failures (kNoTensorMap: the TMA kernels' tensor maps could not be encoded).
@@ -1581,13 +1597,9 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
 }
 
 extern "C" int ptxb_run(const ptxb_args* args) {
-  const ptxb_problem& p = *args->problem;
-  if (p.num_inputs != 2 || p.num_outputs != 1) return kBadProblem;
-  const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
-  if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
-      !is_row_major_2d(p.outputs[0], M, N) || K % 8 != 0 || M > INT32_MAX || N > INT32_MAX ||
-      K > INT32_MAX)
-    return kBadProblem;
+  const std::optional<GemmDims> dims = gemm_dims(*args->problem);
+  if (!dims) return kBadProblem;
+  const auto [M, N, K] = *dims;
 
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
