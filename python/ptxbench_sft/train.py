@@ -443,8 +443,7 @@ def run_training(prep: Prepared, cfg: Config) -> dict[str, Any]:
         "train_completion_tokens": completion_tokens,
         "tokens_per_s": tokens / wall_s if wall_s > 0 else None,
         "completion_tokens_per_s": completion_tokens / wall_s if wall_s > 0 else None,
-        "peak_gpu_memory_bytes": (torch.cuda.max_memory_allocated(trainer.args.device)
-                                  if on_cuda else None),
+        "peak_gpu_memory_bytes": peaks[0] if peaks else None,  # rank 0, which writes this
         "peak_gpu_memory_bytes_per_rank": peaks,
         "resumed_from_checkpoint": trainer.args.resume_from_checkpoint,
         "num_processes": trainer.accelerator.num_processes,
