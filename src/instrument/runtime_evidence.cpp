@@ -9,6 +9,11 @@ namespace ptxb {
 
 namespace {
 constexpr double kWarpsPerWarpgroup = 4;  // HGMMA executions are counted per warp
+
+// A measured share, or null where it was not measured (or has no ceiling).
+nlohmann::json or_null(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 }  // namespace
 
 KernelTargetCount count_target(const InstructionEntry& entry, const ProfiledKernel& kernel,
@@ -158,29 +163,22 @@ nlohmann::json to_json(const TargetCallEvidence& e) {
                        {"mma_flops", k.mma_flops}});
   return {{"instruction", e.instruction},
           {"executed", e.executed},
-          {"flop_share", e.flop_share ? nlohmann::json(*e.flop_share) : nlohmann::json(nullptr)},
+          {"flop_share", or_null(e.flop_share)},
           {"floor", e.floor},
           {"floor_rule", e.floor_rule},
           {"R1", e.r1},
           {"R2", e.r2 ? nlohmann::json(*e.r2) : nlohmann::json("unavailable")},
-          {"nontarget_flop_share", e.nontarget_flop_share ? nlohmann::json(*e.nontarget_flop_share)
-                                                          : nlohmann::json(nullptr)},
+          {"nontarget_flop_share", or_null(e.nontarget_flop_share)},
           {"max_nontarget_flop_share", e.nontarget_ceiling},
-          {"integer_share",
-           e.integer_share ? nlohmann::json(*e.integer_share) : nlohmann::json(nullptr)},
+          {"integer_share", or_null(e.integer_share)},
           {"max_nontarget_integer_share", e.integer_ceiling},
-          {"instructions_per_mac", e.instructions_per_mac ? nlohmann::json(*e.instructions_per_mac)
-                                                          : nlohmann::json(nullptr)},
+          {"instructions_per_mac", or_null(e.instructions_per_mac)},
           {"max_nontarget_instructions_per_mac", e.instructions_ceiling},
-          {"moved_input_share",
-           e.moved_input_share ? nlohmann::json(*e.moved_input_share) : nlohmann::json(nullptr)},
+          {"moved_input_share", or_null(e.moved_input_share)},
           {"min_moved_input_share",
            e.moved_input_share ? nlohmann::json(e.moved_share_floor) : nlohmann::json(nullptr)},
-          {"other_read_input_share", e.other_read_input_share
-                                         ? nlohmann::json(*e.other_read_input_share)
-                                         : nlohmann::json(nullptr)},
-          {"max_other_read_input_share",
-           e.other_read_ceiling ? nlohmann::json(*e.other_read_ceiling) : nlohmann::json(nullptr)},
+          {"other_read_input_share", or_null(e.other_read_input_share)},
+          {"max_other_read_input_share", or_null(e.other_read_ceiling)},
           {"nontarget_detail", e.nontarget_detail},
           {"kernels", kernels}};
 }
