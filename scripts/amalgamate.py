@@ -2,8 +2,9 @@
 
 A submission is one self-contained .cu file (docs/abi.md), yet the PTX wrappers of the expert
 solutions are written once, in kernels/ptx/, and the harness blocks of the hostile submissions
-once, in tests/adversarial/blocks/. A source holds a copy of such a file between the lines below; edit the named file, never the
-copy, and run this script:
+once, in tests/adversarial/blocks/. A source (a .cu file, or an .inc file a generator builds
+submissions from) holds a copy of such a file between the lines below; edit the named file,
+never the copy, and run this script:
 
     // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
     // ==== end kernels/ptx/mbarrier.cuh ====
@@ -88,7 +89,8 @@ def main(argv: list[str]) -> int:
     root = pathlib.Path(args[0] if args else ".").resolve()
     stale, problems, regions = [], [], 0
     for folder in SCANNED:
-        for source in sorted((root / folder).rglob("*.cu")):
+        sources = [*(root / folder).rglob("*.cu"), *(root / folder).rglob("*.inc")]
+        for source in sorted(sources):
             text = source.read_text()
             regions += sum(1 for line in text.splitlines() if BEGIN.match(line))
             fresh, found = refresh(root, source)

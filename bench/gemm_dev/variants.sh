@@ -30,9 +30,6 @@ directstore='s/^constexpr bool kTmaStoreEpilogue = true;/constexpr bool kTmaStor
 stages3='s/^constexpr int kStages = 4;/constexpr int kStages = 3;/'
 fullstaging='s/^constexpr int kStagingCols = kBlockN \/ 2;/constexpr int kStagingCols = kBlockN;/'
 persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/'
-deep='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 1 << 20;/'
-wide='s/^constexpr int kWideMinWaves = 2;/constexpr int kWideMinWaves = 0;/'
-unstaged='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
 tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
 split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
@@ -55,7 +52,11 @@ narrownohint='s/^constexpr bool kNarrowBEvictFirst = true;/constexpr bool kNarro
 narrowstages6='s/^constexpr int kNarrowStages = 8;/constexpr int kNarrowStages = 6;/'
 directepilogue='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStagedEpilogue = false;/'
 lag1='s/^constexpr int kLag = 2;/constexpr int kLag = 1;/'
-arriveoncompletion='s/^constexpr bool kArriveOnCompletion = false;/constexpr bool kArriveOnCompletion = true;/'
+prefetch2='s/^constexpr int kL2PrefetchAhead = 0;/constexpr int kL2PrefetchAhead = 2;/'
+prefetch4='s/^constexpr int kL2PrefetchAhead = 0;/constexpr int kL2PrefetchAhead = 4;/'
+streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
+lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArriveOnCompletion = false;/'
+dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev), or
@@ -64,6 +65,8 @@ table="
 tma_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$single; $sharedstaging; $nostreamk
 tma_fullstaging3|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
 tma_groupm8|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
+tma_groupm32|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm32
+tma_dbstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$dbstore
 tma_cluster2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $nostreamk
 tma_cluster2_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $single; $sharedstaging; $nostreamk
 tma_splitcluster|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
@@ -76,6 +79,7 @@ tma_narrow_a_evict_last|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrowaevictlas
 tma_narrow_stages9|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrowstages9
 tma_narrow_nohint|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrownohint
 tma_narrow_stages6|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$narrowstages6
+llm_dbstore|bf16_llm|sm90/gemm/bf16-llm|$dbstore
 llm_nonarrow|bf16_llm|sm90/gemm/bf16-llm|$nonarrow
 llm_split_l2policy|bf16_llm|sm90/gemm/bf16-llm|$l2policy
 bwd_nochain_pdl|attention_bwd_bf16|sm90/attention/bwd-bf16|$nochainpdl
@@ -95,13 +99,14 @@ grouped_register_store|bf16_grouped|sm90/gemm/bf16-grouped|$registerstore
 grouped_no_prefix_pdl|bf16_grouped|sm90/gemm/bf16-grouped|$noprefixpdl
 grouped_serial_prefix|bf16_grouped|sm90/gemm/bf16-grouped|$serialprefix; $noprefixpdl; $registerstore
 grouped_records|bf16_grouped|sm90/gemm/bf16-grouped|$records
-wgmma_deep|bf16_wgmma|sm90/gemm/bf16-wgmma|$deep
-wgmma_wide|bf16_wgmma|sm90/gemm/bf16-wgmma|$wide
-wgmma_unstaged|bf16_wgmma|sm90/gemm/bf16-wgmma|$unstaged
-wgmma_ws|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu
-wgmma_ws_direct|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu|$directepilogue
-wgmma_ws_lag1|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu|$lag1
-wgmma_ws_arrive|bf16_wgmma|sm90/gemm/bf16-wgmma|file:bench/gemm_dev/sm90_gemm_bf16_wgmma_ws.cu|$arriveoncompletion
+wgmma_direct|bf16_wgmma|sm90/gemm/bf16-wgmma|$directepilogue
+wgmma_lag|bf16_wgmma|sm90/gemm/bf16-wgmma|$lagarrival
+wgmma_lag1|bf16_wgmma|sm90/gemm/bf16-wgmma|$lagarrival; $lag1
+wgmma_streamk|bf16_wgmma|sm90/gemm/bf16-wgmma|$streamk
+wgmma_prefetch2|bf16_wgmma|sm90/gemm/bf16-wgmma|$prefetch2
+wgmma_prefetch4|bf16_wgmma|sm90/gemm/bf16-wgmma|$prefetch4
+wgmma_groupm8|bf16_wgmma|sm90/gemm/bf16-wgmma|$groupm8
+wgmma_groupm32|bf16_wgmma|sm90/gemm/bf16-wgmma|$groupm32
 fp8_single|fp8_e4m3|sm90/gemm/fp8-e4m3|$single
 fp8_directstore|fp8_e4m3|sm90/gemm/fp8-e4m3|$directstore
 fp8b_single|fp8_blockwise|sm90/gemm/fp8-blockwise|$single

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gemm/sm90_gemm_bf16_narrow.cuh"
+#include "gemm/sm90_gemm_bf16_tail_reduce.cuh"
 #include "gemm/sm90_gemm_bf16_tma_ws.cuh"
 #include "gemm/sm90_gemm_split_sum.cuh"
 #include "gemm/sm90_gemm_tail_schedule.cuh"
@@ -21,6 +22,13 @@ constexpr bool kPersistent = true;
 // the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
 // consumed; a kPersistent CTA's producer already refills them.
 constexpr bool kTmaStoreEpilogue = true;
+// Whether the own staging (kStagingCols = 128 columns a consumer) is used as two buffers of one
+// 64-column box, the tile leaving in four passes whose writes overlap the previous pass's store,
+// instead of one buffer of two boxes, in two passes of which the second waits until the first's
+// store has read the staging. Off: level on the H200 (0.985 / 0.983 / 0.988 / 1.025 against
+// 0.986 / 0.984 / 0.986 / 1.026, bench/results/2026-12-05b-h200-session, `tma_dbstore`).
+constexpr bool kDoubleBufferedStore = false;
+constexpr int kStorePassCols = kDoubleBufferedStore ? kStoreBoxCols : kStagingCols;
 // Whether split-K work units (few-row shapes) keep their fp32 partials in L2 for the reduction:
 // B's boxes, read once, loaded evict_first, A's (read by every tile column) and the partial
 // stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
@@ -46,6 +54,7 @@ constexpr int kStreamKMinWaves = 8;
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
 
+static_assert(!kDoubleBufferedStore || kOwnStaging, "the buffers are the own staging's");
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
@@ -119,7 +128,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // A consumer's half of a whole tile of C (one split, no tail piece).
   auto store_whole = [&](const float(&d)[kBlockN / 2], const TileCoord& tile) {
     if (kTmaStoreEpilogue && store_by_tma)
-      store_tile_tma<kBlockN, kOwnStaging ? kStagingCols : kBlockN>(
+      store_tile_tma<kBlockN, kOwnStaging ? kStorePassCols : kBlockN, false,
+                     kOwnStaging ? kStagingCols / kStorePassCols : 1>(
           d, 1.f,
           kOwnStaging ? smem.staging + consumer * kStagingBytes
                       : reinterpret_cast<uint8_t*>(smem.a[0] + consumer * 64 * kBlockK),
@@ -234,17 +244,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster_sync();  // no CTA leaves while a peer still reads its shared memory
 }
 
-// C over the tail tiles that several CTAs share (kStreamKTail): sum_tail_tiles, launched as a
-// programmatic dependent of the GEMM kernel.
-__global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
-                            int N) {
-  if (kSplitPdl) griddep_wait();
-  const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-  sum_tail_tiles<kBlockM, kBlockN>(
-      partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },
-      [&](int row, int col, float v0, float v1) { store_bf16_pair(c, row, col, N, v0, v1); });
-}
-
 // Resident clusters of each size 1..kMaxClusterSplits (index = size; kSplitCluster only), read by
 // ptxb_plan: on the H200 66 clusters of 2 fit but only 30 of 4, so 32 tiles split 4 ways would
 // run their last 2 clusters as a second wave (bench/probes/cluster_occupancy_probe.cu).
@@ -270,12 +269,7 @@ int g_sms = 0;  // the device's SM count, read by ptxb_plan
 // fewer than kStreamKMinWaves full waves).
 TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
   if (!kStreamKTail || split.splits > 1) return {};
-  return gated_tail_schedule(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN),
-                             static_cast<int>((K + kBlockK - 1) / kBlockK), g_sms,
-                             kStreamKMinWaves);
-}
-uint64_t tail_bytes(const TailSchedule& tail) {
-  return tail_partial_bytes(tail, kBlockM * kBlockN);
+  return ring_tail_schedule(M, N, K, g_sms, kStreamKMinWaves);
 }
 
 // A launch of `blocks` CTAs of the kernels here (a multiple of `cluster`) in clusters of

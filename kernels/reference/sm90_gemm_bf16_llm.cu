@@ -312,27 +312,31 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // optionally times a scale, rounded to bf16, as kTileCols / 64 boxes of 64 rows by 64 columns
 // (8 KB, 128-byte swizzle: the writes hit 32 distinct banks per warp), staged in shared memory
 // only this consumer warpgroup touches and stored through `map_c` (box {64, 64}:
-// encode_c_store), which clips rows >= M and columns >= N. The staging holds kCols columns (a
-// multiple of 64; box j at staging + j * box_stride, 1024-byte aligned): the tile goes out in
-// kTileCols / kCols passes. Before each pass thread 0 of the warpgroup waits until the stores
-// before read their staging, and it leaves the last stores reading (bulk_wait_group_read before
-// the staging is reused or the CTA exits). Named barrier 2 + consumer.
+// encode_c_store), which clips rows >= M and columns >= N. The tile goes out in kTileCols / kCols
+// passes of kCols columns (a multiple of 64), each through one of kBuffers buffers of the staging
+// in turn (kBuffers * kCols columns; box j at staging + j * box_stride, 1024-byte aligned). Before
+// a pass writes its buffer, thread 0 of the warpgroup waits until the store that last read it
+// has (at most kBuffers - 1 later store groups still reading): with two buffers a pass's writes
+// overlap the previous pass's store. The last stores are left reading (bulk_wait_group_read
+// before the staging is reused or the CTA exits). Named barrier 2 + consumer.
 
 namespace {
 
 constexpr int kStoreBoxCols = 64;
 
-// One pass: columns [kPass * kCols, (kPass + 1) * kCols) of the tile.
+// One pass: columns [kPass * kCols, (kPass + 1) * kCols) of the tile, through buffer
+// kPass % kBuffers.
 // NOTE: a template per pass, not a loop over passes: with a loop ptxas kept d in local memory.
-template <int kTileCols, int kCols, bool kScaled, int kPass>
+template <int kTileCols, int kCols, bool kScaled, int kBuffers, int kPass>
 __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], float scale,
-                                               uint8_t* staging, uint32_t box_stride,
+                                               uint8_t* staging_base, uint32_t box_stride,
                                                const CUtensorMap* map_c, int consumer, int row0,
                                                int n0) {
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
   const bool leader = threadIdx.x % 128 == 0;
-  if (leader) bulk_wait_group_read<0>();
+  uint8_t* staging = staging_base + (kPass % kBuffers) * (kCols / kStoreBoxCols) * box_stride;
+  if (leader) bulk_wait_group_read<kBuffers - 1>();
   asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
 #pragma unroll
   for (int c = 0; c < kCols / 8; ++c) {
@@ -358,26 +362,27 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
   }
 }
 
-template <int kTileCols, int kCols, bool kScaled, int... kPasses>
+template <int kTileCols, int kCols, bool kScaled, int kBuffers, int... kPasses>
 __device__ __forceinline__ void store_passes_tma(const float (&d)[kTileCols / 2], float scale,
                                                  uint8_t* staging, uint32_t box_stride,
                                                  const CUtensorMap* map_c, int consumer, int row0,
                                                  int n0, std::integer_sequence<int, kPasses...>) {
-  (store_pass_tma<kTileCols, kCols, kScaled, kPasses>(d, scale, staging, box_stride, map_c,
-                                                      consumer, row0, n0),
+  (store_pass_tma<kTileCols, kCols, kScaled, kBuffers, kPasses>(d, scale, staging, box_stride,
+                                                                map_c, consumer, row0, n0),
    ...);
 }
 
 // The whole tile; `scale` multiplies every value when kScaled (else it is not read).
-template <int kTileCols, int kCols, bool kScaled = false>
+template <int kTileCols, int kCols, bool kScaled = false, int kBuffers = 1>
 __device__ __forceinline__ void store_tile_tma(const float (&d)[kTileCols / 2], float scale,
                                                uint8_t* staging, uint32_t box_stride,
                                                const CUtensorMap* map_c, int consumer, int row0,
                                                int n0) {
   static_assert(kCols % kStoreBoxCols == 0 && kTileCols % kCols == 0, "whole boxes, passes");
-  store_passes_tma<kTileCols, kCols, kScaled>(d, scale, staging, box_stride, map_c, consumer, row0,
-                                              n0,
-                                              std::make_integer_sequence<int, kTileCols / kCols>{});
+  static_assert(kBuffers >= 1 && kBuffers <= 8, "bulk_wait_group_read's immediate");
+  store_passes_tma<kTileCols, kCols, kScaled, kBuffers>(
+      d, scale, staging, box_stride, map_c, consumer, row0, n0,
+      std::make_integer_sequence<int, kTileCols / kCols>{});
 }
 
 // A row-major (rows, cols) bf16 matrix written in (64, kStoreBoxCols) boxes with the 128-byte
@@ -1233,6 +1238,38 @@ int run_narrow(const NarrowPlan& plan, const void* a, const void* b, __nv_bfloat
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_narrow.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_bf16_tail_reduce.cuh (generated: scripts/amalgamate.py) ====
+// The stream-K tail of the persistent bf16 GEMMs built on the ring of
+// gemm/sm90_gemm_bf16_ws_ring.cuh (the TMA producer's and the cp.async producer's): the tail
+// schedule of a problem's (kBlockM, kBlockN) tiles, its workspace, and reduce_tail, which sums the
+// tail tiles several CTAs share into C. Needs the ring and gemm/sm90_gemm_tail_schedule.cuh before
+// it; experts hold a copy (scripts/amalgamate.py).
+
+namespace {
+
+// The tail schedule of an (M, N, K) problem on at most `sms` persistent CTAs where it has at least
+// `min_waves` full waves of tiles (gated_tail_schedule), else none.
+TailSchedule ring_tail_schedule(int64_t M, int64_t N, int64_t K, int sms, int min_waves) {
+  return gated_tail_schedule(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN),
+                             static_cast<int>((K + kBlockK - 1) / kBlockK), sms, min_waves);
+}
+uint64_t tail_bytes(const TailSchedule& tail) {
+  return tail_partial_bytes(tail, kBlockM * kBlockN);
+}
+
+// C over the tail tiles that several CTAs share: sum_tail_tiles, launched as a programmatic
+// dependent of the GEMM kernel (griddep_wait returns at once after an ordinary launch).
+__global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
+                            int N) {
+  griddep_wait();
+  const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
+  sum_tail_tiles<kBlockM, kBlockN>(
+      partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },
+      [&](int row, int col, float v0, float v1) { store_bf16_pair(c, row, col, N, v0, v1); });
+}
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_bf16_tail_reduce.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh (generated: scripts/amalgamate.py) ====
 // The plain GEMM of the TMA + wgmma expert solutions: the kernel over a grouped raster of output
 // tiles with split-K for few-tile shapes, the split reduction, and ptxb_plan / ptxb_run. Needs the
@@ -1250,6 +1287,13 @@ constexpr bool kPersistent = true;
 // the staging reuses the consumer's rows of the A stages, free once a CTA's single unit is
 // consumed; a kPersistent CTA's producer already refills them.
 constexpr bool kTmaStoreEpilogue = true;
+// Whether the own staging (kStagingCols = 128 columns a consumer) is used as two buffers of one
+// 64-column box, the tile leaving in four passes whose writes overlap the previous pass's store,
+// instead of one buffer of two boxes, in two passes of which the second waits until the first's
+// store has read the staging. Off: level on the H200 (0.985 / 0.983 / 0.988 / 1.025 against
+// 0.986 / 0.984 / 0.986 / 1.026, bench/results/2026-12-05b-h200-session, `tma_dbstore`).
+constexpr bool kDoubleBufferedStore = false;
+constexpr int kStorePassCols = kDoubleBufferedStore ? kStoreBoxCols : kStagingCols;
 // Whether split-K work units (few-row shapes) keep their fp32 partials in L2 for the reduction:
 // B's boxes, read once, loaded evict_first, A's (read by every tile column) and the partial
 // stores evict_last. Off: measured by bench/gemm_dev (`tma_split_l2policy`) before it is taken;
@@ -1275,6 +1319,7 @@ constexpr int kStreamKMinWaves = 8;
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
 
+static_assert(!kDoubleBufferedStore || kOwnStaging, "the buffers are the own staging's");
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
 static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kBlockN,
@@ -1348,7 +1393,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // A consumer's half of a whole tile of C (one split, no tail piece).
   auto store_whole = [&](const float(&d)[kBlockN / 2], const TileCoord& tile) {
     if (kTmaStoreEpilogue && store_by_tma)
-      store_tile_tma<kBlockN, kOwnStaging ? kStagingCols : kBlockN>(
+      store_tile_tma<kBlockN, kOwnStaging ? kStorePassCols : kBlockN, false,
+                     kOwnStaging ? kStagingCols / kStorePassCols : 1>(
           d, 1.f,
           kOwnStaging ? smem.staging + consumer * kStagingBytes
                       : reinterpret_cast<uint8_t*>(smem.a[0] + consumer * 64 * kBlockK),
@@ -1463,17 +1509,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster_sync();  // no CTA leaves while a peer still reads its shared memory
 }
 
-// C over the tail tiles that several CTAs share (kStreamKTail): sum_tail_tiles, launched as a
-// programmatic dependent of the GEMM kernel.
-__global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
-                            int N) {
-  if (kSplitPdl) griddep_wait();
-  const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-  sum_tail_tiles<kBlockM, kBlockN>(
-      partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },
-      [&](int row, int col, float v0, float v1) { store_bf16_pair(c, row, col, N, v0, v1); });
-}
-
 // Resident clusters of each size 1..kMaxClusterSplits (index = size; kSplitCluster only), read by
 // ptxb_plan: on the H200 66 clusters of 2 fit but only 30 of 4, so 32 tiles split 4 ways would
 // run their last 2 clusters as a second wave (bench/probes/cluster_occupancy_probe.cu).
@@ -1499,12 +1534,7 @@ int g_sms = 0;  // the device's SM count, read by ptxb_plan
 // fewer than kStreamKMinWaves full waves).
 TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
   if (!kStreamKTail || split.splits > 1) return {};
-  return gated_tail_schedule(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN),
-                             static_cast<int>((K + kBlockK - 1) / kBlockK), g_sms,
-                             kStreamKMinWaves);
-}
-uint64_t tail_bytes(const TailSchedule& tail) {
-  return tail_partial_bytes(tail, kBlockM * kBlockN);
+  return ring_tail_schedule(M, N, K, g_sms, kStreamKMinWaves);
 }
 
 // A launch of `blocks` CTAs of the kernels here (a multiple of `cluster`) in clusters of

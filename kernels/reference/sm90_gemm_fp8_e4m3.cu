@@ -460,27 +460,31 @@ cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16
 // optionally times a scale, rounded to bf16, as kTileCols / 64 boxes of 64 rows by 64 columns
 // (8 KB, 128-byte swizzle: the writes hit 32 distinct banks per warp), staged in shared memory
 // only this consumer warpgroup touches and stored through `map_c` (box {64, 64}:
-// encode_c_store), which clips rows >= M and columns >= N. The staging holds kCols columns (a
-// multiple of 64; box j at staging + j * box_stride, 1024-byte aligned): the tile goes out in
-// kTileCols / kCols passes. Before each pass thread 0 of the warpgroup waits until the stores
-// before read their staging, and it leaves the last stores reading (bulk_wait_group_read before
-// the staging is reused or the CTA exits). Named barrier 2 + consumer.
+// encode_c_store), which clips rows >= M and columns >= N. The tile goes out in kTileCols / kCols
+// passes of kCols columns (a multiple of 64), each through one of kBuffers buffers of the staging
+// in turn (kBuffers * kCols columns; box j at staging + j * box_stride, 1024-byte aligned). Before
+// a pass writes its buffer, thread 0 of the warpgroup waits until the store that last read it
+// has (at most kBuffers - 1 later store groups still reading): with two buffers a pass's writes
+// overlap the previous pass's store. The last stores are left reading (bulk_wait_group_read
+// before the staging is reused or the CTA exits). Named barrier 2 + consumer.
 
 namespace {
 
 constexpr int kStoreBoxCols = 64;
 
-// One pass: columns [kPass * kCols, (kPass + 1) * kCols) of the tile.
+// One pass: columns [kPass * kCols, (kPass + 1) * kCols) of the tile, through buffer
+// kPass % kBuffers.
 // NOTE: a template per pass, not a loop over passes: with a loop ptxas kept d in local memory.
-template <int kTileCols, int kCols, bool kScaled, int kPass>
+template <int kTileCols, int kCols, bool kScaled, int kBuffers, int kPass>
 __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], float scale,
-                                               uint8_t* staging, uint32_t box_stride,
+                                               uint8_t* staging_base, uint32_t box_stride,
                                                const CUtensorMap* map_c, int consumer, int row0,
                                                int n0) {
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
   const bool leader = threadIdx.x % 128 == 0;
-  if (leader) bulk_wait_group_read<0>();
+  uint8_t* staging = staging_base + (kPass % kBuffers) * (kCols / kStoreBoxCols) * box_stride;
+  if (leader) bulk_wait_group_read<kBuffers - 1>();
   asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
 #pragma unroll
   for (int c = 0; c < kCols / 8; ++c) {
@@ -506,26 +510,27 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
   }
 }
 
-template <int kTileCols, int kCols, bool kScaled, int... kPasses>
+template <int kTileCols, int kCols, bool kScaled, int kBuffers, int... kPasses>
 __device__ __forceinline__ void store_passes_tma(const float (&d)[kTileCols / 2], float scale,
                                                  uint8_t* staging, uint32_t box_stride,
                                                  const CUtensorMap* map_c, int consumer, int row0,
                                                  int n0, std::integer_sequence<int, kPasses...>) {
-  (store_pass_tma<kTileCols, kCols, kScaled, kPasses>(d, scale, staging, box_stride, map_c,
-                                                      consumer, row0, n0),
+  (store_pass_tma<kTileCols, kCols, kScaled, kBuffers, kPasses>(d, scale, staging, box_stride,
+                                                                map_c, consumer, row0, n0),
    ...);
 }
 
 // The whole tile; `scale` multiplies every value when kScaled (else it is not read).
-template <int kTileCols, int kCols, bool kScaled = false>
+template <int kTileCols, int kCols, bool kScaled = false, int kBuffers = 1>
 __device__ __forceinline__ void store_tile_tma(const float (&d)[kTileCols / 2], float scale,
                                                uint8_t* staging, uint32_t box_stride,
                                                const CUtensorMap* map_c, int consumer, int row0,
                                                int n0) {
   static_assert(kCols % kStoreBoxCols == 0 && kTileCols % kCols == 0, "whole boxes, passes");
-  store_passes_tma<kTileCols, kCols, kScaled>(d, scale, staging, box_stride, map_c, consumer, row0,
-                                              n0,
-                                              std::make_integer_sequence<int, kTileCols / kCols>{});
+  static_assert(kBuffers >= 1 && kBuffers <= 8, "bulk_wait_group_read's immediate");
+  store_passes_tma<kTileCols, kCols, kScaled, kBuffers>(
+      d, scale, staging, box_stride, map_c, consumer, row0, n0,
+      std::make_integer_sequence<int, kTileCols / kCols>{});
 }
 
 // A row-major (rows, cols) bf16 matrix written in (64, kStoreBoxCols) boxes with the 128-byte

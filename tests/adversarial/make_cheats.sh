@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Generates the cheats of tests/adversarial/evidence/, timing/, fp8/, llm/, grouped/, attention/,
 # varlen/ and paged/ as complete submissions ("evidence_NAME.cu", "timing_NAME.cu", ...);
-# an evidence or timing cheat is the prelude (a SIMT GEMM), the wgmma expert solution with its
-# kernel diverting to the SIMT path when the cheat's divert_to_simt() says so and its entry points
-# renamed expert_plan/expert_run, then the cheat itself (its own ptxb_plan/ptxb_run). The cheat's
+# an evidence or timing cheat is the prelude (a SIMT GEMM), the one-tile-per-CTA wgmma GEMM of
+# evidence/tile_gemm_base.inc (the cp.async expert until 2026-12-05) with its kernel diverting to
+# the SIMT path when the cheat's divert_to_simt() says so and its entry points renamed
+# expert_plan/expert_run, then the cheat itself (its own ptxb_plan/ptxb_run). The cheat's
 # "// ptxbench-expect:" line goes first.
-# NOTE: generated rather than committed whole, so that every cheat runs the real expert's wgmma.
+# NOTE: generated rather than committed whole, so that every cheat runs a real, correct wgmma GEMM
+# (and the other folders' cheats their expert's).
 # Usage: tests/adversarial/make_cheats.sh OUT_DIR   (prints the generated files)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$1"; mkdir -p "$out"
-expert="$root/kernels/reference/sm90_gemm_bf16_wgmma.cu"
-[[ "$(grep -c '^  const int k_blocks = (K + kBlockK - 1) / kBlockK;$' "$expert")" == 1 ]] ||
-  { echo "make_cheats: the expert needs the line the diversion follows exactly once" >&2; exit 1; }
+tile_base="$root/tests/adversarial/evidence/tile_gemm_base.inc"
+[[ "$(grep -c '^  const int k_blocks = (K + kBlockK - 1) / kBlockK;$' "$tile_base")" == 1 ]] ||
+  { echo "make_cheats: the base needs the line the diversion follows exactly once" >&2; exit 1; }
 for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/timing/*.cu; do
   name="$(basename "$(dirname "$cheat")")_$(basename "$cheat" .cu)"
   {
@@ -20,7 +22,7 @@ for cheat in "$root"/tests/adversarial/evidence/*.cu "$root"/tests/adversarial/t
     cat "$root/tests/adversarial/evidence/prelude.inc"
     sed -e 's|^  const int k_blocks = (K + kBlockK - 1) / kBlockK;$|&\n  if (divert_to_simt()) { simt::tile(a, b, c, M, N, K, m0, n0); return; }|' \
         -e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|' \
-        -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$expert"
+        -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|' "$tile_base"
     grep -v '^// ptxbench-expect:' "$cheat"
   } > "$out/$name.cu"
   echo "$out/$name.cu"
