@@ -35,7 +35,7 @@ def copied_text(root: pathlib.Path, name: str) -> tuple[list[str], list[str]]:
         match = LOCAL_INCLUDE.match(line)
         if match:
             needs.append("kernels/" + match.group(1))
-        if line.startswith("#pragma once") or line.startswith("#include"):
+        if line.startswith(("#pragma once", "#include")):
             continue
         lines.append(line)
     while lines and not lines[0].strip():  # the gap left where the includes were
