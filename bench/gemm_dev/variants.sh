@@ -54,7 +54,6 @@ directepilogue='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStaged
 lag1='s/^constexpr int kLag = 2;/constexpr int kLag = 1;/'
 prefetch2='s/^constexpr int kL2PrefetchAhead = 0;/constexpr int kL2PrefetchAhead = 2;/'
 prefetch4='s/^constexpr int kL2PrefetchAhead = 0;/constexpr int kL2PrefetchAhead = 4;/'
-streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
 lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArriveOnCompletion = false;/'
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
@@ -102,7 +101,6 @@ grouped_records|bf16_grouped|sm90/gemm/bf16-grouped|$records
 wgmma_direct|bf16_wgmma|sm90/gemm/bf16-wgmma|$directepilogue
 wgmma_lag|bf16_wgmma|sm90/gemm/bf16-wgmma|$lagarrival
 wgmma_lag1|bf16_wgmma|sm90/gemm/bf16-wgmma|$lagarrival; $lag1
-wgmma_streamk|bf16_wgmma|sm90/gemm/bf16-wgmma|$streamk
 wgmma_prefetch2|bf16_wgmma|sm90/gemm/bf16-wgmma|$prefetch2
 wgmma_prefetch4|bf16_wgmma|sm90/gemm/bf16-wgmma|$prefetch4
 wgmma_groupm8|bf16_wgmma|sm90/gemm/bf16-wgmma|$groupm8

@@ -1,11 +1,13 @@
 // The warp-specialized cp.async + wgmma bf16 GEMM (C = A * B^T, bf16 in, fp32 accumulation, bf16
 // out, row-major, B K-major; no TMA): a producer warpgroup of 128 threads fills the ring of
 // gemm/sm90_gemm_bf16_ws_ring.cuh with 16-byte cp.async copies, two consumer warpgroups run
-// wgmma on it, one CTA per SM loops over the output tiles, few-tile shapes split K (fp32 partials
-// summed by reduce_splits, gemm/sm90_gemm_split_sum.cuh), and with kStreamKTail (off) many-wave
-// shapes spread their last, partial wave over every CTA (gemm/sm90_gemm_bf16_tail_reduce.cuh).
-// Needs the ring, the split sum and the tail before it (scripts/amalgamate.py copies them);
-// ptxb_plan / ptxb_run at the end.
+// wgmma on it, one CTA per SM loops over the output tiles, and few-tile shapes split K (fp32
+// partials summed by reduce_splits, gemm/sm90_gemm_split_sum.cuh). Needs the ring and the split
+// sum before it (scripts/amalgamate.py copies them); ptxb_plan / ptxb_run at the end.
+// NOTE: no stream-K tail (the TMA expert's, gemm/sm90_gemm_bf16_tail_reduce.cuh): on this kernel
+// it measured 2-3% slower on every shape, also on those without a tail (H200, 0.746 / 0.699 /
+// 0.748 / 0.823 against 0.767 / 0.704 / 0.767 / 0.828 of cuBLASLt;
+// bench/results/2026-12-05b-h200-session, whose v2 and v3 tars hold that source).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -15,10 +17,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "gemm/sm90_gemm_bf16_tail_reduce.cuh"
 #include "gemm/sm90_gemm_bf16_ws_ring.cuh"
 #include "gemm/sm90_gemm_split_sum.cuh"
-#include "gemm/sm90_gemm_tail_schedule.cuh"
 #include "ptx/cp_async.cuh"
 #include "ptx/griddepcontrol.cuh"
 #include "ptx/mbarrier.cuh"
@@ -51,16 +51,8 @@ constexpr int kL2PrefetchAhead = 0;
 static_assert(kStages >= kLag + 2, "the ring must hold the lag and the consumers' two stages");
 static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
 static_assert(kBlockM % kRowsPerPass == 0 && kBlockN % kRowsPerPass == 0, "whole passes");
-// Whether reduce_splits and reduce_tail are programmatic dependents of the GEMM (their launch
-// hidden under it).
+// Whether reduce_splits is a programmatic dependent of the split GEMM (its launch hidden under it).
 constexpr bool kSplitPdl = true;
-// Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail,
-// as in the TMA expert: 8192^3 has 15 waves of 132 tiles and 68), where there are at least
-// kStreamKMinWaves full waves and no split-K. Off: on the H200 it was 2-3% slower on every shape,
-// also on those without a tail (0.746 / 0.699 / 0.748 / 0.823 against 0.767 / 0.704 / 0.767 /
-// 0.828, bench/results/2026-12-05b-h200-session, variant `wgmma_streamk`).
-constexpr bool kStreamKTail = false;
-constexpr int kStreamKMinWaves = 8;
 // Whether a whole tile leaves through the consumer's staging (store_tile_staged: 16-byte stores of
 // whole 128-byte row segments) instead of bf16x2 stores from the accumulators (store_tile). The
 // TMA expert's direct stores cost it 8-12% against its staged (TMA) stores; the older cp.async
@@ -208,49 +200,26 @@ __device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2],
   }
 }
 
-// A CTA's j-th unit of work; false past its last. Without a tail schedule, units u = blockIdx.x,
-// blockIdx.x + gridDim.x, ...: output tile u % blocks (grouped raster) and K split u / blocks
-// (k-blocks [split * split_kb, (split + 1) * split_kb)); one split writes C, several write fp32
-// partials (`splits` planes of M x N) for reduce_splits. With one (tail.tail_tiles > 0, one
-// split), the CTA's units of tail_unit: whole tiles, then at most kMaxTailPieces pieces of tail
-// tiles, a piece shared with other CTAs leaving its fp32 partial in its slot for reduce_tail.
-struct Unit {
-  TileWork work;
-  int slot;   // the tail slot of a shared piece, else -1
-  int split;  // the K split (0 with a tail schedule)
-};
-// NOTE: one loop over j, so that the consumers' unrolled body (wgmma, epilogue) is compiled once,
-// not once per kind of unit.
-__device__ __forceinline__ bool unit_of(const TailSchedule& tail, int M, int N, int K, int split_kb,
-                                        int splits, int j, Unit& unit) {
-  const int tiles_m = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-  const int blocks = tiles_m * tiles_n;
-  if (kStreamKTail && tail.tail_tiles > 0) {
-    TailUnit t;
-    if (!tail_unit(tail, blocks, static_cast<int>(blockIdx.x), j, t)) return false;
-    const TileCoord tile = tile_of_block(t.block, tiles_m, tiles_n);
-    unit = {TileWork{tile.m0, tile.n0, tile.n0, t.kb_begin, t.k_blocks}, t.slot, 0};
-    return true;
-  }
-  const int u = static_cast<int>(blockIdx.x) + j * static_cast<int>(gridDim.x);
-  if (u >= blocks * splits) return false;
-  const int k_total = (K + kBlockK - 1) / kBlockK;
-  const TileCoord tile = tile_of_block(u % blocks, tiles_m, tiles_n);
-  const int kb_begin = (u / blocks) * split_kb;
-  unit = {TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)}, -1,
-          u / blocks};
-  return true;
-}
-
-// The units of unit_of; C, or the split planes / tail slots in `partials`.
+// Work unit u: output tile u % blocks (grouped raster) and K split u / blocks (k-blocks
+// [split * split_kb, (split + 1) * split_kb)). CTA x takes units x, x + gridDim.x, ... One split
+// writes C; several write fp32 partials (`splits` planes of M x N) for reduce_splits.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_cp_async_ws(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
                           __nv_bfloat16* __restrict__ c, float* partials, int M, int N, int K,
-                          int split_kb, int splits, const TailSchedule tail) {
+                          int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
-  // The reduction (kSplitPdl) may launch now; it waits for this grid to complete.
-  if (kSplitPdl && (splits > 1 || tail.tail_tiles > 0)) griddep_launch_dependents();
+  // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete.
+  if (kSplitPdl && splits > 1) griddep_launch_dependents();
   const int warpgroup = threadIdx.x / 128;
+  const int tiles_m = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
+  const int blocks = tiles_m * tiles_n;
+  const int units = blocks * splits;
+  const int k_total = (K + kBlockK - 1) / kBlockK;
+  auto work_of = [&](int u) {
+    const TileCoord tile = tile_of_block(u % blocks, tiles_m, tiles_n);
+    const int kb_begin = (u / blocks) * split_kb;
+    return TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)};
+  };
 
   if (threadIdx.x == 0) init_barriers(smem, kProducerThreads);
   __syncthreads();
@@ -258,24 +227,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint32_t it = 0;  // k-blocks through the ring so far (produce_cp_async, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    Unit unit;
-    for (int j = 0; unit_of(tail, M, N, K, split_kb, splits, j, unit); ++j)
-      produce_cp_async(smem, a, b, M, N, K, unit.work, it);
+    for (int u = blockIdx.x; u < units; u += gridDim.x)
+      produce_cp_async(smem, a, b, M, N, K, work_of(u), it);
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  Unit unit;
-  for (int j = 0; unit_of(tail, M, N, K, split_kb, splits, j, unit); ++j) {
-    const TileWork& w = unit.work;
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    const TileWork w = work_of(u);
     float d[kBlockN / 2];
     consume<kArriveOnCompletion>(smem, consumer, w.k_blocks, d, it);
-    if (unit.slot >= 0)  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
-      store_partial(d, partials + static_cast<int64_t>(unit.slot) * kBlockM * kBlockN,
-                    consumer * 64, 0, kBlockM, kBlockN);
-    else if (splits > 1)
-      store_partial(d, partials + static_cast<int64_t>(unit.split) * M * N, w.m0 + consumer * 64,
+    if (splits > 1)
+      store_partial(d, partials + static_cast<int64_t>(u / blocks) * M * N, w.m0 + consumer * 64,
                     w.n0, M, N);
     else if (kStagedEpilogue)
       store_tile_staged(d, smem.staging + consumer * kStagingBytes, c, w.m0 + consumer * 64, w.n0,
@@ -294,12 +258,6 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   return cut_k(k_blocks, few_tile_splits(tiles, k_blocks, sms, kMinKBlocksPerSplit));
 }
 
-// The tail schedule (kStreamKTail; none with splits or fewer than kStreamKMinWaves full waves).
-TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split, int sms) {
-  if (!kStreamKTail || split.splits > 1) return {};
-  return ring_tail_schedule(M, N, K, sms, kStreamKMinWaves);
-}
-
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
@@ -313,9 +271,7 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
   if (problem->num_inputs == 2 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 2) {
     const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
                   N = problem->inputs[1].shape[0];
-    const SplitK split = split_k(M, N, K, g_sms);
-    *workspace_bytes =
-        std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split, g_sms)));
+    *workspace_bytes = split_partial_bytes(split_k(M, N, K, g_sms), M, N);
   }
   return PTXB_OK;
 }
@@ -325,9 +281,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (!dims) return kBadProblem;
   const auto [M, N, K] = *dims;
   const SplitK split = split_k(M, N, K, g_sms);
-  const TailSchedule tail = plan_tail(M, N, K, split, g_sms);
-  if (args->workspace_bytes < std::max(split_partial_bytes(split, M, N), tail_bytes(tail)))
-    return kBadProblem;
+  if (args->workspace_bytes < split_partial_bytes(split, M, N)) return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
@@ -337,13 +291,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   gemm_bf16_cp_async_ws<<<ctas, kThreads, kSharedBytes, stream>>>(
       static_cast<const __nv_bfloat16*>(args->inputs[0]),
       static_cast<const __nv_bfloat16*>(args->inputs[1]), c, partials, static_cast<int>(M),
-      static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits, tail);
+      static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits);
   if (sum_splits(split, partials, c, M, N, g_sms, kSplitPdl, stream) != cudaSuccess)
-    return kLaunchFailed;
-  if (tail.tail_tiles > 0 &&
-      launch_dependent(reduce_tail, static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4,
-                       g_sms, kSplitPdl, stream, static_cast<const float*>(partials), c, tail,
-                       static_cast<int>(M), static_cast<int>(N)) != cudaSuccess)
     return kLaunchFailed;
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }

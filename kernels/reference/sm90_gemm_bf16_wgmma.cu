@@ -19,9 +19,9 @@
 //   past K zero-filled;
 // - few-tile shapes (tiles <= SMs / 2, e.g. 128 x 8192 x 8192: 32 tiles) split K over idle SMs
 //   (fp32 partials in the workspace, summed in split order by reduce_splits, a programmatic
-//   dependent); the stream-K tail of the TMA expert is there but off (kStreamKTail: slower).
-// H200 (bench/results/2026-12-05b-h200-session): 0.78 / 0.72 / 0.77 / 0.83 and 0.77 / 0.70 / 0.77 /
-// 0.83 of cuBLASLt on two machine starts (4096^3, 8192^3, 4000x3000x2000, 128x8192x8192).
+//   dependent); no stream-K tail (measured slower here, see the kernel's header).
+// H200 (bench/results/2026-12-05b-h200-session, call v1): 0.78 / 0.73 / 0.77 / 0.83 of cuBLASLt
+// (4096^3, 8192^3, 4000x3000x2000, 128x8192x8192; 0.70-0.72 at 8192^3 on later machine starts).
 // Requirements checked by ptxb_run: K % 8 == 0, 16-byte aligned pointers, row-major tensors.
 // NOTE: a submission is one self-contained file (docs/abi.md): the pieces below are copies of
 // kernels/ptx/ and kernels/gemm/ files, kept equal to them by scripts/amalgamate.py.
@@ -659,184 +659,17 @@ cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_split_sum.cuh ====
-// ==== begin kernels/gemm/sm90_gemm_tail_schedule.cuh (generated: scripts/amalgamate.py) ====
-// The stream-K tail schedule of the persistent GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
-// gemm/sm90_gemm_fp8_tma_ws.cuh): with W full waves of output tiles and a tail of T < CTAs tiles,
-// the tail's T * k_total k-block iterations are cut into one contiguous range per CTA, so that no
-// CTA computes more than W + T / CTAs tiles' worth instead of W + 1. A range may start or end
-// inside a tile: such pieces leave fp32 partials in slots of a workspace, summed per tile in CTA
-// order by sum_tail_tiles (in the includer's reduce_tail kernel); a tile inside one CTA's range is
-// stored as usual. Checked on the host by tests/kernels/gemm_tail_schedule.cu. Experts hold a copy
-// (scripts/amalgamate.py).
-
-namespace {
-
-constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
-
-// Which work a persistent CTA does: `waves` full waves of whole tiles (CTA c: blocks c, c + ctas,
-// ...), then its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
-// is block waves * ctas + t, iterations [t * k_total, (t + 1) * k_total)). tail_tiles == 0: no
-// tail range. Host and device compute the same numbers.
-struct TailSchedule {
-  int ctas = 0, waves = 0, tail_tiles = 0, k_total = 0, range = 0;
-  __host__ __device__ int64_t tail_iterations() const {
-    return static_cast<int64_t>(tail_tiles) * k_total;
-  }
-  // First and last CTA whose range touches tail tile t.
-  __host__ __device__ int first_cta(int t) const {
-    return static_cast<int>(static_cast<int64_t>(t) * k_total / range);
-  }
-  __host__ __device__ int last_cta(int t) const {
-    return static_cast<int>((static_cast<int64_t>(t + 1) * k_total - 1) / range);
-  }
-  // The partial slot of CTA c's piece of tail tile t (a tile it shares with another CTA).
-  __host__ __device__ int slot(int c, int t) const {
-    return c * kMaxTailPieces + (t - first_tile(c));
-  }
-  __host__ __device__ int first_tile(int c) const {
-    return static_cast<int>(static_cast<int64_t>(c) * range / k_total);
-  }
-};
-
-// The schedule of `tiles` output tiles of `k_total` k-blocks on `ctas` persistent CTAs (whole
-// tiles only without a full wave or a tail).
-TailSchedule tail_schedule(int64_t tiles, int k_total, int ctas) {
-  TailSchedule s;
-  s.ctas = ctas;
-  s.k_total = k_total;
-  s.waves = static_cast<int>(tiles / ctas);
-  s.tail_tiles = static_cast<int>(tiles % ctas);
-  if (s.waves == 0 || s.tail_tiles == 0) {
-    s.tail_tiles = 0;  // whole tiles only
-    s.waves = static_cast<int>((tiles + ctas - 1) / ctas);
-    return s;
-  }
-  s.range = static_cast<int>((s.tail_iterations() + ctas - 1) / ctas);  // <= k_total
-  return s;
-}
-
-// One unit of a persistent CTA's work under `s`: block (raster index), k-blocks [kb_begin,
-// kb_begin + k_blocks), and the partial slot it stores into (-1: a whole tile, stored as C).
-struct TailUnit {
-  int block, kb_begin, k_blocks, slot;
-};
-// CTA c's j-th unit; false past its last.
-__host__ __device__ __forceinline__ bool tail_unit(const TailSchedule& s, int blocks, int c, int j,
-                                                   TailUnit& u) {
-  if (j < s.waves) {
-    u = {c + j * s.ctas, 0, s.k_total, -1};
-    return u.block < blocks;
-  }
-  if (s.tail_tiles == 0) return false;
-  const int piece = j - s.waves;
-  if (piece >= kMaxTailPieces) return false;
-  const int64_t begin = static_cast<int64_t>(c) * s.range;
-  const int64_t end = min(begin + s.range, s.tail_iterations());
-  const int t = s.first_tile(c) + piece;
-  const int64_t tile_begin = static_cast<int64_t>(t) * s.k_total;
-  const int64_t from = max(begin, tile_begin), to = min(end, tile_begin + s.k_total);
-  if (from >= to) return false;
-  const bool whole = s.first_cta(t) == s.last_cta(t);
-  u = {s.waves * s.ctas + t, static_cast<int>(from - tile_begin), static_cast<int>(to - from),
-       whole ? -1 : s.slot(c, t)};
-  return true;
-}
-
-// The tail schedule of `tiles` tiles on at most `sms` CTAs when there are at least `min_waves`
-// full waves (the partials and their sum cost about a quarter of a wave: below that the tail
-// loses, docs/tasks.md), else none.
-TailSchedule gated_tail_schedule(int64_t tiles, int k_total, int sms, int min_waves) {
-  const int ctas = static_cast<int>(std::min<int64_t>(tiles, sms));
-  if (ctas <= 0 || tiles / ctas < min_waves) return {};
-  return tail_schedule(tiles, k_total, ctas);
-}
-
-// Workspace bytes of the partial slots of `s` for tiles of `tile_elems` elements.
-uint64_t tail_partial_bytes(const TailSchedule& s, int tile_elems) {
-  return s.tail_tiles == 0
-             ? 0
-             : static_cast<uint64_t>(s.ctas) * kMaxTailPieces * tile_elems * sizeof(float);
-}
-
-// C over the tail tiles of `s` that several CTAs share: per element, the partials of the CTAs
-// whose ranges touch the tile, summed in CTA order (the order of the k-blocks); four elements of a
-// row a step, each pair through store_pair(row, col, v0, v1) (bf16 into C; col < N, col + 1 may
-// not be). The slots hold (kTileM, kTileN) fp32 tiles, row-major. Tail tile t is block
-// s.waves * s.ctas + t; tile_of(block) gives its {m0, n0}. The caller has waited for the grid
-// that wrote the partials.
-template <int kTileM, int kTileN, typename TileOf, typename StorePair>
-__device__ __forceinline__ void sum_tail_tiles(const float* partials, const TailSchedule& s, int M,
-                                               int N, TileOf&& tile_of, StorePair&& store_pair) {
-  constexpr int kQuads = kTileM * kTileN / 4;
-  const int64_t steps = static_cast<int64_t>(s.tail_tiles) * kQuads;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < steps; i += stride) {
-    const int t = static_cast<int>(i / kQuads), e = static_cast<int>(i % kQuads) * 4;
-    const int first = s.first_cta(t), last = s.last_cta(t);
-    if (first == last) continue;  // inside one CTA's range: stored as C by that CTA
-    auto piece = [&](int cta) {
-      return __ldcg(reinterpret_cast<const float4*>(
-          partials + static_cast<int64_t>(s.slot(cta, t)) * kTileM * kTileN + e));
-    };
-    float4 sum = piece(first);
-    for (int cta = first + 1; cta <= last; ++cta) {
-      const float4 p = piece(cta);
-      sum.x += p.x;
-      sum.y += p.y;
-      sum.z += p.z;
-      sum.w += p.w;
-    }
-    const auto tile = tile_of(s.waves * s.ctas + t);
-    const int row = tile.m0 + e / kTileN, col = tile.n0 + e % kTileN;
-    if (row >= M || col >= N) continue;
-    store_pair(row, col, sum.x, sum.y);
-    if (col + 2 < N) store_pair(row, col + 2, sum.z, sum.w);
-  }
-}
-
-}  // namespace
-// ==== end kernels/gemm/sm90_gemm_tail_schedule.cuh ====
-// ==== begin kernels/gemm/sm90_gemm_bf16_tail_reduce.cuh (generated: scripts/amalgamate.py) ====
-// The stream-K tail of the persistent bf16 GEMMs built on the ring of
-// gemm/sm90_gemm_bf16_ws_ring.cuh (the TMA producer's and the cp.async producer's): the tail
-// schedule of a problem's (kBlockM, kBlockN) tiles, its workspace, and reduce_tail, which sums the
-// tail tiles several CTAs share into C. Needs the ring and gemm/sm90_gemm_tail_schedule.cuh before
-// it; experts hold a copy (scripts/amalgamate.py).
-
-namespace {
-
-// The tail schedule of an (M, N, K) problem on at most `sms` persistent CTAs where it has at least
-// `min_waves` full waves of tiles (gated_tail_schedule), else none.
-TailSchedule ring_tail_schedule(int64_t M, int64_t N, int64_t K, int sms, int min_waves) {
-  return gated_tail_schedule(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN),
-                             static_cast<int>((K + kBlockK - 1) / kBlockK), sms, min_waves);
-}
-uint64_t tail_bytes(const TailSchedule& tail) {
-  return tail_partial_bytes(tail, kBlockM * kBlockN);
-}
-
-// C over the tail tiles that several CTAs share: sum_tail_tiles, launched as a programmatic
-// dependent of the GEMM kernel (griddep_wait returns at once after an ordinary launch).
-__global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
-                            int N) {
-  griddep_wait();
-  const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-  sum_tail_tiles<kBlockM, kBlockN>(
-      partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },
-      [&](int row, int col, float v0, float v1) { store_bf16_pair(c, row, col, N, v0, v1); });
-}
-
-}  // namespace
-// ==== end kernels/gemm/sm90_gemm_bf16_tail_reduce.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_bf16_cp_async_ws.cuh (generated: scripts/amalgamate.py) ====
 // The warp-specialized cp.async + wgmma bf16 GEMM (C = A * B^T, bf16 in, fp32 accumulation, bf16
 // out, row-major, B K-major; no TMA): a producer warpgroup of 128 threads fills the ring of
 // gemm/sm90_gemm_bf16_ws_ring.cuh with 16-byte cp.async copies, two consumer warpgroups run
-// wgmma on it, one CTA per SM loops over the output tiles, few-tile shapes split K (fp32 partials
-// summed by reduce_splits, gemm/sm90_gemm_split_sum.cuh), and with kStreamKTail (off) many-wave
-// shapes spread their last, partial wave over every CTA (gemm/sm90_gemm_bf16_tail_reduce.cuh).
-// Needs the ring, the split sum and the tail before it (scripts/amalgamate.py copies them);
-// ptxb_plan / ptxb_run at the end.
+// wgmma on it, one CTA per SM loops over the output tiles, and few-tile shapes split K (fp32
+// partials summed by reduce_splits, gemm/sm90_gemm_split_sum.cuh). Needs the ring and the split
+// sum before it (scripts/amalgamate.py copies them); ptxb_plan / ptxb_run at the end.
+// NOTE: no stream-K tail (the TMA expert's, gemm/sm90_gemm_bf16_tail_reduce.cuh): on this kernel
+// it measured 2-3% slower on every shape, also on those without a tail (H200, 0.746 / 0.699 /
+// 0.748 / 0.823 against 0.767 / 0.704 / 0.767 / 0.828 of cuBLASLt;
+// bench/results/2026-12-05b-h200-session, whose v2 and v3 tars hold that source).
 
 namespace {
 
@@ -863,16 +696,8 @@ constexpr int kL2PrefetchAhead = 0;
 static_assert(kStages >= kLag + 2, "the ring must hold the lag and the consumers' two stages");
 static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
 static_assert(kBlockM % kRowsPerPass == 0 && kBlockN % kRowsPerPass == 0, "whole passes");
-// Whether reduce_splits and reduce_tail are programmatic dependents of the GEMM (their launch
-// hidden under it).
+// Whether reduce_splits is a programmatic dependent of the split GEMM (its launch hidden under it).
 constexpr bool kSplitPdl = true;
-// Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail,
-// as in the TMA expert: 8192^3 has 15 waves of 132 tiles and 68), where there are at least
-// kStreamKMinWaves full waves and no split-K. Off: on the H200 it was 2-3% slower on every shape,
-// also on those without a tail (0.746 / 0.699 / 0.748 / 0.823 against 0.767 / 0.704 / 0.767 /
-// 0.828, bench/results/2026-12-05b-h200-session, variant `wgmma_streamk`).
-constexpr bool kStreamKTail = false;
-constexpr int kStreamKMinWaves = 8;
 // Whether a whole tile leaves through the consumer's staging (store_tile_staged: 16-byte stores of
 // whole 128-byte row segments) instead of bf16x2 stores from the accumulators (store_tile). The
 // TMA expert's direct stores cost it 8-12% against its staged (TMA) stores; the older cp.async
@@ -1020,49 +845,26 @@ __device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2],
   }
 }
 
-// A CTA's j-th unit of work; false past its last. Without a tail schedule, units u = blockIdx.x,
-// blockIdx.x + gridDim.x, ...: output tile u % blocks (grouped raster) and K split u / blocks
-// (k-blocks [split * split_kb, (split + 1) * split_kb)); one split writes C, several write fp32
-// partials (`splits` planes of M x N) for reduce_splits. With one (tail.tail_tiles > 0, one
-// split), the CTA's units of tail_unit: whole tiles, then at most kMaxTailPieces pieces of tail
-// tiles, a piece shared with other CTAs leaving its fp32 partial in its slot for reduce_tail.
-struct Unit {
-  TileWork work;
-  int slot;   // the tail slot of a shared piece, else -1
-  int split;  // the K split (0 with a tail schedule)
-};
-// NOTE: one loop over j, so that the consumers' unrolled body (wgmma, epilogue) is compiled once,
-// not once per kind of unit.
-__device__ __forceinline__ bool unit_of(const TailSchedule& tail, int M, int N, int K, int split_kb,
-                                        int splits, int j, Unit& unit) {
-  const int tiles_m = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-  const int blocks = tiles_m * tiles_n;
-  if (kStreamKTail && tail.tail_tiles > 0) {
-    TailUnit t;
-    if (!tail_unit(tail, blocks, static_cast<int>(blockIdx.x), j, t)) return false;
-    const TileCoord tile = tile_of_block(t.block, tiles_m, tiles_n);
-    unit = {TileWork{tile.m0, tile.n0, tile.n0, t.kb_begin, t.k_blocks}, t.slot, 0};
-    return true;
-  }
-  const int u = static_cast<int>(blockIdx.x) + j * static_cast<int>(gridDim.x);
-  if (u >= blocks * splits) return false;
-  const int k_total = (K + kBlockK - 1) / kBlockK;
-  const TileCoord tile = tile_of_block(u % blocks, tiles_m, tiles_n);
-  const int kb_begin = (u / blocks) * split_kb;
-  unit = {TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)}, -1,
-          u / blocks};
-  return true;
-}
-
-// The units of unit_of; C, or the split planes / tail slots in `partials`.
+// Work unit u: output tile u % blocks (grouped raster) and K split u / blocks (k-blocks
+// [split * split_kb, (split + 1) * split_kb)). CTA x takes units x, x + gridDim.x, ... One split
+// writes C; several write fp32 partials (`splits` planes of M x N) for reduce_splits.
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_cp_async_ws(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
                           __nv_bfloat16* __restrict__ c, float* partials, int M, int N, int K,
-                          int split_kb, int splits, const TailSchedule tail) {
+                          int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
-  // The reduction (kSplitPdl) may launch now; it waits for this grid to complete.
-  if (kSplitPdl && (splits > 1 || tail.tail_tiles > 0)) griddep_launch_dependents();
+  // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete.
+  if (kSplitPdl && splits > 1) griddep_launch_dependents();
   const int warpgroup = threadIdx.x / 128;
+  const int tiles_m = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
+  const int blocks = tiles_m * tiles_n;
+  const int units = blocks * splits;
+  const int k_total = (K + kBlockK - 1) / kBlockK;
+  auto work_of = [&](int u) {
+    const TileCoord tile = tile_of_block(u % blocks, tiles_m, tiles_n);
+    const int kb_begin = (u / blocks) * split_kb;
+    return TileWork{tile.m0, tile.n0, tile.n0, kb_begin, min(k_total - kb_begin, split_kb)};
+  };
 
   if (threadIdx.x == 0) init_barriers(smem, kProducerThreads);
   __syncthreads();
@@ -1070,24 +872,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint32_t it = 0;  // k-blocks through the ring so far (produce_cp_async, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    Unit unit;
-    for (int j = 0; unit_of(tail, M, N, K, split_kb, splits, j, unit); ++j)
-      produce_cp_async(smem, a, b, M, N, K, unit.work, it);
+    for (int u = blockIdx.x; u < units; u += gridDim.x)
+      produce_cp_async(smem, a, b, M, N, K, work_of(u), it);
     return;
   }
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  Unit unit;
-  for (int j = 0; unit_of(tail, M, N, K, split_kb, splits, j, unit); ++j) {
-    const TileWork& w = unit.work;
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    const TileWork w = work_of(u);
     float d[kBlockN / 2];
     consume<kArriveOnCompletion>(smem, consumer, w.k_blocks, d, it);
-    if (unit.slot >= 0)  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
-      store_partial(d, partials + static_cast<int64_t>(unit.slot) * kBlockM * kBlockN,
-                    consumer * 64, 0, kBlockM, kBlockN);
-    else if (splits > 1)
-      store_partial(d, partials + static_cast<int64_t>(unit.split) * M * N, w.m0 + consumer * 64,
+    if (splits > 1)
+      store_partial(d, partials + static_cast<int64_t>(u / blocks) * M * N, w.m0 + consumer * 64,
                     w.n0, M, N);
     else if (kStagedEpilogue)
       store_tile_staged(d, smem.staging + consumer * kStagingBytes, c, w.m0 + consumer * 64, w.n0,
@@ -1106,12 +903,6 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
   return cut_k(k_blocks, few_tile_splits(tiles, k_blocks, sms, kMinKBlocksPerSplit));
 }
 
-// The tail schedule (kStreamKTail; none with splits or fewer than kStreamKMinWaves full waves).
-TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split, int sms) {
-  if (!kStreamKTail || split.splits > 1) return {};
-  return ring_tail_schedule(M, N, K, sms, kStreamKMinWaves);
-}
-
 }  // namespace
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
@@ -1125,9 +916,7 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
   if (problem->num_inputs == 2 && problem->inputs[0].rank == 2 && problem->inputs[1].rank == 2) {
     const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
                   N = problem->inputs[1].shape[0];
-    const SplitK split = split_k(M, N, K, g_sms);
-    *workspace_bytes =
-        std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split, g_sms)));
+    *workspace_bytes = split_partial_bytes(split_k(M, N, K, g_sms), M, N);
   }
   return PTXB_OK;
 }
@@ -1137,9 +926,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (!dims) return kBadProblem;
   const auto [M, N, K] = *dims;
   const SplitK split = split_k(M, N, K, g_sms);
-  const TailSchedule tail = plan_tail(M, N, K, split, g_sms);
-  if (args->workspace_bytes < std::max(split_partial_bytes(split, M, N), tail_bytes(tail)))
-    return kBadProblem;
+  if (args->workspace_bytes < split_partial_bytes(split, M, N)) return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
@@ -1149,13 +936,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   gemm_bf16_cp_async_ws<<<ctas, kThreads, kSharedBytes, stream>>>(
       static_cast<const __nv_bfloat16*>(args->inputs[0]),
       static_cast<const __nv_bfloat16*>(args->inputs[1]), c, partials, static_cast<int>(M),
-      static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits, tail);
+      static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits);
   if (sum_splits(split, partials, c, M, N, g_sms, kSplitPdl, stream) != cudaSuccess)
-    return kLaunchFailed;
-  if (tail.tail_tiles > 0 &&
-      launch_dependent(reduce_tail, static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4,
-                       g_sms, kSplitPdl, stream, static_cast<const float*>(partials), c, tail,
-                       static_cast<int>(M), static_cast<int>(N)) != cudaSuccess)
     return kLaunchFailed;
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }

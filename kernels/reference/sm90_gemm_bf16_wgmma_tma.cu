@@ -1265,11 +1265,11 @@ int run_narrow(const NarrowPlan& plan, const void* a, const void* b, __nv_bfloat
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_narrow.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_bf16_tail_reduce.cuh (generated: scripts/amalgamate.py) ====
-// The stream-K tail of the persistent bf16 GEMMs built on the ring of
-// gemm/sm90_gemm_bf16_ws_ring.cuh (the TMA producer's and the cp.async producer's): the tail
-// schedule of a problem's (kBlockM, kBlockN) tiles, its workspace, and reduce_tail, which sums the
-// tail tiles several CTAs share into C. Needs the ring and gemm/sm90_gemm_tail_schedule.cuh before
-// it; experts hold a copy (scripts/amalgamate.py).
+// The stream-K tail of the persistent bf16 GEMM built on the ring of
+// gemm/sm90_gemm_bf16_ws_ring.cuh with the TMA producer (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh): the
+// tail schedule of a problem's (kBlockM, kBlockN) tiles, its workspace, and reduce_tail, which sums
+// the tail tiles several CTAs share into C. Needs the ring and gemm/sm90_gemm_tail_schedule.cuh
+// before it; experts hold a copy (scripts/amalgamate.py).
 
 namespace {
 

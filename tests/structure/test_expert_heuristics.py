@@ -16,8 +16,7 @@ HEURISTICS = [
     ("kernels/reference/sm90_gemm_bf16_llm.cu", ["SplitK split_k(", "NarrowPlan plan_narrow("]),
     ("kernels/reference/sm90_gemm_fp8_e4m3.cu", ["bool use_narrow("]),
     ("kernels/gemm/sm90_gemm_bf16_tail_reduce.cuh", ["TailSchedule ring_tail_schedule("]),
-    ("kernels/reference/sm90_gemm_bf16_wgmma.cu",
-     ["SplitK split_k(", "TailSchedule plan_tail(", "TailSchedule ring_tail_schedule("]),
+    ("kernels/reference/sm90_gemm_bf16_wgmma.cu", ["SplitK split_k("]),
 ]
 ALLOWED = {"0", "1", "2"}
 LITERAL = re.compile(r"(?<![\w.])(\d+)(?:[uUlL]*)(?![\w.])")
