@@ -6,7 +6,9 @@
 # regex:tma_ws, the TMA experts' GEMM kernels), kept as OUT/NAME.ncu-rep with its text details in
 # OUT/NAME.ncu.txt, every raw metric (warp stall reasons among them) in OUT/NAME.raw.csv and the
 # per-instruction SASS view (stall samples per instruction) in OUT/NAME.source.csv, to read where
-# ncu is not installed. Prints one line per (source, shape) last.
+# ncu is not installed; with PTXB_PROBE_NCU_LIBRARY=1 as well the library's kernel on that shape
+# (the 4th launch of a kernel PTXB_PROBE_LIBRARY_KERNEL names, default cuBLASLt's nvjet/xmma
+# kernels) as OUT/cublaslt.*. Prints one line per (source, shape) last.
 # A shape of four numbers, G,M,N,K, runs the grouped harness instead (grouped_probe.cu: G groups
 # over M rows drawn as the grouped task draws them, the kernel alone, no library); tensor:M,N,K
 # and block:M,N,K the fp8 one (fp8_probe.cu: an fp8-e4m3 or fp8-blockwise submission alone).
@@ -43,6 +45,13 @@ probe() {
     timeout "$limit" "$out/gemm_probe" "$1" "${fields[@]}" ${3:+"$3"}
   fi
 }
+# ncu_report NAME: the text details, raw metrics and SASS view of OUT/NAME.ncu-rep.
+ncu_report() {
+  "$ncu" --import "$out/$1.ncu-rep" --page details > "$out/$1.ncu.txt" 2>&1
+  "$ncu" --import "$out/$1.ncu-rep" --page raw --csv > "$out/$1.raw.csv" 2>&1
+  "$ncu" --import "$out/$1.ncu-rep" --page source --csv --print-source sass \
+    > "$out/$1.source.csv" 2>&1
+}
 for src in "$@"; do  # built side by side, run one after another
   name="$(basename "$src" .cu)"
   "$nvcc" -O3 -std=c++17 -shared -Xcompiler -fPIC -lineinfo "${arch[@]}" -I include -Xptxas -v \
@@ -65,10 +74,15 @@ for src in "$@"; do
       -k "${PTXB_PROBE_KERNEL:-regex:tma_ws}" -f -o "$out/$name" \
       bash -c "$(declare -f probe); out='$out'; limit='$limit'; probe '$out/$name.so' '${shapes%% *}' 4" \
       > "$out/$name.ncu.log" 2>&1
-    "$ncu" --import "$out/$name.ncu-rep" --page details > "$out/$name.ncu.txt" 2>&1
-    "$ncu" --import "$out/$name.ncu-rep" --page raw --csv > "$out/$name.raw.csv" 2>&1
-    "$ncu" --import "$out/$name.ncu-rep" --page source --csv --print-source sass \
-      > "$out/$name.source.csv" 2>&1
+    ncu_report "$name"
   fi
 done
+if [[ "${PTXB_PROBE_NCU_LIBRARY:-0}" == 1 ]]; then
+  first="$(basename "$1" .cu)"  # any built source: its harness also runs the library
+  "$ncu" --set full --launch-skip 3 --launch-count 1 \
+    -k "${PTXB_PROBE_LIBRARY_KERNEL:-regex:nvjet|xmma}" -f -o "$out/cublaslt" \
+    bash -c "$(declare -f probe); out='$out'; limit='$limit'; probe '$out/$first.so' '${shapes%% *}' 4" \
+    > "$out/cublaslt.ncu.log" 2>&1
+  ncu_report cublaslt
+fi
 cat "$summary"

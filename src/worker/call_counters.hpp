@@ -38,6 +38,8 @@ class CallCounters {
   /// {"ok": bool, "problem": "...", ...}; once not ok, counting stays off.
   nlohmann::json check(cudaStream_t stream);
   bool ok() const { return ok_; }
+  /// Host seconds of create()'s range-profiler steps (RangeProfiler::setup_seconds()).
+  const std::map<std::string, double>& setup_seconds() const { return profiler_->setup_seconds(); }
 
   /// Brackets one candidate call at timed shape `shape` (the task's shape index), or `calls`
   /// calls (a cold round's block, a sustained batch: the range's counts are divided by `calls`,

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/arch.hpp"
@@ -53,15 +55,29 @@ double timed_prebuild(const ptxb::TaskSpec& task, ptxb::Implementation& library)
 // The hardware counters of candidate calls (worker/call_counters.hpp), checked on the
 // controls; nullptr when unavailable, which the "counters_setup" message explains. Not under ncu,
 // which holds the profiling interface itself.
-std::unique_ptr<ptxb::CallCounters> open_counters(const std::vector<ptxb::CounterSpec>& specs,
-                                                  const ptxb::WorkerJob& job, cudaStream_t stream,
-                                                  const ptxb::ResultChannel& out) {
+// The timing worker's counters, checked on the controls, and the seconds of each set-up step
+// ("create.initialize", ... as RangeProfiler::setup_seconds(), "check"), for the phases.
+struct OpenedCounters {
+  std::unique_ptr<ptxb::CallCounters> counters;
+  std::map<std::string, double> seconds;
+};
+
+OpenedCounters open_counters(const std::vector<ptxb::CounterSpec>& specs,
+                             const ptxb::WorkerJob& job, cudaStream_t stream,
+                             const ptxb::ResultChannel& out) {
+  OpenedCounters opened;
   std::string why;
-  auto counters = ptxb::CallCounters::create(specs, job.device, &why);
-  json setup = counters ? counters->check(stream) : json{{"ok", false}, {"problem", why}};
+  opened.counters = ptxb::CallCounters::create(specs, job.device, &why);
+  if (opened.counters)
+    for (const auto& [step, s] : opened.counters->setup_seconds())
+      opened.seconds["create." + step] = s;
+  const auto check_start = ptxb::PhaseClock::Clock::now();
+  json setup =
+      opened.counters ? opened.counters->check(stream) : json{{"ok", false}, {"problem", why}};
+  opened.seconds["check"] = ptxb::seconds_since(check_start);
   out.send({{"type", "counters_setup"}, {"setup", setup}});
-  if (counters && !counters->ok()) counters.reset();
-  return counters;
+  if (opened.counters && !opened.counters->ok()) opened.counters.reset();
+  return opened;
 }
 
 int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
@@ -115,6 +131,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
             {"available", monitor != nullptr},
             {"reason", monitor ? "" : monitor_problem}});
   std::unique_ptr<ptxb::CallCounters> counters;
+  std::map<std::string, double> counters_steps;
   double controls_seconds = 0, counters_seconds = 0;
   if (job.run_evidence) {
     const auto controls_start = ptxb::PhaseClock::Clock::now();
@@ -122,7 +139,9 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
     controls_seconds = ptxb::seconds_since(controls_start);
   } else {
     const auto counters_start = ptxb::PhaseClock::Clock::now();
-    counters = open_counters(counter_specs, job, stream.get(), out);
+    OpenedCounters opened = open_counters(counter_specs, job, stream.get(), out);
+    counters = std::move(opened.counters);
+    counters_steps = std::move(opened.seconds);
     counters_seconds = ptxb::seconds_since(counters_start);
   }
   // CUDA and any profiler's injection have initialised: from here on the process's environment
@@ -174,6 +193,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ctx.phases.add("setup.cuda", cuda_seconds);
   ctx.phases.add("setup.load", ptxb::seconds_since(load_start));
   if (!job.run_evidence) ctx.phases.add("setup.counters", counters_seconds);
+  for (const auto& [step, s] : counters_steps) ctx.phases.add("setup.counters." + step, s);
   if (job.run_evidence) ctx.phases.add("setup.evidence_controls", controls_seconds);
 
   if (job.run_evidence) {

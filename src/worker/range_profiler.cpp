@@ -1,5 +1,7 @@
 #include "worker/range_profiler.hpp"
 
+#include <chrono>
+
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -199,9 +201,16 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
   im.api = api;
   im.max_ranges = max_ranges;
   rp->metrics_ = metrics;
+  auto step_start = std::chrono::steady_clock::now();
+  auto step_done = [&](const char* step) {  // the seconds since the previous step, as `step`
+    const auto now = std::chrono::steady_clock::now();
+    rp->setup_seconds_[step] = std::chrono::duration<double>(now - step_start).count();
+    step_start = now;
+  };
   try {
     initialize_profiler(*api);
     rp->chip_ = chip_name(*api, device);
+    step_done("initialize");
     auto av = params<CUpti_Profiler_GetCounterAvailability_Params>(
         CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     av.ctx = context;
@@ -209,9 +218,11 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
     im.availability.resize(av.counterAvailabilityImageSize);
     av.pCounterAvailabilityImage = im.availability.data();
     PTXB_CHECK_PROFILER(api->availability(&av));
+    step_done("availability");
     im.host = std::make_unique<HostObject>(*api, rp->chip_, im.availability.data());
     im.config = im.host->config_image(metrics);
     im.passes = im.host->passes(im.config);
+    step_done("config");
     if (im.passes != 1) {
       why = "the counters need " + std::to_string(im.passes) + " passes, not 1";
       return nullptr;
@@ -222,6 +233,7 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
     PTXB_CHECK_PROFILER(api->enable(&en));
     im.object = en.pRangeProfilerObject;
     rp->reset();
+    step_done("enable");
   } catch (const ApiError& e) {
     why = e.what();
     return nullptr;

@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ class RangeProfiler {
   const std::vector<std::string>& metrics() const { return metrics_; }
   /// The chip name CUPTI reported ("GH100").
   const std::string& chip() const { return chip_; }
+  /// Host seconds of create()'s steps: "initialize" (cuptiProfilerInitialize), "availability"
+  /// (the counter availability image), "config" (the host object and the config image of the
+  /// metrics), "enable" (enabling the range profiler and configuring its first pass).
+  const std::map<std::string, double>& setup_seconds() const { return setup_seconds_; }
 
   /// One pass: start(), then push()/pop() pairs (at most max_ranges), then stop(). Ranges count
   /// all work of the context between push and pop, on every stream. Throw ApiError on failure.
@@ -60,6 +65,7 @@ class RangeProfiler {
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> metrics_;
   std::string chip_;
+  std::map<std::string, double> setup_seconds_;
 };
 
 }  // namespace ptxb
