@@ -30,7 +30,11 @@ from collections import defaultdict
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"'))]
 kernels = defaultdict(dict)
 for r in rows:
-    kernels[(r["ID"], r["Kernel Name"][:40])][r["Metric Name"]] = float(r["Metric Value"].replace(",", "") or 0)
+    try:
+        value = float(r["Metric Value"].replace(",", "") or 0)
+    except ValueError:  # a per-instance listing
+        continue
+    kernels[(r["ID"], r["Kernel Name"][:40])][r["Metric Name"]] = value
 for (kid, name), m in sorted(kernels.items(), key=lambda x: int(x[0][0])):
     l1_sum = sum(v for k, v in m.items() if k.startswith("l1tex__m_xbar2l1tex_read_bytes_mem_"))
     l2 = 32 * (m.get("lts__t_sectors_srcunit_tex_op_read.sum", 0) + m.get("lts__t_sectors_srcunit_tex_op_atom.sum", 0))
