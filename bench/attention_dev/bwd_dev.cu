@@ -154,8 +154,9 @@ constexpr int kFillBlocks = 1024;
 // One warpgroup computes C (64 x kN) = A (64 x kK) B (kK x kN) with kK / 16 wgmma k-steps.
 // A: TMA tile [64][kK] (K-major) or, with kRegA, registers filled as an m64nK accumulator
 // fragment and packed by to_a_frags. B: TMA tile stored [kN][kK] (K-major, kTransB = 0) or
-// [kK][kN] (MN-major, kTransB = 1; `swap` exchanges LBO and SBO as a diagnostic).
-template <int kN, int kK, bool kRegA, int kTransB>
+// [kK][kN] (MN-major, kTransB = 1; `swap` exchanges LBO and SBO as a diagnostic). kTransA: A
+// stored [kK][64] (MN-major, as k1's dS^T rows for the fused dQ; n128 with MN-major B only).
+template <int kN, int kK, bool kRegA, int kTransB, bool kTransA = false>
 __global__ void __launch_bounds__(128)
     wgmma_probe(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b, const float* a_values, float* c,
@@ -173,7 +174,9 @@ __global__ void __launch_bounds__(128)
   __syncthreads();
   if (t == 0) {
     mbar_arrive_expect_tx(bar, (kRegA ? 0 : 64 * kK * 2) + kN * kK * 2);
-    if (!kRegA)
+    if (kTransA)
+      tma_load_3d(sa, &map_a, bar, 0, 0, 0);  // (kK, 64): one block of kK rows
+    else if (!kRegA)
       for (int cb = 0; cb < kK / 64; ++cb)
         tma_load_3d(sa + cb * 64 * 64, &map_a, bar, cb * 64, 0, 0);
     if (kTransB)
@@ -207,6 +210,12 @@ __global__ void __launch_bounds__(128)
     fence_regs(d);
 #pragma unroll
     for (int kk = 0; kk < kK / 16; ++kk) wgmma_rs<kTransB>(d, a[kk], desc_b(kk), 1);
+  } else if constexpr (kTransA) {
+    static_assert(kN == 128 && kTransB == 1, "wgmma_ss_mn is m64n128k16 with both MN-major");
+    wgmma_fence();
+    fence_regs(d);
+#pragma unroll
+    for (int kk = 0; kk < kK / 16; ++kk) wgmma_ss_mn(d, desc_mn(sa, kK, kk), desc_b(kk), 1);
   } else {
     wgmma_fence();
     fence_regs(d);
@@ -231,12 +240,14 @@ std::vector<float> small_ints(size_t n, uint32_t seed) {
   return v;
 }
 
-template <int kN, int kK, bool kRegA, int kTransB>
+template <int kN, int kK, bool kRegA, int kTransB, bool kTransA = false>
 std::string run_probe(bool swap) {
   const size_t a_count = 64 * kK, b_count = size_t(kN) * kK;
   const std::vector<float> a = small_ints(a_count, 1), b = small_ints(b_count, 2);
   std::vector<uint16_t> a16(a_count), b16(b_count);
-  for (size_t i = 0; i < a_count; ++i) a16[i] = float_to_bf16_bits(a[i]);
+  // a[m * kK + k] is A(m, k); stored [k][m] when kTransA
+  for (size_t i = 0; i < a_count; ++i)
+    a16[kTransA ? (i % kK) * 64 + i / kK : i] = float_to_bf16_bits(a[i]);
   for (size_t i = 0; i < b_count; ++i) b16[i] = float_to_bf16_bits(b[i]);
   DeviceBuffer da(a_count * 2), db(b_count * 2), dav(a_count * 4), dc(64 * kN * 4), dst(4);
   PTXB_DEV_CHECK(cudaMemcpy(da.get(), a16.data(), a_count * 2, cudaMemcpyHostToDevice));
@@ -246,11 +257,12 @@ std::string run_probe(bool swap) {
   PTXB_DEV_CHECK(cudaMemset(dst.get(), 0, 4));
   CUtensorMap map_a, map_b;
   // B is [kN][kK] (K-major) or [kK][kN] (MN-major); boxes cover the whole matrix.
-  if (!encode_3d(&map_a, da.get(), 1, 64, kK, 64) ||
+  if (!(kTransA ? encode_3d(&map_a, da.get(), 1, kK, 64, kK)
+                : encode_3d(&map_a, da.get(), 1, 64, kK, 64)) ||
       !(kTransB ? encode_3d(&map_b, db.get(), 1, kK, kN, kK)
                 : encode_3d(&map_b, db.get(), 1, kN, kK, kN)))
     return "FAIL cuTensorMapEncodeTiled failed";
-  auto kernel = wgmma_probe<kN, kK, kRegA, kTransB>;
+  auto kernel = wgmma_probe<kN, kK, kRegA, kTransB, kTransA>;
   const int smem = 64 * kK * 2 + kN * kK * 2 + 8 + 1024;
   PTXB_DEV_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   kernel<<<1, 128, smem>>>(map_a, map_b, dav.get<float>(), dc.get<float>(), swap ? 1 : 0,
@@ -742,6 +754,8 @@ int main(int argc, char** argv) {
   probe("SS MN-major B  n128 k64, LBO/SBO swapped (diagnostic only)",
         [] { return "INFO swapped strides give: " + run_probe<128, 64, false, 1>(true); });
   probe("SS MN-major B  n64 k64", [] { return run_probe<64, 64, false, 1>(false); });
+  probe("SS MN-major A and B  n128 k64 (k1's fused dQ = dS K)",
+        [] { return run_probe<128, 64, false, 1, true>(false); });
   probe("RS reg-A, MN-major B  n128 k64 (k1 dV, dK at D=128)",
         [] { return run_probe<128, 64, true, 1>(false); });
   probe("RS reg-A, MN-major B  n64 k64 (k1 dV, dK at D=64)",

@@ -46,13 +46,15 @@
 // independent). Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last
 // key tile its queries see; tiles on the diagonal are masked per element, fully masked warpgroup
 // tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
-// (k1 and k2), 7 matmuls where the task counts 5.
+// (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, being measured) computes dQ in
+// k1 instead (5 matmuls, dQ summed by TMA reductions in fp32; k2 converts).
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
 // bf16 (fp32 also accepted); all contiguous row-major; D in {64, 96, 128}; 1 <= S <= 32768;
 // scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes,
-// plus 8 * splits * B*HKV*S*D bytes of fp32 partials when k1 is split (splits > 1).
+// plus 8 * splits * B*HKV*S*D bytes of fp32 partials when k1 is split (splits > 1), plus
+// 4 * B*H*S*D bytes for the fp32 dQ accumulator with kFusedDq at D = 128.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
@@ -122,8 +124,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
 // (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
 // barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
-// constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores, shared ->
-// global, tracked as bulk groups of the issuing thread.
+// constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores and
+// reductions, shared -> global, tracked as bulk groups of the issuing thread.
 
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
@@ -188,9 +190,27 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
                "r"(smem_addr(src)), "r"(inner), "r"(outer)
                : "memory");
 }
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, from `src` (written as for
+// tma_store_2d) added element-wise into global memory (in the map's type, e.g. fp32), each
+// element's addition atomic; elements outside the map's bounds are skipped. Joins the issuing
+// thread's open bulk group.
+__device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap* map, const void* src, int c0,
+                                                  int c1, int c2) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group"
+      " [%0, {%2, %3, %4}], [%1];" ::"l"(reinterpret_cast<uint64_t>(map)),
+      "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
 // Closes the issuing thread's open bulk group (the stores since the last commit).
 __device__ __forceinline__ void bulk_commit_group() {
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// Waits until at most kPending of this thread's bulk groups are still under way (their global
+// writes or reductions done and visible, their reads of shared memory too).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(kPending) : "memory");
 }
 // Waits until at most kPending of this thread's bulk groups still read their shared memory (the
 // source may then be overwritten, or the CTA exit); their global writes may still be under way.
@@ -333,6 +353,19 @@ __device__ __forceinline__ void chain_wait_previous() {
 constexpr bool kWideQStepD64 = true;
 template <int kD>
 constexpr int kQStepOf = kD == 64 && kWideQStepD64 ? 128 : 64;
+
+// Whether k1 also computes dQ at D 128 (k1 "dkdvq"): after dS^T, each consumer warpgroup writes
+// its 64 keys' dS^T (bf16) to shared memory of its own and computes the (kQStep queries, D)
+// contribution of those keys, dS K (wgmma m64n128k16, A = dS read MN-major from the dS^T rows,
+// B = its rows of the resident K tile MN-major), and adds it in fp32 into a dQ accumulator in the
+// workspace by TMA reductions (cp.reduce.async.bulk.tensor .add); k0 zeroes the accumulator and
+// k2 becomes a conversion (dQ = scale * accumulator): 5 matmuls instead of 7. The warpgroups share
+// nothing: the version that shared dS^T between them (each computing half of dQ's columns over all
+// 128 keys, half the reductions) kept them in lockstep and measured 1-4% slower than three kernels
+// (docs/attention.md). Off: not measured yet (bench/gemm_dev/variants.sh `bwd_fused_dq`).
+constexpr bool kFusedDq = false;
+template <int kD>
+constexpr bool kFusedDqOf = (kFusedDq && kD == 128);
 inline int qstep_of(int dim) { return dim == 64 ? kQStepOf<64> : kQStepOf<128>; }
 
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
@@ -367,15 +400,53 @@ struct DqSmem {
   uint64_t qd_full, full[kStages], empty[kStages];
 };
 
+// k1 with kFusedDq: DkvSmem's tiles (2 stages: 3 do not fit) plus each consumer's dS^T rows and
+// its staging of the dQ contribution for the TMA reductions.
+template <int kD>
+struct DkvqSmem {
+  static constexpr int kQStep = kQStepOf<kD>;
+  static constexpr int kStages = 2;
+  bf16 k[kCtaRows * kCols<kD>];            // (kCtaRows, kD) keys of the CTA
+  bf16 v[kCtaRows * kCols<kD>];            // (kCtaRows, kD)
+  bf16 q[kStages][kQStep * kCols<kD>];     // (kQStep, kD) per stage
+  bf16 dout[kStages][kQStep * kCols<kD>];  // (kQStep, kD) per stage
+  bf16 ds[kCtaRows * kQStep];              // (kCtaRows keys, kQStep queries) dS^T, 128-byte rows
+  float dq[2][kQStep * kCols<kD>];         // per consumer (kQStep, kD) fp32: (kQStep, 32) boxes
+  float lse2[kStages][kQStep];             // LSE * log2(e) of the stage's queries
+  float delta[kStages][kQStep];            // Delta of the stage's queries
+  uint64_t kv_full, full[kStages], empty[kStages];
+};
+template <int kD, bool kFused>
+struct DkvSmemOf {
+  using type = DkvSmem<kD>;
+};
+template <int kD>
+struct DkvSmemOf<kD, true> {
+  using type = DkvqSmem<kD>;
+};
+
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
 template <class Smem>
 constexpr size_t smem_bytes() {
   return sizeof(Smem) + 1024;
 }
+static_assert(smem_bytes<DkvqSmem<128>>() <= 227 * 1024, "sm_90's opt-in shared memory");
 
-// The TMA maps of one kernel, passed as one __grid_constant__ parameter.
+// The TMA maps of one kernel, passed as one __grid_constant__ parameter; k1 with kFusedDq also
+// gets the dQ accumulator's (fp32, (kQStep, 32) boxes).
 struct Maps {
   CUtensorMap q, dout, k, v;
+};
+struct MapsDq {
+  CUtensorMap q, dout, k, v, dq;
+};
+template <bool kFused>
+struct MapsOf {
+  using type = Maps;
+};
+template <>
+struct MapsOf<true> {
+  using type = MapsDq;
 };
 
 struct Params {
@@ -389,6 +460,7 @@ struct Params {
   float* delta;             // [B*H, seq_pad], workspace
   void* out0;               // k1: dK, k2: dQ
   void* out1;               // k1: dV
+  float* dq_acc;            // kFusedDq: [B*H, seq, D] fp32, workspace (k0 zeroes, k1 adds)
 };
 
 // ---- PTX wrappers of this solution (the shared ones are the kernels/ptx/ copies above) ----
@@ -451,6 +523,20 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[64], uint64_t a, uint64_t b,
       "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
       : PTXB_D64
       : "l"(a), "l"(b), "r"(scale_d), "n"(kTransB));
+}
+// m64n128k16 with A and B from shared memory, both MN-major (transpose-A and transpose-B): k1's
+// dQ contribution = dS K with dS read from the dS^T rows and K from the key rows. (A template
+// so that a build without kFusedDq, which never calls it, compiles without an unused warning.)
+template <int kRegs = 64>
+__device__ __forceinline__ void wgmma_ss_mn(float (&d)[kRegs], uint64_t a, uint64_t b,
+                                            int scale_d) {
+  static_assert(kRegs == 64, "m64n128");
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_ACC64
+      "}, %64, %65, p, 1, 1, 1, 1;\n}\n"
+      : PTXB_D64
+      : "l"(a), "l"(b), "r"(scale_d));
 }
 // The same with A from registers: four .b32 holding the bf16 pairs of the A fragment.
 template <int kTransB>
@@ -532,6 +618,45 @@ __device__ __forceinline__ void store_rows(const float (&acc)[kRegs], float mul,
   }
 }
 
+// k1 with kFusedDq: a consumer's dS^T (its kWgRows keys, kQ queries), held as the bf16
+// A-fragment registers of the dK product, into rows of 128 bytes of `ds` (one key, kQ = 64
+// queries) with the 128-byte swizzle: the MN-major A operand of dQ = dS K.
+template <int kQ>
+__device__ __forceinline__ void store_ds(bf16* ds, const uint32_t (&frag)[kQ / 16][4]) {
+  static_assert(kQ == kSwz, "one 128-byte row per key");
+  const int t = threadIdx.x % kWgThreads;
+  uint8_t* base = reinterpret_cast<uint8_t*>(ds);
+#pragma unroll
+  for (int kk = 0; kk < kQ / 16; ++kk) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {  // frag[kk][j]: accumulator elements 8 kk + 2 j, + 1
+      const int r = acc_row(8 * kk + 2 * j, t), c = acc_col(8 * kk + 2 * j, t);
+      const int offset = r * 128 + (((c / 8) ^ (r % 8)) * 16) + (c % 8) * 2;
+      *reinterpret_cast<uint32_t*>(base + offset) = frag[kk][j];
+    }
+  }
+}
+
+// k1 with kFusedDq: a consumer's (kQ, kRegs * 2) fp32 dQ contribution into `stage` as
+// (kQ, 32) boxes of 128-byte rows with the 128-byte swizzle (the dQ accumulator map's boxes).
+template <int kQ, int kRegs>
+__device__ __forceinline__ void stage_dq(const float (&dq)[kRegs], float* stage) {
+  const int t = threadIdx.x % kWgThreads;
+  uint8_t* base = reinterpret_cast<uint8_t*>(stage);
+#pragma unroll
+  for (int e = 0; e < kRegs; e += 2) {
+    const int r = acc_row(e, t), c = acc_col(e, t);
+    const int cc = c % 32;
+    const int offset = (c / 32) * kQ * 128 + r * 128 + (((cc / 4) ^ (r % 8)) * 16) + (cc % 4) * 4;
+    *reinterpret_cast<float2*>(base + offset) = make_float2(dq[e], dq[e + 1]);
+  }
+}
+
+// Named barrier `id` (1..15) of `threads` threads (a multiple of 32) of the CTA.
+__device__ __forceinline__ void named_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 __device__ __forceinline__ uint8_t* align_1024(uint8_t* p) {
   return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + 1023) & ~uintptr_t(1023));
 }
@@ -553,10 +678,11 @@ __device__ __forceinline__ void init_barriers(uint64_t* resident, uint64_t (&ful
 }
 
 // ---- k0: Delta and LSE * log2(e) into the workspace ----
-template <int kD>
+// kZeroDq (k1 with kFusedDq): also zeroes the row's dQ accumulator `dq_acc` ([B*H, seq, kD]).
+template <int kD, bool kZeroDq = false>
 __global__ void __launch_bounds__(256)
     delta_kernel(const bf16* out, const bf16* dout, const float* lse, float* lse2, float* delta,
-                 int seq, int seq_pad, int64_t rows_padded) {
+                 int seq, int seq_pad, int64_t rows_padded, float* dq_acc) {
   chain_launch_next();             // k1 may launch; it waits for this grid
   constexpr int kPairs = kD / 64;  // bf16 pairs per lane: 2 (D = 128) or 1 (D = 64; D = 96 below)
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
@@ -592,17 +718,25 @@ __global__ void __launch_bounds__(256)
     delta[row] = sum;
     lse2[row] = i < seq ? lse[bh * seq + i] * kLog2e : INFINITY;
   }
+  if constexpr (kZeroDq) {
+    if (i < seq) {
+      auto* acc = reinterpret_cast<float4*>(dq_acc + (bh * seq + i) * kD);
+      for (int j = lane; j < kD / 4; j += 32) acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  }
 }
 
-// ---- k1: dK, dV ----
+// ---- k1: dK, dV (and with kFused, dQ into its accumulator) ----
 // kSplit: p.splits > 1 CTAs per (128 keys, kv head), partials to p.part. A template parameter so
 // that the unsplit kernel (every large shape) compiles exactly as without splitting: the split
 // arithmetic in it cost 2-3% of the backward on the H200 (2026-12-02, A/B in one machine start).
-template <int kD, bool kSplit>
+// kFused: kFusedDq (D = 128 only).
+template <int kD, bool kSplit, bool kFused = false>
 __global__ void __launch_bounds__(kThreads, 1)
-    dkdv_kernel(const __grid_constant__ Maps maps, const Params p) {
+    dkdv_kernel(const __grid_constant__ typename MapsOf<kFused>::type maps, const Params p) {
+  static_assert(!kFused || kD == 128, "the fused dQ is written for D = 128");
   chain_launch_next();  // k1b or k2 may launch; they wait for this grid
-  using Smem = DkvSmem<kD>;
+  using Smem = typename DkvSmemOf<kD, kFused>::type;
   constexpr int kStages = Smem::kStages;
   constexpr int kQStep = Smem::kQStep;
   extern __shared__ uint8_t smem_raw[];
@@ -668,11 +802,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int i = 0; i < kD / 2; ++i) dv[i] = dk[i] = 0.f;
 
   mbar_wait(&sm.kv_full, 0);
-  int tile = first;
+  int tile = first, head = bh_q0;
   for (int t = 0; t < iters; ++t) {
     const int st = t % kStages;
     const int m0 = tile * kQStep;
-    if (++tile == first + per_head) tile = first;
+    [[maybe_unused]] const int bh = head;  // the query head of step t
+    if (++tile == first + per_head) tile = first, ++head;
     mbar_wait(&sm.full[st], (t / kStages) & 1);
     if (!(p.causal && key0 > m0 + kQStep - 1)) {
       const bf16* q = sm.q[st];
@@ -721,10 +856,46 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       fence_regs(dv);
       fence_regs(dk);
+      if constexpr (kFused) {
+        // Q and dO are read: the stage goes back to the producer now, before the dQ product.
+        __syncwarp();
+        if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
+        // dQ += dS K over this warpgroup's keys (keys past the sequence: zero rows of K), its
+        // rows of sm.ds free once every warp's dQ product of the step before has completed.
+        // NOTE: dS^T stored after the wait: a wgmma's A-fragment registers are not to be
+        // accessed while it runs.
+        bf16* ds = sm.ds + wg * kWgRows * kSwz;    // (kWgRows keys, kQStep queries)
+        if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
+        named_sync(2 + wg, kWgThreads);
+        store_ds<kQStep>(ds, b);
+        fence_proxy_async_shared();
+        named_sync(2 + wg, kWgThreads);
+        float dq[kD / 2];                                 // (kQStep queries, kD)
+        const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kWgRows / 16; ++kk)
+          wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(dq);
+        float* stage = sm.dq[wg];
+        stage_dq<kQStep>(dq, stage);
+        fence_proxy_async_shared();
+        named_sync(2 + wg, kWgThreads);
+        if (t_id == 0) {
+          for (int box = 0; box < kD / 32; ++box)
+            tma_reduce_add_3d(&maps.dq, stage + box * kQStep * 32, box * 32, m0, bh);
+          bulk_commit_group();
+        }
+        continue;  // the stage went back above
+      }
     }
     __syncwarp();
     if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
   }
+  if constexpr (kFused)
+    if (t_id == 0) bulk_wait_group<0>();  // the reductions are done before the grid is
 
   const int64_t slice = static_cast<int64_t>(bh_kv) * p.seq * kD;
   if constexpr (kSplit) {
@@ -763,6 +934,26 @@ __global__ void __launch_bounds__(256)
     auto* o2 = reinterpret_cast<__nv_bfloat162*>(out) + 2 * q;
     o2[0] = __floats2bfloat162_rn(sum.x, sum.y);
     o2[1] = __floats2bfloat162_rn(sum.z, sum.w);
+  }
+}
+
+// ---- k2 with kFusedDq: dQ = scale * the accumulator k1 filled ----
+// Thread i converts 4 consecutive elements; B*H*S*D % 4 == 0 (D is a multiple of 4).
+__global__ void __launch_bounds__(256)
+    convert_dq_kernel(const float* acc, int64_t quads, float scale, void* dq, int out_f32) {
+  chain_wait_previous();  // k1's reductions (through k1b when split)
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= quads) return;
+  float4 v = reinterpret_cast<const float4*>(acc)[i];
+  v.x *= scale, v.y *= scale, v.z *= scale, v.w *= scale;
+  if (out_f32) {
+    reinterpret_cast<float4*>(dq)[i] = v;
+  } else {
+    __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y), hi = __floats2bfloat162_rn(v.z, v.w);
+    uint2 packed;
+    packed.x = *reinterpret_cast<uint32_t*>(&lo);
+    packed.y = *reinterpret_cast<uint32_t*>(&hi);
+    reinterpret_cast<uint2*>(dq)[i] = packed;
   }
 }
 
@@ -915,6 +1106,23 @@ bool encode_3d(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, in
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// The dQ accumulator [heads, seq, dim] fp32 (kFusedDq) in (rows, 32) boxes with the 128-byte
+// swizzle, for k1's TMA reductions (rows past seq are not written).
+bool encode_dq_acc(CUtensorMap* map, float* ptr, int64_t heads, int64_t seq, int64_t dim,
+                   uint32_t box_rows) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(dim), static_cast<cuuint64_t>(seq),
+                              static_cast<cuuint64_t>(heads)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(dim) * 4,
+                                 static_cast<cuuint64_t>(seq * dim) * 4};
+  const cuuint32_t box[3] = {32, box_rows, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, ptr, dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3, kNoWorkspace = 4 };
 
 struct Dims {
@@ -923,9 +1131,13 @@ struct Dims {
   bool causal = false, out_f32 = false;
   float scale = 0.f;
   int64_t part_elems() const { return static_cast<int64_t>(batch) * kv_heads * seq * dim; }
-  // LSE * log2(e) and Delta, then k1's fp32 partials of dK and dV when it is split
+  bool fused_dq() const { return dim == 128 && kFusedDqOf<128>; }
+  uint64_t partial_bytes() const { return splits > 1 ? 8ull * splits * part_elems() : 0; }
+  // LSE * log2(e) and Delta, k1's fp32 partials of dK and dV when it is split, the fp32 dQ
+  // accumulator with kFusedDq
   uint64_t workspace_bytes() const {
-    return 8ull * batch * heads * seq_pad + (splits > 1 ? 8ull * splits * part_elems() : 0);
+    return 8ull * batch * heads * seq_pad + partial_bytes() +
+           (fused_dq() ? 4ull * batch * heads * seq * dim : 0);
   }
 };
 
@@ -999,8 +1211,9 @@ struct Launch {
   const bf16 *out, *dout;
   const float* lse;
   void *dq, *dk, *dv;
-  Maps dkdv_maps;  // Q, dO in (q step, 64) boxes; K, V in (128, 64)
-  Maps dq_maps;    // all in (128, 64) boxes
+  Maps dkdv_maps;     // Q, dO in (q step, 64) boxes; K, V in (128, 64)
+  Maps dq_maps;       // all in (128, 64) boxes
+  MapsDq dkdvq_maps;  // kFusedDq: dkdv_maps and the dQ accumulator's
   cudaStream_t stream;
 };
 
@@ -1022,6 +1235,13 @@ int prepare(const ptxb_args& args, Launch* l) {
   l->dq_maps.k = l->dkdv_maps.k;
   l->dq_maps.v = l->dkdv_maps.v;
   if (!ok) return kNoTensorMap;
+  float* dq_acc = nullptr;
+  if (d.fused_dq()) {
+    dq_acc = reinterpret_cast<float*>(static_cast<uint8_t*>(args.workspace) +
+                                      8ull * heads * d.seq_pad + d.partial_bytes());
+    l->dkdvq_maps = MapsDq{l->dkdv_maps.q, l->dkdv_maps.dout, l->dkdv_maps.k, l->dkdv_maps.v, {}};
+    if (!encode_dq_acc(&l->dkdvq_maps.dq, dq_acc, heads, d.seq, d.dim, q_step)) return kNoTensorMap;
+  }
   l->out = static_cast<const bf16*>(args.inputs[3]);
   l->dout = static_cast<const bf16*>(args.inputs[4]);
   l->lse = static_cast<const float*>(args.inputs[5]);
@@ -1033,6 +1253,7 @@ int prepare(const ptxb_args& args, Launch* l) {
   p.lse2 = static_cast<float*>(args.workspace), p.delta = p.lse2 + heads * d.seq_pad;
   p.splits = d.splits, p.part_elems = d.part_elems();
   p.part = d.splits > 1 ? p.delta + heads * d.seq_pad : nullptr;
+  p.dq_acc = dq_acc;
   l->dq = args.outputs[0];
   l->dk = args.outputs[1];
   l->dv = args.outputs[2];
@@ -1050,18 +1271,30 @@ cudaError_t launch_chained(void (*kernel)(Params...), dim3 grid, unsigned thread
   return launch_programmatic(kernel, grid, dim3(threads), smem, stream, kChainPdl, args...);
 }
 
-// The kernels of one head dim and the dynamic shared memory of k1 and k2.
+// The kernels of one head dim and the dynamic shared memory of k1 and k2; with kFusedDq (D 128)
+// k0 also zeroes the dQ accumulator, k1 is the fused kernel (dkdvq, dkdvq_split; dkdv and
+// dkdv_split unused) and k2 the conversion.
 struct Kernels {
-  void (*delta)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t);
+  void (*delta)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t, float*);
   void (*dkdv)(Maps, Params);
   void (*dkdv_split)(Maps, Params);
   void (*dq)(Maps, Params);
   size_t dkdv_smem, dq_smem;
+  void (*dkdvq)(MapsDq, Params) = nullptr;
+  void (*dkdvq_split)(MapsDq, Params) = nullptr;
+  size_t dkdvq_smem = 0;
 };
 template <int kD>
 Kernels kernels_for() {
-  return {delta_kernel<kD>, dkdv_kernel<kD, false>,    dkdv_kernel<kD, true>,
-          dq_kernel<kD>,    smem_bytes<DkvSmem<kD>>(), smem_bytes<DqSmem<kD>>()};
+  Kernels k{delta_kernel<kD>, dkdv_kernel<kD, false>,    dkdv_kernel<kD, true>,
+            dq_kernel<kD>,    smem_bytes<DkvSmem<kD>>(), smem_bytes<DqSmem<kD>>()};
+  if constexpr (kFusedDqOf<kD>) {
+    k.delta = delta_kernel<kD, true>;
+    k.dkdvq = dkdv_kernel<kD, false, true>;
+    k.dkdvq_split = dkdv_kernel<kD, true, true>;
+    k.dkdvq_smem = smem_bytes<DkvqSmem<kD>>();
+  }
+  return k;
 }
 Kernels kernels_of(int dim) {
   return dim == 128 ? kernels_for<128>() : dim == 96 ? kernels_for<96>() : kernels_for<64>();
@@ -1070,8 +1303,9 @@ Kernels kernels_of(int dim) {
 int launch_delta(const Launch& l) {
   const int64_t rows = static_cast<int64_t>(l.d.batch) * l.d.heads * l.d.seq_pad;
   const unsigned blocks = static_cast<unsigned>(rows / 8);  // 8 warps per block; seq_pad % 8 == 0
-  kernels_of(l.d.dim).delta<<<blocks, 256, 0, l.stream>>>(
-      l.out, l.dout, l.lse, l.params.lse2, l.params.delta, l.d.seq, l.d.seq_pad, rows);
+  kernels_of(l.d.dim).delta<<<blocks, 256, 0, l.stream>>>(l.out, l.dout, l.lse, l.params.lse2,
+                                                          l.params.delta, l.d.seq, l.d.seq_pad,
+                                                          rows, l.params.dq_acc);
   return launch_status();
 }
 
@@ -1089,10 +1323,12 @@ int launch_dkdv(const Launch& l) {
   const dim3 grid = grid_of(l.d, l.d.kv_heads * l.d.splits);
   const bool split = l.d.splits > 1;
   const Kernels k = kernels_of(l.d.dim);
-  if (launch_chained(split ? k.dkdv_split : k.dkdv, grid, kThreads, k.dkdv_smem, l.stream,
-                     l.dkdv_maps, p) != cudaSuccess ||
-      !split)
-    return launch_status();
+  const cudaError_t launched = l.d.fused_dq()
+                                   ? launch_chained(split ? k.dkdvq_split : k.dkdvq, grid, kThreads,
+                                                    k.dkdvq_smem, l.stream, l.dkdvq_maps, p)
+                                   : launch_chained(split ? k.dkdv_split : k.dkdv, grid, kThreads,
+                                                    k.dkdv_smem, l.stream, l.dkdv_maps, p);
+  if (launched != cudaSuccess || !split) return launch_status();
   const int64_t threads = 2 * l.d.part_elems() / 4;
   launch_chained(sum_splits_kernel, dim3(static_cast<unsigned>((threads + 255) / 256)), 256, 0,
                  l.stream, static_cast<const float*>(p.part), l.d.splits, l.d.part_elems(), l.dk,
@@ -1101,6 +1337,13 @@ int launch_dkdv(const Launch& l) {
 }
 
 int launch_dq(const Launch& l) {
+  if (l.d.fused_dq()) {
+    const int64_t quads = static_cast<int64_t>(l.d.batch) * l.d.heads * l.d.seq * l.d.dim / 4;
+    launch_chained(convert_dq_kernel, dim3(static_cast<unsigned>((quads + 255) / 256)), 256, 0,
+                   l.stream, static_cast<const float*>(l.params.dq_acc), quads, l.d.scale, l.dq,
+                   l.d.out_f32 ? 1 : 0);
+    return launch_status();
+  }
   Params p = l.params;
   p.out0 = l.dq;
   const Kernels k = kernels_of(l.d.dim);
@@ -1119,9 +1362,12 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
   const std::pair<const void*, size_t> kernels[] = {
       {reinterpret_cast<const void*>(k.dkdv), k.dkdv_smem},
       {reinterpret_cast<const void*>(k.dkdv_split), k.dkdv_smem},
-      {reinterpret_cast<const void*>(k.dq), k.dq_smem}};
+      {reinterpret_cast<const void*>(k.dq), k.dq_smem},
+      {reinterpret_cast<const void*>(k.dkdvq), k.dkdvq_smem},
+      {reinterpret_cast<const void*>(k.dkdvq_split), k.dkdvq_smem}};
   for (const auto& [kernel, bytes] : kernels)
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    if (kernel != nullptr &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(bytes)) != cudaSuccess)
       return kLaunchFailed;
   return PTXB_OK;

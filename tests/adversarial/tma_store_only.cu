@@ -150,8 +150,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // TMA and bulk copies, global -> shared, completing their bytes on an mbarrier
 // (cp.async.bulk.tensor / cp.async.bulk with mbarrier::complete_tx::bytes). The caller arms the
 // barrier with mbar_arrive_expect_tx for the bytes first. `map` is a CUtensorMap in global,
-// constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores, shared ->
-// global, tracked as bulk groups of the issuing thread.
+// constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores and
+// reductions, shared -> global, tracked as bulk groups of the issuing thread.
 
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
@@ -216,9 +216,27 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
                "r"(smem_addr(src)), "r"(inner), "r"(outer)
                : "memory");
 }
+// The box of a 3-D map at coordinates (c0, c1, c2), innermost first, from `src` (written as for
+// tma_store_2d) added element-wise into global memory (in the map's type, e.g. fp32), each
+// element's addition atomic; elements outside the map's bounds are skipped. Joins the issuing
+// thread's open bulk group.
+__device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap* map, const void* src, int c0,
+                                                  int c1, int c2) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group"
+      " [%0, {%2, %3, %4}], [%1];" ::"l"(reinterpret_cast<uint64_t>(map)),
+      "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
 // Closes the issuing thread's open bulk group (the stores since the last commit).
 __device__ __forceinline__ void bulk_commit_group() {
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// Waits until at most kPending of this thread's bulk groups are still under way (their global
+// writes or reductions done and visible, their reads of shared memory too).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(kPending) : "memory");
 }
 // Waits until at most kPending of this thread's bulk groups still read their shared memory (the
 // source may then be overwritten, or the CTA exit); their global writes may still be under way.
