@@ -54,9 +54,9 @@ double timed_prebuild(const ptxb::TaskSpec& task, ptxb::Implementation& library)
 
 // The hardware counters of candidate calls (worker/call_counters.hpp), checked on the
 // controls; nullptr when unavailable, which the "counters_setup" message explains. Not under ncu,
-// which holds the profiling interface itself.
-// The timing worker's counters, checked on the controls, and the seconds of each set-up step
-// ("create.initialize", ... as RangeProfiler::setup_seconds(), "check"), for the phases.
+// which holds the profiling interface itself. With the seconds of each set-up step for the
+// phases: "create" (its parts "create.initialize", ... as RangeProfiler::setup_seconds()) and
+// "check".
 struct OpenedCounters {
   std::unique_ptr<ptxb::CallCounters> counters;
   std::map<std::string, double> seconds;
@@ -67,7 +67,9 @@ OpenedCounters open_counters(const std::vector<ptxb::CounterSpec>& specs,
                              const ptxb::ResultChannel& out) {
   OpenedCounters opened;
   std::string why;
+  const auto create_start = ptxb::PhaseClock::Clock::now();
   opened.counters = ptxb::CallCounters::create(specs, job.device, &why);
+  opened.seconds["create"] = ptxb::seconds_since(create_start);
   if (opened.counters)
     for (const auto& [step, s] : opened.counters->setup_seconds())
       opened.seconds["create." + step] = s;
