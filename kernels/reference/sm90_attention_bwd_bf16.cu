@@ -315,6 +315,19 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
   for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 // ==== end kernels/ptx/wgmma.cuh ====
+// ==== begin kernels/ptx/barrier.cuh (generated: scripts/amalgamate.py) ====
+// Named CTA barriers (bar.sync with an id and a thread count): a subset of the CTA's warps, e.g.
+// one warpgroup, synchronizes without the others. Id 0 is __syncthreads; ids 1..15 are free for
+// the caller to assign.
+
+// Waits until kThreads threads (a multiple of 32) of the CTA have arrived at barrier `id`; the
+// calling warp counts for its 32 threads. Orders this thread's memory accesses around it.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+// ==== end kernels/ptx/barrier.cuh ====
 
 namespace {
 
@@ -652,11 +665,6 @@ __device__ __forceinline__ void stage_dq(const float (&dq)[kRegs], float* stage)
   }
 }
 
-// Named barrier `id` (1..15) of `threads` threads (a multiple of 32) of the CTA.
-__device__ __forceinline__ void named_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
 __device__ __forceinline__ uint8_t* align_1024(uint8_t* p) {
   return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + 1023) & ~uintptr_t(1023));
 }
@@ -866,10 +874,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         // accessed while it runs.
         bf16* ds = sm.ds + wg * kWgRows * kSwz;    // (kWgRows keys, kQStep queries)
         if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
-        named_sync(2 + wg, kWgThreads);
+        named_barrier_sync<kWgThreads>(2 + wg);
         store_ds<kQStep>(ds, b);
         fence_proxy_async_shared();
-        named_sync(2 + wg, kWgThreads);
+        named_barrier_sync<kWgThreads>(2 + wg);
         float dq[kD / 2];                                 // (kQStep queries, kD)
         const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
         wgmma_fence();
@@ -882,7 +890,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         float* stage = sm.dq[wg];
         stage_dq<kQStep>(dq, stage);
         fence_proxy_async_shared();
-        named_sync(2 + wg, kWgThreads);
+        named_barrier_sync<kWgThreads>(2 + wg);
         if (t_id == 0) {
           for (int box = 0; box < kD / 32; ++box)
             tma_reduce_add_3d(&maps.dq, stage + box * kQStep * 32, box * 32, m0, bh);
@@ -1089,38 +1097,30 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 // ==== end kernels/ptx/tensor_map.cuh ====
 
-// A [heads, seq, dim] bf16 tensor read in (box_rows, 64) boxes with the 128-byte swizzle.
-bool encode_3d(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, int64_t dim,
-               uint32_t box_rows) {
+// A row-major [heads, seq, dim] tensor of `type` (`elem_bytes` each) in (box_rows, 128 bytes)
+// boxes with the 128-byte swizzle; rows past seq of a head are zero-filled on loads and skipped
+// on stores and reductions.
+bool encode_3d_of(CUtensorMap* map, CUtensorMapDataType type, uint32_t elem_bytes, void* ptr,
+                  int64_t heads, int64_t seq, int64_t dim, uint32_t box_rows,
+                  CUtensorMapL2promotion promotion) {
   auto encode = tensor_map_encoder();
   if (encode == nullptr) return false;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(dim), static_cast<cuuint64_t>(seq),
                               static_cast<cuuint64_t>(heads)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(dim) * 2,
-                                 static_cast<cuuint64_t>(seq * dim) * 2};
-  const cuuint32_t box[3] = {kSwz, box_rows, 1};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(dim) * elem_bytes,
+                                 static_cast<cuuint64_t>(seq * dim) * elem_bytes};
+  const cuuint32_t box[3] = {128 / elem_bytes, box_rows, 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(ptr), dims, strides,
-                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+  return encode(map, type, 3, ptr, dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// The dQ accumulator [heads, seq, dim] fp32 (kFusedDq) in (rows, 32) boxes with the 128-byte
-// swizzle, for k1's TMA reductions (rows past seq are not written).
-bool encode_dq_acc(CUtensorMap* map, float* ptr, int64_t heads, int64_t seq, int64_t dim,
-                   uint32_t box_rows) {
-  auto encode = tensor_map_encoder();
-  if (encode == nullptr) return false;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(dim), static_cast<cuuint64_t>(seq),
-                              static_cast<cuuint64_t>(heads)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(dim) * 4,
-                                 static_cast<cuuint64_t>(seq * dim) * 4};
-  const cuuint32_t box[3] = {32, box_rows, 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, ptr, dims, strides, box, element_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+// A [heads, seq, dim] bf16 tensor read in (box_rows, 64) boxes.
+bool encode_3d(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, int64_t dim,
+               uint32_t box_rows) {
+  return encode_3d_of(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(ptr), heads, seq,
+                      dim, box_rows, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
 enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3, kNoWorkspace = 4 };
@@ -1240,7 +1240,10 @@ int prepare(const ptxb_args& args, Launch* l) {
     dq_acc = reinterpret_cast<float*>(static_cast<uint8_t*>(args.workspace) +
                                       8ull * heads * d.seq_pad + d.partial_bytes());
     l->dkdvq_maps = MapsDq{l->dkdv_maps.q, l->dkdv_maps.dout, l->dkdv_maps.k, l->dkdv_maps.v, {}};
-    if (!encode_dq_acc(&l->dkdvq_maps.dq, dq_acc, heads, d.seq, d.dim, q_step)) return kNoTensorMap;
+    // (q step, 32) fp32 boxes for k1's reductions
+    if (!encode_3d_of(&l->dkdvq_maps.dq, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, dq_acc, heads, d.seq,
+                      d.dim, q_step, CU_TENSOR_MAP_L2_PROMOTION_NONE))
+      return kNoTensorMap;
   }
   l->out = static_cast<const bf16*>(args.inputs[3]);
   l->dout = static_cast<const bf16*>(args.inputs[4]);
