@@ -46,7 +46,7 @@
 // independent). Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last
 // key tile its queries see; tiles on the diagonal are masked per element, fully masked warpgroup
 // tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
-// (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, being measured) computes dQ in
+// (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, not measured yet) computes dQ in
 // k1 instead (5 matmuls, dQ summed by TMA reductions in fp32; k2 converts).
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
