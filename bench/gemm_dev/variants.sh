@@ -58,6 +58,7 @@ lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArrive
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
+stagedscales='s/^constexpr bool kStagedScales = false;/constexpr bool kStagedScales = true;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev), or
 # file:PATH|SED, that source with a knob changed
@@ -123,6 +124,8 @@ fp8_groupm4|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm4from8
 fp8b_groupm8|fp8_blockwise|sm90/gemm/fp8-blockwise|$groupm8
 fp8b_cluster2|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2
 fp8b_cluster2_groupm8|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2; $groupm8
+fp8b_staged|fp8_blockwise|sm90/gemm/fp8-blockwise|$stagedscales
+fp8b_staged_cluster2|fp8_blockwise|sm90/gemm/fp8-blockwise|$stagedscales; $cluster2; $groupm8
 "
 declare -A task_of
 names=()

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ptx/barrier.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/smem.cuh"
 #include "ptx/wgmma.cuh"
@@ -42,14 +43,6 @@ __device__ __forceinline__ void mbar_wait_checked(uint64_t* bar, uint32_t parity
 #else
   mbar_wait(bar, parity);
 #endif
-}
-
-// ---- named barriers for the consumer ping-pong (id 0 is __syncthreads) ----
-__device__ __forceinline__ void named_barrier_sync(int id) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(int id) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
 }
 
 __device__ __forceinline__ float exp2_approx(float x) {

@@ -19,6 +19,7 @@
 
 #include "gemm/sm90_gemm_bf16_ws_ring.cuh"
 #include "gemm/sm90_gemm_split_sum.cuh"
+#include "ptx/barrier.cuh"
 #include "ptx/cp_async.cuh"
 #include "ptx/griddepcontrol.cuh"
 #include "ptx/mbarrier.cuh"
@@ -160,11 +161,11 @@ __device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2],
   constexpr int kPassGroups = 16;            // 8-column groups of the accumulators per pass
   const int thread = static_cast<int>(threadIdx.x) % 128;
   const int warp = thread / 32, lane = thread % 32;
-  auto sync_consumer = [&] {  // NOTE: immediate ids: a register id makes ptxas reserve all 16
+  auto sync_consumer = [&] {  // NOTE: immediate ids (ptx/barrier.cuh)
     if (consumer == 0)
-      asm volatile("bar.sync 1, 128;" ::: "memory");
+      named_barrier_sync_immediate<1, 128>();
     else
-      asm volatile("bar.sync 2, 128;" ::: "memory");
+      named_barrier_sync_immediate<2, 128>();
   };
 #pragma unroll
   for (int pass = 0; pass < kBlockN / 128; ++pass) {

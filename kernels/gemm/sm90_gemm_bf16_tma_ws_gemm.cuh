@@ -8,6 +8,7 @@
 #include "gemm/sm90_gemm_bf16_tma_ws.cuh"
 #include "gemm/sm90_gemm_split_sum.cuh"
 #include "gemm/sm90_gemm_tail_schedule.cuh"
+#include "ptx/barrier.cuh"
 #include "ptx/griddepcontrol.cuh"
 
 namespace {
@@ -207,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     float d[kBlockN / 2];
     consume(smem, consumer, k_blocks, d, it);
     // Both consumer warpgroups are done with the stage buffers before either overwrites them.
-    asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
+    named_barrier_sync_immediate<1, 128 * kConsumers>();
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int row = consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll

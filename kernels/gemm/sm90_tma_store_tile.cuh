@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "ptx/barrier.cuh"
 #include "ptx/smem.cuh"
 #include "ptx/tensor_map.cuh"
 #include "ptx/tma.cuh"
@@ -40,7 +41,7 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
   const bool leader = threadIdx.x % 128 == 0;
   uint8_t* staging = staging_base + (kPass % kBuffers) * (kCols / kStoreBoxCols) * box_stride;
   if (leader) bulk_wait_group_read<kBuffers - 1>();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  named_barrier_sync<128>(2 + consumer);
 #pragma unroll
   for (int c = 0; c < kCols / 8; ++c) {
     const int i = kPass * kCols / 8 + c;  // the accumulator's columns 8 i .. 8 i + 7
@@ -56,7 +57,7 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
     }
   }
   fence_proxy_async_shared();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  named_barrier_sync<128>(2 + consumer);
   if (leader) {
 #pragma unroll
     for (int j = 0; j < kCols / kStoreBoxCols; ++j)

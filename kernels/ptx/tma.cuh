@@ -11,6 +11,15 @@
 
 #include "ptx/smem.cuh"
 
+// The box of a 1-D map at element `at` into `dst` (elements past the map's end read as zeros).
+__device__ __forceinline__ void tma_load_1d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int at) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(at)
+      : "memory");
+}
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
                                             int inner, int outer) {

@@ -54,6 +54,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
+// A float of shared memory at generic address p by ld.shared, where the compiler cannot see that
+// p is shared (it would emit a generic load). Volatile, with a memory clobber: it stays after the
+// mbarrier wait that makes the value visible.
+__device__ __forceinline__ float ld_shared_f32(const void* p) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
+  return v;
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
@@ -102,6 +110,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores and
 // reductions, shared -> global, tracked as bulk groups of the issuing thread.
 
+// The box of a 1-D map at element `at` into `dst` (elements past the map's end read as zeros).
+__device__ __forceinline__ void tma_load_1d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int at) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(at)
+      : "memory");
+}
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
                                             int inner, int outer) {

@@ -79,6 +79,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
+// A float of shared memory at generic address p by ld.shared, where the compiler cannot see that
+// p is shared (it would emit a generic load). Volatile, with a memory clobber: it stays after the
+// mbarrier wait that makes the value visible.
+__device__ __forceinline__ float ld_shared_f32(const void* p) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
+  return v;
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
@@ -127,6 +135,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores and
 // reductions, shared -> global, tracked as bulk groups of the issuing thread.
 
+// The box of a 1-D map at element `at` into `dst` (elements past the map's end read as zeros).
+__device__ __forceinline__ void tma_load_1d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int at) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(at)
+      : "memory");
+}
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
                                             int inner, int outer) {
@@ -316,9 +333,9 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
 }
 // ==== end kernels/ptx/wgmma.cuh ====
 // ==== begin kernels/ptx/barrier.cuh (generated: scripts/amalgamate.py) ====
-// Named CTA barriers (bar.sync with an id and a thread count): a subset of the CTA's warps, e.g.
-// one warpgroup, synchronizes without the others. Id 0 is __syncthreads; ids 1..15 are free for
-// the caller to assign.
+// Named CTA barriers (bar.sync / bar.arrive with an id and a thread count): a subset of the CTA's
+// warps, e.g. one warpgroup, synchronizes without the others. Id 0 is __syncthreads; ids 1..15
+// are free for the caller to assign.
 
 // Waits until kThreads threads (a multiple of 32) of the CTA have arrived at barrier `id`; the
 // calling warp counts for its 32 threads. Orders this thread's memory accesses around it.
@@ -326,6 +343,25 @@ template <int kThreads>
 __device__ __forceinline__ void named_barrier_sync(int id) {
   static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
   asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+
+// The same wait on barrier kId given as an immediate.
+// NOTE: with a register id ptxas reserves all 16 barriers for the kernel, with an immediate only
+// the ids it names.
+template <int kId, int kThreads>
+__device__ __forceinline__ void named_barrier_sync_immediate() {
+  static_assert(kId >= 0 && kId < 16, "barrier ids 0..15");
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"n"(kId), "n"(kThreads) : "memory");
+}
+
+// Counts the calling warp as arrived at barrier `id` of kThreads threads and goes on without
+// waiting: the signalling side of a producer/consumer hand-off whose other side calls
+// named_barrier_sync with the same id and count.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
 }
 // ==== end kernels/ptx/barrier.cuh ====
 

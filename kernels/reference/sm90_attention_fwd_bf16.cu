@@ -61,6 +61,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
+// A float of shared memory at generic address p by ld.shared, where the compiler cannot see that
+// p is shared (it would emit a generic load). Volatile, with a memory clobber: it stays after the
+// mbarrier wait that makes the value visible.
+__device__ __forceinline__ float ld_shared_f32(const void* p) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
+  return v;
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
@@ -109,6 +117,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores and
 // reductions, shared -> global, tracked as bulk groups of the issuing thread.
 
+// The box of a 1-D map at element `at` into `dst` (elements past the map's end read as zeros).
+__device__ __forceinline__ void tma_load_1d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int at) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(at)
+      : "memory");
+}
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
                                             int inner, int outer) {
@@ -327,6 +344,38 @@ struct Params {
   float scale, scale_log2;  // scale and scale * log2(e)
 };
 
+// ==== begin kernels/ptx/barrier.cuh (generated: scripts/amalgamate.py) ====
+// Named CTA barriers (bar.sync / bar.arrive with an id and a thread count): a subset of the CTA's
+// warps, e.g. one warpgroup, synchronizes without the others. Id 0 is __syncthreads; ids 1..15
+// are free for the caller to assign.
+
+// Waits until kThreads threads (a multiple of 32) of the CTA have arrived at barrier `id`; the
+// calling warp counts for its 32 threads. Orders this thread's memory accesses around it.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+
+// The same wait on barrier kId given as an immediate.
+// NOTE: with a register id ptxas reserves all 16 barriers for the kernel, with an immediate only
+// the ids it names.
+template <int kId, int kThreads>
+__device__ __forceinline__ void named_barrier_sync_immediate() {
+  static_assert(kId >= 0 && kId < 16, "barrier ids 0..15");
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"n"(kId), "n"(kThreads) : "memory");
+}
+
+// Counts the calling warp as arrived at barrier `id` of kThreads threads and goes on without
+// waiting: the signalling side of a producer/consumer hand-off whose other side calls
+// named_barrier_sync with the same id and count.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+// ==== end kernels/ptx/barrier.cuh ====
 // ==== begin kernels/attention/sm90_fa3_pieces.cuh (generated: scripts/amalgamate.py) ====
 // The pieces of the FA3-style attention experts (arXiv 2407.08608) that do not depend on the
 // problem's layout: the mbarrier wait with the dev harness's watchdog, the consumers' named
@@ -362,14 +411,6 @@ __device__ __forceinline__ void mbar_wait_checked(uint64_t* bar, uint32_t parity
 #else
   mbar_wait(bar, parity);
 #endif
-}
-
-// ---- named barriers for the consumer ping-pong (id 0 is __syncthreads) ----
-__device__ __forceinline__ void named_barrier_sync(int id) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(int id) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(128 * kConsumers) : "memory");
 }
 
 __device__ __forceinline__ float exp2_approx(float x) {
@@ -722,7 +763,8 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
   // Ping-pong: consumer c waits on barrier 1 + c before issuing and then opens the other one;
   // consumer 1 opens barrier 1 first. Each side arrives exactly as often as the other syncs.
   const int my_bar = 1 + consumer, other_bar = 2 - consumer;
-  if (kPingPong && consumer == 1 && job.n_tiles > 1) named_barrier_arrive(other_bar);
+  if (kPingPong && consumer == 1 && job.n_tiles > 1)
+    named_barrier_arrive<128 * kConsumers>(other_bar);
 
   // Step j >= 1: retire P_{j-2} V_{j-2} and rescale O by the factor of softmax j-1; issue
   // S_j = Q K_j^T and O += P_{j-1} V_{j-1}; then mask and softmax S_j into P_j.
@@ -737,7 +779,7 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(j - 2) % kStages]);
     rescale(o, corr);
     mbar_wait_checked(&sm.v_full[sp], ((j - 1) / kStages) & 1);
-    if constexpr (kPingPong) named_barrier_sync(my_bar);
+    if constexpr (kPingPong) named_barrier_sync<128 * kConsumers>(my_bar);
     fence_regs(s);
     fence_regs(o);
     fence_regs(p_prev);
@@ -746,7 +788,8 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     wgmma_commit();
     issue_pv<kSplitPvDefault, kKvBox>(o, p_prev, sm.v[sp][0]);
     wgmma_commit();
-    if (kPingPong && !(consumer == 1 && j == job.n_tiles - 1)) named_barrier_arrive(other_bar);
+    if (kPingPong && !(consumer == 1 && j == job.n_tiles - 1))
+      named_barrier_arrive<128 * kConsumers>(other_bar);
     if constexpr (kOverlap) {
       wgmma_wait<1>();  // S_j is done; P V runs on under the softmax below
     } else {

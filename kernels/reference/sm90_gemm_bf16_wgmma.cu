@@ -45,6 +45,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
+// A float of shared memory at generic address p by ld.shared, where the compiler cannot see that
+// p is shared (it would emit a generic load). Volatile, with a memory clobber: it stays after the
+// mbarrier wait that makes the value visible.
+__device__ __forceinline__ float ld_shared_f32(const void* p) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
+  return v;
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/cluster.cuh (generated: scripts/amalgamate.py) ====
 // Thread-block clusters (sm_90): this CTA's rank in its cluster, the cluster-wide barrier, an
@@ -659,6 +667,38 @@ cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_split_sum.cuh ====
+// ==== begin kernels/ptx/barrier.cuh (generated: scripts/amalgamate.py) ====
+// Named CTA barriers (bar.sync / bar.arrive with an id and a thread count): a subset of the CTA's
+// warps, e.g. one warpgroup, synchronizes without the others. Id 0 is __syncthreads; ids 1..15
+// are free for the caller to assign.
+
+// Waits until kThreads threads (a multiple of 32) of the CTA have arrived at barrier `id`; the
+// calling warp counts for its 32 threads. Orders this thread's memory accesses around it.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+
+// The same wait on barrier kId given as an immediate.
+// NOTE: with a register id ptxas reserves all 16 barriers for the kernel, with an immediate only
+// the ids it names.
+template <int kId, int kThreads>
+__device__ __forceinline__ void named_barrier_sync_immediate() {
+  static_assert(kId >= 0 && kId < 16, "barrier ids 0..15");
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"n"(kId), "n"(kThreads) : "memory");
+}
+
+// Counts the calling warp as arrived at barrier `id` of kThreads threads and goes on without
+// waiting: the signalling side of a producer/consumer hand-off whose other side calls
+// named_barrier_sync with the same id and count.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+// ==== end kernels/ptx/barrier.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_bf16_cp_async_ws.cuh (generated: scripts/amalgamate.py) ====
 // The warp-specialized cp.async + wgmma bf16 GEMM (C = A * B^T, bf16 in, fp32 accumulation, bf16
 // out, row-major, B K-major; no TMA): a producer warpgroup of 128 threads fills the ring of
@@ -805,11 +845,11 @@ __device__ __forceinline__ void store_tile_staged(const float (&d)[kBlockN / 2],
   constexpr int kPassGroups = 16;            // 8-column groups of the accumulators per pass
   const int thread = static_cast<int>(threadIdx.x) % 128;
   const int warp = thread / 32, lane = thread % 32;
-  auto sync_consumer = [&] {  // NOTE: immediate ids: a register id makes ptxas reserve all 16
+  auto sync_consumer = [&] {  // NOTE: immediate ids (ptx/barrier.cuh)
     if (consumer == 0)
-      asm volatile("bar.sync 1, 128;" ::: "memory");
+      named_barrier_sync_immediate<1, 128>();
     else
-      asm volatile("bar.sync 2, 128;" ::: "memory");
+      named_barrier_sync_immediate<2, 128>();
   };
 #pragma unroll
   for (int pass = 0; pass < kBlockN / 128; ++pass) {

@@ -61,6 +61,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
+// A float of shared memory at generic address p by ld.shared, where the compiler cannot see that
+// p is shared (it would emit a generic load). Volatile, with a memory clobber: it stays after the
+// mbarrier wait that makes the value visible.
+__device__ __forceinline__ float ld_shared_f32(const void* p) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
+  return v;
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/cluster.cuh (generated: scripts/amalgamate.py) ====
 // Thread-block clusters (sm_90): this CTA's rank in its cluster, the cluster-wide barrier, an
@@ -178,6 +186,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores and
 // reductions, shared -> global, tracked as bulk groups of the issuing thread.
 
+// The box of a 1-D map at element `at` into `dst` (elements past the map's end read as zeros).
+__device__ __forceinline__ void tma_load_1d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int at) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(at)
+      : "memory");
+}
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
                                             int inner, int outer) {
@@ -350,6 +367,38 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 // ==== end kernels/ptx/tensor_map.cuh ====
+// ==== begin kernels/ptx/barrier.cuh (generated: scripts/amalgamate.py) ====
+// Named CTA barriers (bar.sync / bar.arrive with an id and a thread count): a subset of the CTA's
+// warps, e.g. one warpgroup, synchronizes without the others. Id 0 is __syncthreads; ids 1..15
+// are free for the caller to assign.
+
+// Waits until kThreads threads (a multiple of 32) of the CTA have arrived at barrier `id`; the
+// calling warp counts for its 32 threads. Orders this thread's memory accesses around it.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+
+// The same wait on barrier kId given as an immediate.
+// NOTE: with a register id ptxas reserves all 16 barriers for the kernel, with an immediate only
+// the ids it names.
+template <int kId, int kThreads>
+__device__ __forceinline__ void named_barrier_sync_immediate() {
+  static_assert(kId >= 0 && kId < 16, "barrier ids 0..15");
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"n"(kId), "n"(kThreads) : "memory");
+}
+
+// Counts the calling warp as arrived at barrier `id` of kThreads threads and goes on without
+// waiting: the signalling side of a producer/consumer hand-off whose other side calls
+// named_barrier_sync with the same id and count.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+// ==== end kernels/ptx/barrier.cuh ====
 // ==== begin kernels/gemm/sm90_tma_store_tile.cuh (generated: scripts/amalgamate.py) ====
 // The TMA-store epilogue of the GEMM experts: a consumer warpgroup's (64, kTileCols) fp32
 // accumulator tile (wgmma's D fragment: row warp*16 + lane/4 (+8), columns 8i + 2(lane%4) (+1)),
@@ -381,7 +430,7 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
   const bool leader = threadIdx.x % 128 == 0;
   uint8_t* staging = staging_base + (kPass % kBuffers) * (kCols / kStoreBoxCols) * box_stride;
   if (leader) bulk_wait_group_read<kBuffers - 1>();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  named_barrier_sync<128>(2 + consumer);
 #pragma unroll
   for (int c = 0; c < kCols / 8; ++c) {
     const int i = kPass * kCols / 8 + c;  // the accumulator's columns 8 i .. 8 i + 7
@@ -397,7 +446,7 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
     }
   }
   fence_proxy_async_shared();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  named_barrier_sync<128>(2 + consumer);
   if (leader) {
 #pragma unroll
     for (int j = 0; j < kCols / kStoreBoxCols; ++j)
@@ -1516,7 +1565,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     float d[kBlockN / 2];
     consume(smem, consumer, k_blocks, d, it);
     // Both consumer warpgroups are done with the stage buffers before either overwrites them.
-    asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
+    named_barrier_sync_immediate<1, 128 * kConsumers>();
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int row = consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll

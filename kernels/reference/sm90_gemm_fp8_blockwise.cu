@@ -45,6 +45,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
+// A float of shared memory at generic address p by ld.shared, where the compiler cannot see that
+// p is shared (it would emit a generic load). Volatile, with a memory clobber: it stays after the
+// mbarrier wait that makes the value visible.
+__device__ __forceinline__ float ld_shared_f32(const void* p) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
+  return v;
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/cluster.cuh (generated: scripts/amalgamate.py) ====
 // Thread-block clusters (sm_90): this CTA's rank in its cluster, the cluster-wide barrier, an
@@ -139,6 +147,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores and
 // reductions, shared -> global, tracked as bulk groups of the issuing thread.
 
+// The box of a 1-D map at element `at` into `dst` (elements past the map's end read as zeros).
+__device__ __forceinline__ void tma_load_1d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int at) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(at)
+      : "memory");
+}
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
                                             int inner, int outer) {
@@ -449,6 +466,38 @@ cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_split_sum.cuh ====
+// ==== begin kernels/ptx/barrier.cuh (generated: scripts/amalgamate.py) ====
+// Named CTA barriers (bar.sync / bar.arrive with an id and a thread count): a subset of the CTA's
+// warps, e.g. one warpgroup, synchronizes without the others. Id 0 is __syncthreads; ids 1..15
+// are free for the caller to assign.
+
+// Waits until kThreads threads (a multiple of 32) of the CTA have arrived at barrier `id`; the
+// calling warp counts for its 32 threads. Orders this thread's memory accesses around it.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+
+// The same wait on barrier kId given as an immediate.
+// NOTE: with a register id ptxas reserves all 16 barriers for the kernel, with an immediate only
+// the ids it names.
+template <int kId, int kThreads>
+__device__ __forceinline__ void named_barrier_sync_immediate() {
+  static_assert(kId >= 0 && kId < 16, "barrier ids 0..15");
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"n"(kId), "n"(kThreads) : "memory");
+}
+
+// Counts the calling warp as arrived at barrier `id` of kThreads threads and goes on without
+// waiting: the signalling side of a producer/consumer hand-off whose other side calls
+// named_barrier_sync with the same id and count.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+// ==== end kernels/ptx/barrier.cuh ====
 // ==== begin kernels/gemm/sm90_tma_store_tile.cuh (generated: scripts/amalgamate.py) ====
 // The TMA-store epilogue of the GEMM experts: a consumer warpgroup's (64, kTileCols) fp32
 // accumulator tile (wgmma's D fragment: row warp*16 + lane/4 (+8), columns 8i + 2(lane%4) (+1)),
@@ -480,7 +529,7 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
   const bool leader = threadIdx.x % 128 == 0;
   uint8_t* staging = staging_base + (kPass % kBuffers) * (kCols / kStoreBoxCols) * box_stride;
   if (leader) bulk_wait_group_read<kBuffers - 1>();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  named_barrier_sync<128>(2 + consumer);
 #pragma unroll
   for (int c = 0; c < kCols / 8; ++c) {
     const int i = kPass * kCols / 8 + c;  // the accumulator's columns 8 i .. 8 i + 7
@@ -496,7 +545,7 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
     }
   }
   fence_proxy_async_shared();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  named_barrier_sync<128>(2 + consumer);
   if (leader) {
 #pragma unroll
     for (int j = 0; j < kCols / kStoreBoxCols; ++j)
@@ -559,6 +608,11 @@ constexpr bool kTmaStoreEpilogue = true;
 // on the H200 on the four timed shapes (bench/results/2026-12-04-*).
 constexpr int kClusterM = 1;
 constexpr int kGroupM = 16;
+// The scales loaded by TMA with each stage (ScaleSlot, 5 stages) and read from shared memory at
+// the promotion, instead of from global memory by the consumers before each k-block's wait (where
+// the long scoreboard held up the promotion's first FMULs, docs/tasks.md). Not yet measured on
+// the H200: off until it is (bench/gemm_dev/variants.sh `fp8b_staged`).
+constexpr bool kStagedScales = false;
 }  // namespace
 
 // ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
@@ -575,7 +629,7 @@ namespace {
 constexpr int kBlockM = 128;
 constexpr int kBlockN = 128;
 constexpr int kBlockK = 128;  // 128 E4M3 = 128 bytes: one row of the 128-byte swizzle pattern
-constexpr int kStages = 6;
+constexpr int kStages = kStagedScales ? 5 : 6;
 constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kATileBytes = kBlockM * kBlockK;
@@ -590,7 +644,9 @@ constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (6
 // M: 1, or 2 for pairs computing tiles (m0, n0) and (m0 + kBlockM, n0), each loading its A tile
 // and half of their common B tile, multicast into both: a quarter less L2-to-SM traffic per
 // CTA; a launch pairs CTAs only with no split of K and two tile rows or more (cluster_for),
-// otherwise it runs the kernels' 1-CTA instantiation).
+// otherwise it runs the kernels' 1-CTA instantiation) and kStagedScales (the block-scaled
+// expert's scales loaded by TMA with each stage's tiles into a slot per stage, ScaleSlot; the
+// ring then has 5 stages, 6 do not fit beside the slots; false for the per-tensor expert).
 static_assert(kClusterM == 1 || kClusterM == 2, "clusters of 1 or 2 CTAs along M");
 static_assert(kGroupM >= 1, "at least one tile row per raster group");
 constexpr uint32_t kStagingBytes = 64 * kBlockN * 2;  // a consumer's staged tile
@@ -604,8 +660,20 @@ struct SharedStorage {
   static constexpr size_t kStagingAlign = kTmaStoreEpilogue ? 1024 : 8;  // the swizzle atom
   alignas(kStagingAlign) uint8_t staging[kTmaStoreEpilogue ? kConsumers * kStagingBytes : 8];
 };
+// A stage's scales when kStagedScales: a[r] = sa[kb, m0 + r] for the tile's rows (rows past M
+// hold whatever follows in sa, or zeros past its end: those rows are never stored) and b[0] =
+// sb[n0 / kBlockN, kb] (b[1..3]: the elements after it, unused). Placed after SharedStorage
+// (sizeof a multiple of its 1024-byte alignment), so that its layout is the same either way.
+struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
+  float a[kBlockM];
+  float b[4];  // a TMA box's 16 bytes
+};
+// NOTE: [[maybe_unused]]: the per-tensor expert has no use for the slots.
+[[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(float) * kBlockM;
+[[maybe_unused]] constexpr uint32_t kScaleBBytes = sizeof(float) * 4;
+constexpr size_t kScaleSlotsBytes = kStagedScales ? kStages * sizeof(ScaleSlot) : 0;
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
-constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
+constexpr size_t kSharedBytes = sizeof(SharedStorage) + kScaleSlotsBytes + 1024;
 static_assert(kSharedBytes <= 227 * 1024, "sm_90's opt-in shared memory per block");
 
 // wgmma m64n128k32, e4m3 x e4m3 -> f32, A and B from shared memory (K-major: fp8 has no
@@ -755,6 +823,18 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
                                            ~uintptr_t(1023));
 }
 
+// The ScaleSlots of the ring's stages (kStagedScales), after shared_storage().
+[[maybe_unused]] __device__ __forceinline__ ScaleSlot* scale_slots(SharedStorage& smem) {
+  return reinterpret_cast<ScaleSlot*>(reinterpret_cast<uint8_t*>(&smem) + sizeof(SharedStorage));
+}
+
+// A stage with no loads beside A's and B's tiles (the per-tensor expert's, and every expert's
+// without kStagedScales).
+struct NoStageLoads {
+  static constexpr uint32_t kBytes = 0;
+  __device__ __forceinline__ void load(SharedStorage&, uint32_t, int, int, int) const {}
+};
+
 // Calls body(u) for each work unit u of this CTA's cluster c (blockIdx.x / kCluster of the
 // launch's C clusters): c, c + C, ... below `units` when kPersistent, else c alone (a cluster
 // per unit).
@@ -797,10 +877,13 @@ __device__ __forceinline__ void barriers_ready() {
 // counts the k-blocks this CTA put through the ring before (its earlier tiles; 0 for the first)
 // and is advanced past this tile's. In a cluster of 2 (map_b's box: kBlockN / 2 rows) each CTA
 // loads its half of B into both CTAs; a CTA's full barrier still expects the whole B tile.
-template <int kCluster = 1>
+// `extra` loads StageLoads::kBytes more into stage s for k-block kb of tile (m0, n0) on the
+// stage's full barrier: extra.load(smem, s, kb, m0, n0).
+template <int kCluster = 1, typename StageLoads = NoStageLoads>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
-                                        uint32_t& it, int kb_begin = 0) {
+                                        uint32_t& it, int kb_begin = 0,
+                                        const StageLoads& extra = {}) {
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
@@ -808,8 +891,9 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
-    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes + StageLoads::kBytes);
     tma_load_2d(smem.a[s], map_a, &smem.full[s], (kb_begin + kb) * kBlockK, m0);
+    extra.load(smem, s, kb_begin + kb, m0, n0);
     if constexpr (kCluster == 1) {
       tma_load_2d(smem.b[s], map_b, &smem.full[s], (kb_begin + kb) * kBlockK, n0);
     } else {
@@ -843,10 +927,14 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
   }
 }
 
+// A promotion policy: Scales load(kb, s) gives what apply() needs for k-block kb (stage s);
+// consume() calls it before waiting for the stage when kReadsStage is false (global loads that
+// overlap the wait), after it when true (loads from the stage's ScaleSlot).
 // Per-tensor promotion: every k-block's partial sums added into fp32 as they are.
 struct SumPromotion {
+  static constexpr bool kReadsStage = false;
   struct Scales {};
-  __device__ __forceinline__ Scales load(int) const { return {}; }
+  __device__ __forceinline__ Scales load(int, uint32_t) const { return {}; }
   __device__ __forceinline__ void apply(Scales, const float (&part)[kAccum],
                                         float (&acc)[kAccum]) const {
 #pragma unroll
@@ -881,11 +969,11 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
 
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
 // MMAs accumulate in a partial buffer (the tensor cores' fp8 accumulation), then promotion.apply
-// adds it into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the
-// MMAs. The k-blocks are kb_begin .. kb_begin + k_blocks - 1 (a split of K; 0: from the first).
-// kOverlapPromotion: k-block kb's MMAs go into buffer kb % 2 and are issued before k-block
-// kb - 1 is promoted (once its group is done: wgmma_wait<1>). `it` as in produce(): the
-// consumers' count runs in step with the producer's.
+// adds it into acc; promotion.load(kb, s) runs before the k-block's wait, so its loads overlap the
+// MMAs (or after it, reading the stage: Promotion::kReadsStage). The k-blocks are kb_begin ..
+// kb_begin + k_blocks - 1 (a split of K; 0: from the first). kOverlapPromotion: k-block kb's MMAs
+// go into buffer kb % 2 and are issued before k-block kb - 1 is promoted (once its group is done:
+// wgmma_wait<1>). `it` as in produce(): the consumers' count runs in step with the producer's.
 template <int kCluster = 1, typename Promotion>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         const Promotion& promotion, float (&acc)[kAccum],
@@ -894,19 +982,30 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
   float part[kAccum];
 #pragma unroll
   for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
+  // Waits for stage s (the ring's it-th k-block) and gives k-block kb's scales, loaded before the
+  // wait or after it (Promotion::kReadsStage).
+  auto wait_and_load = [&](int kb, uint32_t s) {
+    if constexpr (Promotion::kReadsStage) {
+      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      return promotion.load(kb, s);
+    } else {
+      const auto scales = promotion.load(kb, s);
+      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      return scales;
+    }
+  };
 
   if constexpr (kOverlapPromotion) {
     // At the loop's head `part` holds the newest k-block, in flight; `other` is free.
     float other[kAccum];
-    decltype(promotion.load(0)) part_scales{}, other_scales{};
+    decltype(promotion.load(0, 0)) part_scales{}, other_scales{};
     // Issues k-block kb's MMAs into `into`, then promotes the k-block before it (`done`, its group
     // finished once only the newest may run) and hands its stage back.
     auto step = [&](int kb, float(&into)[kAccum], float(&done)[kAccum],
-                    decltype(promotion.load(0))& into_scales,
-                    const decltype(promotion.load(0))& done_scales) {
+                    decltype(promotion.load(0, 0))& into_scales,
+                    const decltype(promotion.load(0, 0))& done_scales) {
       const uint32_t s = it % kStages;
-      into_scales = promotion.load(kb_begin + kb);
-      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      into_scales = wait_and_load(kb_begin + kb, s);
       mma_k_block(smem, consumer, s, into);
       wgmma_wait<1>();
       fence_regs(done);
@@ -917,8 +1016,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     if (k_blocks == 0) return;
     {
       const uint32_t s = it % kStages;
-      part_scales = promotion.load(kb_begin);
-      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      part_scales = wait_and_load(kb_begin, s);
       mma_k_block(smem, consumer, s, part);
       ++it;
     }
@@ -942,8 +1040,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
   } else {
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % kStages;
-      const auto scales = promotion.load(kb_begin + kb);
-      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      const auto scales = wait_and_load(kb_begin + kb, s);
       mma_k_block(smem, consumer, s, part);
       wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
       fence_regs(part);
@@ -1062,24 +1159,68 @@ namespace {
 
 static_assert(kBlockN == 128 && kBlockK == 128, "one scale block of B per tile and k-block");
 
-// Block-scaled promotion: the k-block's partial sums times sa[kb, row] * sb[n-block, kb], one fused
-// multiply-add per element (this thread's rows `row` and row + 8; rows past M read nothing).
+// The k-block scales of this thread's rows `row` and row + 8 and of the tile's n-block.
+struct BlockScales {
+  float sa0, sa1, sbk;
+};
+
+// The promotion of both ways to the scales: the k-block's partial sums times sa[kb, row] *
+// sb[n-block, kb], one fused multiply-add per element.
+__device__ __forceinline__ void apply_block_scales(const BlockScales& s,
+                                                   const float (&part)[kAccum],
+                                                   float (&acc)[kAccum]) {
+  const float s0 = s.sa0 * s.sbk, s1 = s.sa1 * s.sbk;
+#pragma unroll
+  for (int i = 0; i < kAccum; ++i) acc[i] = fmaf(part[i], (i % 4) < 2 ? s0 : s1, acc[i]);
+}
+
+// Block-scaled promotion from global memory (rows past M read nothing).
 struct BlockScalePromotion {
+  static constexpr bool kReadsStage = false;
   const float* scale_a;  // [ceil(K/128), M]
   const float* sb;       // this tile's row of scale_b: [ceil(K/128)]
   int M, row;
-  struct Scales {
-    float sa0, sa1, sbk;
-  };
-  __device__ __forceinline__ Scales load(int kb) const {
+  using Scales = BlockScales;
+  __device__ __forceinline__ Scales load(int kb, uint32_t) const {
     const float* sa = scale_a + static_cast<int64_t>(kb) * M;
     return {row < M ? sa[row] : 0.f, row + 8 < M ? sa[row + 8] : 0.f, sb[kb]};
   }
   __device__ __forceinline__ void apply(const Scales& s, const float (&part)[kAccum],
                                         float (&acc)[kAccum]) const {
-    const float s0 = s.sa0 * s.sbk, s1 = s.sa1 * s.sbk;
-#pragma unroll
-    for (int i = 0; i < kAccum; ++i) acc[i] = fmaf(part[i], (i % 4) < 2 ? s0 : s1, acc[i]);
+    apply_block_scales(s, part, acc);
+  }
+};
+
+// Block-scaled promotion from the stage's ScaleSlot (kStagedScales); `row` is the thread's first
+// row within the tile.
+struct StagedBlockScalePromotion {
+  static constexpr bool kReadsStage = true;
+  const ScaleSlot* slots;
+  int row;
+  using Scales = BlockScales;
+  __device__ __forceinline__ Scales load(int, uint32_t s) const {
+    return {ld_shared_f32(&slots[s].a[row]), ld_shared_f32(&slots[s].a[row + 8]),
+            ld_shared_f32(&slots[s].b[0])};
+  }
+  __device__ __forceinline__ void apply(const Scales& s, const float (&part)[kAccum],
+                                        float (&acc)[kAccum]) const {
+    apply_block_scales(s, part, acc);
+  }
+};
+
+// The producer's scale loads of a stage (kStagedScales): sa's kBlockM values of the tile's rows
+// at k-block kb and the 4 values of sb from (n-block, kb) on, by 1-D maps over both tensors
+// flattened (so no row pitch needs 16 bytes; map_sa's box kBlockM, map_sb's box 4 elements).
+struct StagedScaleLoads {
+  static constexpr uint32_t kBytes = kScaleABytes + kScaleBBytes;
+  const CUtensorMap* map_sa;
+  const CUtensorMap* map_sb;
+  int M, k_blocks;
+  __device__ __forceinline__ void load(SharedStorage& smem, uint32_t s, int kb, int m0,
+                                       int n0) const {
+    ScaleSlot& slot = scale_slots(smem)[s];
+    tma_load_1d(slot.a, map_sa, &smem.full[s], kb * M + m0);
+    tma_load_1d(slot.b, map_sb, &smem.full[s], (n0 / kBlockN) * k_blocks + kb);
   }
 };
 
@@ -1087,7 +1228,9 @@ template <int kCluster>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_fp8_blockwise_tma_ws(const __grid_constant__ CUtensorMap map_a,
                               const __grid_constant__ CUtensorMap map_b,
-                              const __grid_constant__ CUtensorMap map_c, bool store_by_tma,
+                              const __grid_constant__ CUtensorMap map_c,
+                              const __grid_constant__ CUtensorMap map_sa,
+                              const __grid_constant__ CUtensorMap map_sb, bool store_by_tma,
                               const float* scale_a, const float* scale_b, __nv_bfloat16* c,
                               float* partials, int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
@@ -1110,8 +1253,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
       for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
         const TileCoord tile = map.tile(u);
-        produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it,
-                          kb_begin_of(u));
+        if constexpr (kStagedScales)
+          produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it,
+                            kb_begin_of(u), StagedScaleLoads{&map_sa, &map_sb, M, k_blocks});
+        else
+          produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it,
+                            kb_begin_of(u));
       });
       producer_tail<kCluster>(smem, it);
     }
@@ -1122,11 +1269,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int consumer = warpgroup - 1;
   for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
     const TileCoord tile = map.tile(u);
-    const BlockScalePromotion promotion{
-        scale_a, scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks, M,
-        fragment_row(tile.m0 + consumer * 64)};
     float acc[kAccum];
-    consume<kCluster>(smem, consumer, k_blocks_of(u), promotion, acc, it, kb_begin_of(u));
+    if constexpr (kStagedScales) {
+      const StagedBlockScalePromotion promotion{scale_slots(smem), fragment_row(consumer * 64)};
+      consume<kCluster>(smem, consumer, k_blocks_of(u), promotion, acc, it, kb_begin_of(u));
+    } else {
+      const BlockScalePromotion promotion{
+          scale_a, scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks, M,
+          fragment_row(tile.m0 + consumer * 64)};
+      consume<kCluster>(smem, consumer, k_blocks_of(u), promotion, acc, it, kb_begin_of(u));
+    }
     if (splits > 1)
       store_partial(acc, 1.f, partials + static_cast<int64_t>(map.split(u)) * M * N,
                     tile.m0 + consumer * 64, tile.n0, M, N);
@@ -1139,6 +1291,20 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 bool is_f32_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
   return t.dtype == PTXB_F32 && t.rank == 2 && t.shape[0] == rows && t.shape[1] == cols;
+}
+
+// An fp32 tensor of `elements` values read as one flat row in boxes of `box` values (a multiple
+// of 4: 16 bytes), zeros past its end (kStagedScales).
+bool encode_f32_flat(CUtensorMap* map, const void* ptr, int64_t elements, uint32_t box) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[1] = {static_cast<cuuint64_t>(elements)};
+  const cuuint64_t no_strides[1] = {0};  // NOTE: a 1-D map has no strides; the encoder reads none
+  const cuuint32_t boxes[1] = {box};
+  const cuuint32_t element_strides[1] = {1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, const_cast<void*>(ptr), dims, no_strides,
+                boxes, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 }  // namespace
@@ -1166,9 +1332,14 @@ extern "C" int ptxb_run(const ptxb_args* args) {
 
   const SplitK split = split_k(M, N, K, g_sms);
   const int cluster = cluster_for(split, M);
-  CUtensorMap map_a, map_b, map_c = {};
+  CUtensorMap map_a, map_b, map_c = {}, map_sa = {}, map_sb = {};
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
       !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN / cluster))
+    return kNoTensorMap;
+  if (kStagedScales &&
+      (!encode_f32_flat(&map_sa, args->inputs[2], k_blocks * M, kScaleABytes / sizeof(float)) ||
+       !encode_f32_flat(&map_sb, args->inputs[3], n_blocks * k_blocks,
+                        kScaleBBytes / sizeof(float))))
     return kNoTensorMap;
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma = map_output(&map_c, args->outputs[0], M, N);
@@ -1182,8 +1353,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
                                       ((N + kBlockN - 1) / kBlockN));
   if (launch_in_clusters(
           cluster == 1 ? gemm_fp8_blockwise_tma_ws<1> : gemm_fp8_blockwise_tma_ws<kClusterM>,
-          grid_for(blocks * split.splits, cluster), cluster, stream, map_a, map_b, map_c,
-          store_by_tma, static_cast<const float*>(args->inputs[2]),
+          grid_for(blocks * split.splits, cluster), cluster, stream, map_a, map_b, map_c, map_sa,
+          map_sb, store_by_tma, static_cast<const float*>(args->inputs[2]),
           static_cast<const float*>(args->inputs[3]), c, partials, static_cast<int>(M),
           static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits) != cudaSuccess)
     return kLaunchFailed;

@@ -45,6 +45,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
+// A float of shared memory at generic address p by ld.shared, where the compiler cannot see that
+// p is shared (it would emit a generic load). Volatile, with a memory clobber: it stays after the
+// mbarrier wait that makes the value visible.
+__device__ __forceinline__ float ld_shared_f32(const void* p) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
+  return v;
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/cluster.cuh (generated: scripts/amalgamate.py) ====
 // Thread-block clusters (sm_90): this CTA's rank in its cluster, the cluster-wide barrier, an
@@ -162,6 +170,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // constant or parameter space (a __grid_constant__ kernel parameter). And TMA stores and
 // reductions, shared -> global, tracked as bulk groups of the issuing thread.
 
+// The box of a 1-D map at element `at` into `dst` (elements past the map's end read as zeros).
+__device__ __forceinline__ void tma_load_1d(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                            int at) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(at)
+      : "memory");
+}
 // The box of a 2-D map at coordinates (inner, outer) into `dst`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar,
                                             int inner, int outer) {
@@ -472,6 +489,38 @@ cudaError_t sum_splits(const SplitK& split, const float* partials, __nv_bfloat16
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_split_sum.cuh ====
+// ==== begin kernels/ptx/barrier.cuh (generated: scripts/amalgamate.py) ====
+// Named CTA barriers (bar.sync / bar.arrive with an id and a thread count): a subset of the CTA's
+// warps, e.g. one warpgroup, synchronizes without the others. Id 0 is __syncthreads; ids 1..15
+// are free for the caller to assign.
+
+// Waits until kThreads threads (a multiple of 32) of the CTA have arrived at barrier `id`; the
+// calling warp counts for its 32 threads. Orders this thread's memory accesses around it.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+
+// The same wait on barrier kId given as an immediate.
+// NOTE: with a register id ptxas reserves all 16 barriers for the kernel, with an immediate only
+// the ids it names.
+template <int kId, int kThreads>
+__device__ __forceinline__ void named_barrier_sync_immediate() {
+  static_assert(kId >= 0 && kId < 16, "barrier ids 0..15");
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.sync %0, %1;" ::"n"(kId), "n"(kThreads) : "memory");
+}
+
+// Counts the calling warp as arrived at barrier `id` of kThreads threads and goes on without
+// waiting: the signalling side of a producer/consumer hand-off whose other side calls
+// named_barrier_sync with the same id and count.
+template <int kThreads>
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  static_assert(kThreads > 0 && kThreads % 32 == 0, "whole warps");
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+}
+// ==== end kernels/ptx/barrier.cuh ====
 // ==== begin kernels/gemm/sm90_tma_store_tile.cuh (generated: scripts/amalgamate.py) ====
 // The TMA-store epilogue of the GEMM experts: a consumer warpgroup's (64, kTileCols) fp32
 // accumulator tile (wgmma's D fragment: row warp*16 + lane/4 (+8), columns 8i + 2(lane%4) (+1)),
@@ -503,7 +552,7 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
   const bool leader = threadIdx.x % 128 == 0;
   uint8_t* staging = staging_base + (kPass % kBuffers) * (kCols / kStoreBoxCols) * box_stride;
   if (leader) bulk_wait_group_read<kBuffers - 1>();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  named_barrier_sync<128>(2 + consumer);
 #pragma unroll
   for (int c = 0; c < kCols / 8; ++c) {
     const int i = kPass * kCols / 8 + c;  // the accumulator's columns 8 i .. 8 i + 7
@@ -519,7 +568,7 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
     }
   }
   fence_proxy_async_shared();
-  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+  named_barrier_sync<128>(2 + consumer);
   if (leader) {
 #pragma unroll
     for (int j = 0; j < kCols / kStoreBoxCols; ++j)
@@ -581,6 +630,7 @@ constexpr bool kTmaStoreEpilogue = true;
 // few-row shape (one tile row: no cluster) level (bench/results/2026-12-04-*).
 constexpr int kClusterM = 2;
 constexpr int kGroupM = 8;
+constexpr bool kStagedScales = false;  // one scale per tensor, applied once to C
 }  // namespace
 
 // ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
@@ -597,7 +647,7 @@ namespace {
 constexpr int kBlockM = 128;
 constexpr int kBlockN = 128;
 constexpr int kBlockK = 128;  // 128 E4M3 = 128 bytes: one row of the 128-byte swizzle pattern
-constexpr int kStages = 6;
+constexpr int kStages = kStagedScales ? 5 : 6;
 constexpr int kConsumers = 2;  // consumer warpgroups, each (64, kBlockN)
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kATileBytes = kBlockM * kBlockK;
@@ -612,7 +662,9 @@ constexpr int kAccum = kBlockN / 2;  // fp32 accumulator registers per thread (6
 // M: 1, or 2 for pairs computing tiles (m0, n0) and (m0 + kBlockM, n0), each loading its A tile
 // and half of their common B tile, multicast into both: a quarter less L2-to-SM traffic per
 // CTA; a launch pairs CTAs only with no split of K and two tile rows or more (cluster_for),
-// otherwise it runs the kernels' 1-CTA instantiation).
+// otherwise it runs the kernels' 1-CTA instantiation) and kStagedScales (the block-scaled
+// expert's scales loaded by TMA with each stage's tiles into a slot per stage, ScaleSlot; the
+// ring then has 5 stages, 6 do not fit beside the slots; false for the per-tensor expert).
 static_assert(kClusterM == 1 || kClusterM == 2, "clusters of 1 or 2 CTAs along M");
 static_assert(kGroupM >= 1, "at least one tile row per raster group");
 constexpr uint32_t kStagingBytes = 64 * kBlockN * 2;  // a consumer's staged tile
@@ -626,8 +678,20 @@ struct SharedStorage {
   static constexpr size_t kStagingAlign = kTmaStoreEpilogue ? 1024 : 8;  // the swizzle atom
   alignas(kStagingAlign) uint8_t staging[kTmaStoreEpilogue ? kConsumers * kStagingBytes : 8];
 };
+// A stage's scales when kStagedScales: a[r] = sa[kb, m0 + r] for the tile's rows (rows past M
+// hold whatever follows in sa, or zeros past its end: those rows are never stored) and b[0] =
+// sb[n0 / kBlockN, kb] (b[1..3]: the elements after it, unused). Placed after SharedStorage
+// (sizeof a multiple of its 1024-byte alignment), so that its layout is the same either way.
+struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
+  float a[kBlockM];
+  float b[4];  // a TMA box's 16 bytes
+};
+// NOTE: [[maybe_unused]]: the per-tensor expert has no use for the slots.
+[[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(float) * kBlockM;
+[[maybe_unused]] constexpr uint32_t kScaleBBytes = sizeof(float) * 4;
+constexpr size_t kScaleSlotsBytes = kStagedScales ? kStages * sizeof(ScaleSlot) : 0;
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
-constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
+constexpr size_t kSharedBytes = sizeof(SharedStorage) + kScaleSlotsBytes + 1024;
 static_assert(kSharedBytes <= 227 * 1024, "sm_90's opt-in shared memory per block");
 
 // wgmma m64n128k32, e4m3 x e4m3 -> f32, A and B from shared memory (K-major: fp8 has no
@@ -777,6 +841,18 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
                                            ~uintptr_t(1023));
 }
 
+// The ScaleSlots of the ring's stages (kStagedScales), after shared_storage().
+[[maybe_unused]] __device__ __forceinline__ ScaleSlot* scale_slots(SharedStorage& smem) {
+  return reinterpret_cast<ScaleSlot*>(reinterpret_cast<uint8_t*>(&smem) + sizeof(SharedStorage));
+}
+
+// A stage with no loads beside A's and B's tiles (the per-tensor expert's, and every expert's
+// without kStagedScales).
+struct NoStageLoads {
+  static constexpr uint32_t kBytes = 0;
+  __device__ __forceinline__ void load(SharedStorage&, uint32_t, int, int, int) const {}
+};
+
 // Calls body(u) for each work unit u of this CTA's cluster c (blockIdx.x / kCluster of the
 // launch's C clusters): c, c + C, ... below `units` when kPersistent, else c alone (a cluster
 // per unit).
@@ -819,10 +895,13 @@ __device__ __forceinline__ void barriers_ready() {
 // counts the k-blocks this CTA put through the ring before (its earlier tiles; 0 for the first)
 // and is advanced past this tile's. In a cluster of 2 (map_b's box: kBlockN / 2 rows) each CTA
 // loads its half of B into both CTAs; a CTA's full barrier still expects the whole B tile.
-template <int kCluster = 1>
+// `extra` loads StageLoads::kBytes more into stage s for k-block kb of tile (m0, n0) on the
+// stage's full barrier: extra.load(smem, s, kb, m0, n0).
+template <int kCluster = 1, typename StageLoads = NoStageLoads>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
-                                        uint32_t& it, int kb_begin = 0) {
+                                        uint32_t& it, int kb_begin = 0,
+                                        const StageLoads& extra = {}) {
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
@@ -830,8 +909,9 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
     mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
-    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes);
+    mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes + StageLoads::kBytes);
     tma_load_2d(smem.a[s], map_a, &smem.full[s], (kb_begin + kb) * kBlockK, m0);
+    extra.load(smem, s, kb_begin + kb, m0, n0);
     if constexpr (kCluster == 1) {
       tma_load_2d(smem.b[s], map_b, &smem.full[s], (kb_begin + kb) * kBlockK, n0);
     } else {
@@ -865,10 +945,14 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
   }
 }
 
+// A promotion policy: Scales load(kb, s) gives what apply() needs for k-block kb (stage s);
+// consume() calls it before waiting for the stage when kReadsStage is false (global loads that
+// overlap the wait), after it when true (loads from the stage's ScaleSlot).
 // Per-tensor promotion: every k-block's partial sums added into fp32 as they are.
 struct SumPromotion {
+  static constexpr bool kReadsStage = false;
   struct Scales {};
-  __device__ __forceinline__ Scales load(int) const { return {}; }
+  __device__ __forceinline__ Scales load(int, uint32_t) const { return {}; }
   __device__ __forceinline__ void apply(Scales, const float (&part)[kAccum],
                                         float (&acc)[kAccum]) const {
 #pragma unroll
@@ -903,11 +987,11 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
 
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile in acc (fp32). Each k-block's
 // MMAs accumulate in a partial buffer (the tensor cores' fp8 accumulation), then promotion.apply
-// adds it into acc; promotion.load(kb) runs before the k-block's wait, so its loads overlap the
-// MMAs. The k-blocks are kb_begin .. kb_begin + k_blocks - 1 (a split of K; 0: from the first).
-// kOverlapPromotion: k-block kb's MMAs go into buffer kb % 2 and are issued before k-block
-// kb - 1 is promoted (once its group is done: wgmma_wait<1>). `it` as in produce(): the
-// consumers' count runs in step with the producer's.
+// adds it into acc; promotion.load(kb, s) runs before the k-block's wait, so its loads overlap the
+// MMAs (or after it, reading the stage: Promotion::kReadsStage). The k-blocks are kb_begin ..
+// kb_begin + k_blocks - 1 (a split of K; 0: from the first). kOverlapPromotion: k-block kb's MMAs
+// go into buffer kb % 2 and are issued before k-block kb - 1 is promoted (once its group is done:
+// wgmma_wait<1>). `it` as in produce(): the consumers' count runs in step with the producer's.
 template <int kCluster = 1, typename Promotion>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         const Promotion& promotion, float (&acc)[kAccum],
@@ -916,19 +1000,30 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
   float part[kAccum];
 #pragma unroll
   for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
+  // Waits for stage s (the ring's it-th k-block) and gives k-block kb's scales, loaded before the
+  // wait or after it (Promotion::kReadsStage).
+  auto wait_and_load = [&](int kb, uint32_t s) {
+    if constexpr (Promotion::kReadsStage) {
+      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      return promotion.load(kb, s);
+    } else {
+      const auto scales = promotion.load(kb, s);
+      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      return scales;
+    }
+  };
 
   if constexpr (kOverlapPromotion) {
     // At the loop's head `part` holds the newest k-block, in flight; `other` is free.
     float other[kAccum];
-    decltype(promotion.load(0)) part_scales{}, other_scales{};
+    decltype(promotion.load(0, 0)) part_scales{}, other_scales{};
     // Issues k-block kb's MMAs into `into`, then promotes the k-block before it (`done`, its group
     // finished once only the newest may run) and hands its stage back.
     auto step = [&](int kb, float(&into)[kAccum], float(&done)[kAccum],
-                    decltype(promotion.load(0))& into_scales,
-                    const decltype(promotion.load(0))& done_scales) {
+                    decltype(promotion.load(0, 0))& into_scales,
+                    const decltype(promotion.load(0, 0))& done_scales) {
       const uint32_t s = it % kStages;
-      into_scales = promotion.load(kb_begin + kb);
-      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      into_scales = wait_and_load(kb_begin + kb, s);
       mma_k_block(smem, consumer, s, into);
       wgmma_wait<1>();
       fence_regs(done);
@@ -939,8 +1034,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     if (k_blocks == 0) return;
     {
       const uint32_t s = it % kStages;
-      part_scales = promotion.load(kb_begin);
-      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      part_scales = wait_and_load(kb_begin, s);
       mma_k_block(smem, consumer, s, part);
       ++it;
     }
@@ -964,8 +1058,7 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
   } else {
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % kStages;
-      const auto scales = promotion.load(kb_begin + kb);
-      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      const auto scales = wait_and_load(kb_begin + kb, s);
       mma_k_block(smem, consumer, s, part);
       wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
       fence_regs(part);
