@@ -3,8 +3,9 @@
 // kernel activity) is subscribed in the same process? Prints what it finds; see
 // bench/results/*-range-profiler-probe for the H200 output.
 // Usage: ptxbench-range-probe TASKS_DIR EXPERT.so [ncu|cost]   (EXPERT.so: the GEMM expert compiled
-// as a submission). With "ncu" it only runs the control kernels and one expert call at 4096^3
-// inside a cudaProfilerStart/Stop range, for Nsight Compute to count, and prints its environment.
+// as a submission). With "ncu" it only runs the control kernels and one expert call per shape of
+// PROBE_SHAPES (MxNxK,...; default 4096x4096x4096) inside cudaProfilerStart/Stop ranges, for
+// Nsight Compute to count, and prints its environment.
 // With "cost" it measures what a range costs in host time as the worker uses it (gate, L2 flush,
 // call inside the range), for ranges holding 1 to 20 calls, and what a pass costs by capacity.
 #include <cuda_profiler_api.h>
@@ -69,7 +70,7 @@ double median(std::vector<double> v) {
 
 extern char** environ;
 
-// The kernels Nsight Compute should count, each once, inside one profiler range.
+// The kernels Nsight Compute should count, each once, inside profiler ranges.
 int ncu_mode(const char* tasks_dir, const char* expert_so) {
   for (char** e = environ; *e != nullptr; ++e) std::printf("env %s\n", *e);
   const ptxb::Catalog catalog = ptxb::load_catalog(std::string(tasks_dir) + "/catalog");
@@ -78,10 +79,6 @@ int ncu_mode(const char* tasks_dir, const char* expert_so) {
   ptxb::SharedObjectImplementation expert(expert_so);
   ptxb::Stream stream;
   const cudaStream_t s = stream.get();
-  ptxb::DeviceProblem problem(task, ptxb::Shape{{{"M", 4096}, {"N", 4096}, {"K", 4096}}});
-  problem.generate_inputs(task.correctness.distributions.front(), 1, s);
-  ptxb::Planned plan = ptxb::plan_for(expert, problem, s);
-  const ptxb_args args = problem.args(plan.workspace.data(), plan.workspace.bytes(), s);
   // PROBE_CLEARENV=early: the environment emptied before the first profiled kernel; =late: after
   // one profiled kernel. Does Nsight Compute's injection need its variables later on?
   const char* clear = std::getenv("PROBE_CLEARENV");
@@ -99,9 +96,30 @@ int ncu_mode(const char* tasks_dir, const char* expert_so) {
   PTXB_CHECK_CUDA(cudaProfilerStart());
   PTXB_CHECK_CUDA(ptxb::launch_flop_control(true, s));
   PTXB_CHECK_CUDA(ptxb::launch_flop_control(false, s));
-  expert.run(args);
   PTXB_CHECK_CUDA(cudaDeviceSynchronize());
   PTXB_CHECK_CUDA(cudaProfilerStop());
+  const char* shapes = std::getenv("PROBE_SHAPES");
+  std::string list = shapes != nullptr ? shapes : "4096x4096x4096";
+  for (size_t at = 0; at < list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    int m = 0, n = 0, k = 0;
+    if (std::sscanf(list.substr(at, comma - at).c_str(), "%dx%dx%d", &m, &n, &k) != 3) {
+      std::fprintf(stderr, "PROBE_SHAPES: '%s' is not MxNxK\n",
+                   list.substr(at, comma - at).c_str());
+      return 2;
+    }
+    at = comma + 1;
+    // Set-up outside the profiler range, so that ncu counts the expert's kernels only.
+    ptxb::DeviceProblem problem(task, ptxb::Shape{{{"M", m}, {"N", n}, {"K", k}}});
+    problem.generate_inputs(task.correctness.distributions.front(), 1, s);
+    ptxb::Planned plan = ptxb::plan_for(expert, problem, s);
+    PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+    std::printf("expert %dx%dx%d\n", m, n, k);
+    PTXB_CHECK_CUDA(cudaProfilerStart());
+    expert.run(problem.args(plan.workspace.data(), plan.workspace.bytes(), s));
+    PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+    PTXB_CHECK_CUDA(cudaProfilerStop());
+  }
   return 0;
 }
 

@@ -5,7 +5,7 @@
 # cp.async expert's at 8192^3, then whether L2-side sectors count the other reads
 # (bench/probes/other_read_sectors_probe.sh; BIN needs ptxbench-range-probe too).
 # Usage (repository root of the GPU machine): call1.sh BIN OUT [PART]
-#   PART: a (the variants and the sectors probe, ~320 s), b (the Nsight Compute profiles, ~300 s)
+#   PART: a (the variants and the sectors probe, ~380 s), b (the Nsight Compute profiles, ~300 s)
 #   or all (default; may pass one call's 600 s)
 set -uo pipefail
 bin="$1" out="$2" part="${3:-all}"; mkdir -p "$out"
@@ -16,7 +16,7 @@ PTXB_BUDGET_S=220 bench/gemm_dev/variants.sh "$bin" /tmp/v 3 wgmma_prefetch2,wgm
   > "$out/variants.log" 2>&1
 echo "variants: $((SECONDS - start)) s"
 tar -C /tmp/v --exclude=cache -czf "$out/variants.tar.gz" .
-timeout 60 bench/probes/other_read_sectors_probe.sh "$bin" /tmp/sectors > "$out/sectors.log" 2>&1
+timeout 150 bench/probes/other_read_sectors_probe.sh "$bin" /tmp/sectors > "$out/sectors.log" 2>&1
 echo "sectors: $((SECONDS - start)) s"
 tar -C /tmp/sectors --exclude='*.so' -czf "$out/sectors.tar.gz" .
 tail -30 "$out/variants.log"; grep -v '^      ' "$out/sectors.log" | tail -8
