@@ -434,8 +434,9 @@ Variant direct_variant(const char* name) {
 }
 
 // From the least to the most involved schedule (packed grid), the default schedule on the
-// max_seqlen-sized grid (Grid::kPerSequence, for comparison), the ABI entry (the defaults) last: a
-// hang (a ping-pong deadlock cannot be bounded by the watchdog) then hides as little as possible.
+// max_seqlen-sized grid (Grid::kPerSequence, for comparison) and on the persistent one
+// (Grid::kPersistent), the ABI entry (the defaults) last: a hang (a ping-pong deadlock cannot be
+// bounded by the watchdog) then hides as little as possible.
 std::vector<Variant> variants() {
   std::vector<Variant> out;
   out.push_back(direct_variant<Schedule::kSerial>("serial"));
@@ -443,6 +444,7 @@ std::vector<Variant> variants() {
   out.push_back(direct_variant<Schedule::kPingPong>("pingpong"));
   out.push_back(direct_variant<Schedule::kOverlapPingPong>("overlap+pingpong"));
   out.push_back(direct_variant<kDefaultSchedule, Grid::kPerSequence>("per-sequence-grid"));
+  out.push_back(direct_variant<kDefaultSchedule, Grid::kPersistent>("persistent"));
   out.push_back(Variant{"abi",
                         [](Workload& w) {
                           AbiProblem abi;
@@ -662,6 +664,8 @@ std::vector<Test> all_tests() {
       // More sequences than threads per CTA: the packed grid's search takes several passes.
       {"many900.d64.causal.gqa2", random_lengths(900, 1, 300, 14, {300, 128, 1}), 4, 2, 64, true},
       {"many500.d128.full", random_lengths(500, 1, 200, 15, {129}), 2, 2, 128, false},
+      // More sequences than the persistent scheduler caches (2048): it reads cu_seqlens itself.
+      {"many2100.d64.causal", random_lengths(2100, 1, 200, 16, {200, 128, 129}), 2, 2, 64, true},
       {"short48.d128.causal.gqa4", random_lengths(48, 1, 127, 7), 8, 2, 128, true},
       {"short64.d64.full", random_lengths(64, 1, 130, 8), 4, 4, 64, false},
       {"random13.d128.causal.loose", random_lengths(13, 1, 1500, 9, {1500}), 8, 8, 128, true, 300},
@@ -725,8 +729,10 @@ int main(int argc, char** argv) {
       "INFO default schedule: %s; grid: %s; split P V: %d; watchdog: %d; smem bytes d64=%zu "
       "d128=%zu\n",
       dev::schedule_name(kDefaultSchedule),
-      kDefaultGrid == Grid::kPacked ? "packed" : "per-sequence", int(kSplitPvDefault),
-      PTXB_ATTN_WATCHDOG, kSharedBytes<64>, kSharedBytes<128>);
+      kDefaultGrid == Grid::kPacked       ? "packed"
+      : kDefaultGrid == Grid::kPersistent ? "persistent"
+                                          : "per-sequence",
+      int(kSplitPvDefault), PTXB_ATTN_WATCHDOG, kSharedBytes<64>, kSharedBytes<128>);
   int ran = 0;
   for (const auto& t : tests) {
     if (!only.empty() && std::find(only.begin(), only.end(), t.name) == only.end()) continue;

@@ -21,7 +21,10 @@ cuobjdump="$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)"
 [ -x "$cuobjdump" ] || cuobjdump="$root/.tools/bin/cuobjdump"
 kernel=kernels/reference/sm90_attention_fwd_varlen.cu
 flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo)
-dev_srcs=(bench/attention_dev/varlen_dev.cu src/families/structured_values.cpp src/core/error.cpp)
+# The dev binaries take PTXBench's own sources too, which are C++20 (the submission stays C++17).
+dev_flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++20 -lineinfo)
+dev_srcs=(bench/attention_dev/varlen_dev.cu src/families/structured_values.cpp src/core/error.cpp
+  src/core/shape.cpp)
 summary="$out/summary.txt"
 
 {
@@ -39,10 +42,10 @@ start=$SECONDS
 "$nvcc" "${flags[@]}" -shared -Xcompiler -fPIC -I include -Xptxas -v "$kernel" \
   -o "$build/attention_fwd_varlen.so" > "$build/so.log" 2>&1 &
 pid_so=$!
-"$nvcc" "${flags[@]}" -DPTXB_ATTN_WATCHDOG=1 -Xptxas -v -I src -I include "${dev_srcs[@]}" \
+"$nvcc" "${dev_flags[@]}" -DPTXB_ATTN_WATCHDOG=1 -Xptxas -v -I src -I include "${dev_srcs[@]}" \
   -o "$build/varlen_dev" > "$build/dev.log" 2>&1 &
 pid_dev=$!
-"$nvcc" "${flags[@]}" -I src -I include "${dev_srcs[@]}" -o "$build/varlen_dev_timing" \
+"$nvcc" "${dev_flags[@]}" -I src -I include "${dev_srcs[@]}" -o "$build/varlen_dev_timing" \
   > "$build/timing.log" 2>&1 &
 pid_timing=$!
 build_ok=1
@@ -68,7 +71,7 @@ if [ -x "$cuobjdump" ]; then
     awk '/^Function/ { if (name) for (k in c) printf "%s\t%d\t%s\n", name, c[k], k; delete c; name = $3; next }
          { c[$0]++ }
          END { if (name) for (k in c) printf "%s\t%d\t%s\n", name, c[k], k }' |
-    sed -E 's/^[^\t]*attention_fwdILi([0-9]+)ELb([01])ELNS_8ScheduleE([0-9])[^\t]*/D\1.causal\2.schedule\3/' |
+    sed -E 's/^[^\t]*attention_fwd(_persistent)?ILi([0-9]+)ELb([01])ELNS_8ScheduleE([0-9])[^\t]*/D\2.causal\3.schedule\4\1/' |
     sort > "$out/sass_opcodes.txt"
 fi
 
@@ -106,7 +109,7 @@ passes=$(awk -F'\t' '$3 == "PASS"' <<< "$results" | wc -l)
   echo "== ptxas, submission .so (-O3, sm_90a): one line per kernel"
   sed -n '/===== dev build/q;p' "$out/build.log" | grep -E "Compiling entry|Used|spill" |
     paste - - - |
-    sed -E 's/.*attention_fwdILi([0-9]+)ELb([01])ELNS_8ScheduleE([0-9]).*stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads.*Used ([0-9]+) registers.*/D=\1 causal=\2 schedule=\3: \6 registers, spill stores \4 B, loads \5 B/'
+    sed -E 's/.*attention_fwd(_persistent)?ILi([0-9]+)ELb([01])ELNS_8ScheduleE([0-9]).*stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads.*Used ([0-9]+) registers.*/D=\2 causal=\3 schedule=\4\1: \7 registers, spill stores \5 B, loads \6 B/'
   grep -m1 "INFO" "$log"
   echo "== cases"
   grep -E "^CASE" "$log" | sort -u

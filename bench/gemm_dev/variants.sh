@@ -59,6 +59,7 @@ dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleB
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
 stagedscales='s/^constexpr bool kStagedScales = false;/constexpr bool kStagedScales = true;/'
+persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev), or
 # file:PATH|SED, that source with a knob changed
@@ -90,6 +91,7 @@ bwd_gqa_narrow_qstep|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$narrowq
 bwd_d96_nochain_pdl|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$nochainpdl
 bwd_fused_dq|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq
 bwd_gqa_fused_dq|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq
+varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
 llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk

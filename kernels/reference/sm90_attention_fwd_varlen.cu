@@ -319,7 +319,12 @@ constexpr bool kSplitPvDefault = false;
 // kPerSequence: ceil(max_seqlen / kBlockM) slots per (sequence, head), the simplest mapping, but
 //   mostly empty CTAs when the lengths vary (16 sequences, T = 32768, the longest 16384: 2048
 //   slots per head for 266 tiles, where kPacked has 272).
-enum class Grid { kPerSequence, kPacked };
+// kPersistent: the packed slots, taken in turn by a CTA per SM (at most one per slot) that loops
+//   over them: a scheduler warp finds the next slot's tile ahead (cu_seqlens cached in shared
+//   memory), the producer loads its Q (two buffers) and K, V tiles while the consumers still work
+//   on the one before, so a short sequence's tile no longer pays a CTA's start and its first
+//   loads' latency. Not yet measured on the H200: bench/gemm_dev/variants.sh `varlen_persistent`.
+enum class Grid { kPerSequence, kPacked, kPersistent };
 constexpr Grid kDefaultGrid = Grid::kPacked;
 
 template <int kHeadDim>
@@ -330,15 +335,16 @@ struct Config {
 };
 
 // Every tile is stored as kChunks boxes of (rows, 64) in the TMA 128-byte swizzle; each box is
-// 16 KiB, so every box starts on a 1024-byte swizzle-atom boundary.
-template <int kHeadDim>
+// 16 KiB, so every box starts on a 1024-byte swizzle-atom boundary. kQBuffers Q tiles: 1, or 2 for
+// the persistent kernel (the next tile's Q loads while the consumers read the current one).
+template <int kHeadDim, int kQBuffers = 1>
 struct SharedStorage {
   static constexpr int kChunks = Config<kHeadDim>::kChunks;
   static constexpr int kStages = Config<kHeadDim>::kStages;
-  __nv_bfloat16 q[kChunks][kBlockM * kChunk];           // (kBlockM, kHeadDim)
-  __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
-  __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
-  uint64_t q_full;
+  __nv_bfloat16 q[kQBuffers][kChunks][kBlockM * kChunk];  // (kBlockM, kHeadDim) per buffer
+  __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];    // (kBlockN, kHeadDim) per stage
+  __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];    // (kBlockN, kHeadDim) per stage
+  uint64_t q_full[kQBuffers];
   uint64_t k_full[kStages], v_full[kStages];    // TMA transaction bytes
   uint64_t k_empty[kStages], v_empty[kStages];  // lane 0 of every consumer warp
   int found_first, found_len, found_slot0;      // the sequence find_packed_sequence found
@@ -767,23 +773,24 @@ __device__ __forceinline__ void store_output(const float (&o)[kHeadDim / 2], con
   }
 }
 
-template <int kHeadDim>
-__device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
-                        const CUtensorMap* k_map, const CUtensorMap* v_map, const TileJob& job) {
+// The producer thread's loads for one tile: its Q into buffer qb, its K and V tiles through the
+// ring from position it0 on (the ring's tiles before it: 0 for a CTA's first tile).
+template <int kHeadDim, int kQBuffers>
+__device__ __forceinline__ void produce_job(SharedStorage<kHeadDim, kQBuffers>& sm,
+                                            const CUtensorMap* q_map, const CUtensorMap* k_map,
+                                            const CUtensorMap* v_map, const TileJob& job, int qb,
+                                            int it0) {
   constexpr int kChunks = Config<kHeadDim>::kChunks, kStages = Config<kHeadDim>::kStages;
   constexpr uint32_t kTileBytes = kChunks * kChunkBytes;
-  prefetch_map(q_map);
-  prefetch_map(k_map);
-  prefetch_map(v_map);
-  mbar_arrive_expect_tx(&sm.q_full, kTileBytes);
+  mbar_arrive_expect_tx(&sm.q_full[qb], kTileBytes);
   for (int c = 0; c < kChunks; ++c)
-    tma_load_3d(sm.q[c], q_map, &sm.q_full, c * kChunk, job.head,
+    tma_load_3d(sm.q[qb][c], q_map, &sm.q_full[qb], c * kChunk, job.head,
                 job.first_token + job.m_tile * kBlockM);
   for (int j = 0; j < job.n_tiles; ++j) {
-    const int s = j % kStages;
+    const int s = (it0 + j) % kStages;
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
-    const uint32_t parity = ((j / kStages) & 1) ^ 1;
+    const uint32_t parity = (((it0 + j) / kStages) & 1) ^ 1;
     mbar_wait_checked(&sm.k_empty[s], parity);
     mbar_arrive_expect_tx(&sm.k_full[s], kTileBytes);
     for (int c = 0; c < kChunks; ++c)
@@ -797,15 +804,28 @@ __device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
   }
 }
 
-template <int kHeadDim, bool kCausal, Schedule kSched>
-__device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const TileJob& job,
-                        int consumer) {
+template <int kHeadDim>
+__device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
+                        const CUtensorMap* k_map, const CUtensorMap* v_map, const TileJob& job) {
+  prefetch_map(q_map);
+  prefetch_map(k_map);
+  prefetch_map(v_map);
+  produce_job(sm, q_map, k_map, v_map, job, 0, 0);
+}
+
+// Consumer warpgroup `consumer`'s 64 query rows of one tile: Q from buffer qb (its q_full phase
+// q_parity), K and V from ring position it0 on. kLoop (the persistent kernel): also hands the
+// last V stage and, through q_empty, the Q buffer back, which a CTA's only tile need not do.
+template <int kHeadDim, bool kCausal, Schedule kSched, bool kLoop = false, int kQBuffers = 1>
+__device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p, const TileJob& job,
+                        int consumer, int qb = 0, uint32_t q_parity = 0, int it0 = 0,
+                        uint64_t* q_empty = nullptr) {
   constexpr int kStages = Config<kHeadDim>::kStages;
   constexpr bool kOverlap = kSched == Schedule::kOverlap || kSched == Schedule::kOverlapPingPong;
   constexpr bool kPingPong = kSched == Schedule::kPingPong || kSched == Schedule::kOverlapPingPong;
   const bool lane0 = threadIdx.x % 32 == 0;
   const int row0 = job.m_tile * kBlockM + consumer * kWgRows;  // first query row of this WG
-  const __nv_bfloat16* q_rows = sm.q[0] + consumer * kWgRows * kChunk;
+  const __nv_bfloat16* q_rows = sm.q[qb][0] + consumer * kWgRows * kChunk;
   auto needs_mask = [&](int j) {
     return (kCausal && j == job.m_tile) || (j + 1) * kBlockN > job.len;
   };
@@ -818,15 +838,15 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
   for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
 
   // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product.
-  mbar_wait_checked(&sm.q_full, 0);
-  mbar_wait_checked(&sm.k_full[0], 0);
+  mbar_wait_checked(&sm.q_full[qb], q_parity);
+  mbar_wait_checked(&sm.k_full[it0 % kStages], (it0 / kStages) & 1);
   fence_regs(s);
   wgmma_fence();
-  issue_qk<kHeadDim>(s, q_rows, sm.k[0][0]);
+  issue_qk<kHeadDim>(s, q_rows, sm.k[it0 % kStages][0]);
   wgmma_commit();
   wgmma_wait<0>();
   fence_regs(s);
-  if (lane0) mbar_arrive(&sm.k_empty[0]);
+  if (lane0) mbar_arrive(&sm.k_empty[it0 % kStages]);
   if (needs_mask(0)) mask_tile(s, 0, row0, job.len, kCausal);
   softmax_step(s, m, l, corr, p.scale_log2);
   pack_p(s, pa[0]);
@@ -843,13 +863,13 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
   // P V product sits after the next barrier wait (a branch) rather than after the softmax; and
   // P_j goes to the other buffer than the P_{j-1} that the running wgmma reads.
   auto step = [&](int j, uint32_t(&p_prev)[kBlockN / 4], uint32_t(&p_next)[kBlockN / 4]) {
-    const int sj = j % kStages, sp = (j - 1) % kStages;
-    mbar_wait_checked(&sm.k_full[sj], (j / kStages) & 1);
+    const int sj = (it0 + j) % kStages, sp = (it0 + j - 1) % kStages;
+    mbar_wait_checked(&sm.k_full[sj], ((it0 + j) / kStages) & 1);
     wgmma_wait<0>();
     fence_regs(o);
-    if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(j - 2) % kStages]);
+    if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(it0 + j - 2) % kStages]);
     rescale(o, corr);
-    mbar_wait_checked(&sm.v_full[sp], ((j - 1) / kStages) & 1);
+    mbar_wait_checked(&sm.v_full[sp], ((it0 + j - 1) / kStages) & 1);
     if constexpr (kPingPong) named_barrier_sync<128 * kConsumers>(my_bar);
     fence_regs(s);
     fence_regs(o);
@@ -880,17 +900,17 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
 
   // The last P V product, with P_{n-1} in buffer (n - 1) % 2.
   const int last = job.n_tiles - 1;
-  mbar_wait_checked(&sm.v_full[last % kStages], (last / kStages) & 1);
+  mbar_wait_checked(&sm.v_full[(it0 + last) % kStages], ((it0 + last) / kStages) & 1);
   wgmma_wait<0>();
   fence_regs(o);
   // NOTE: releases V_{n-2} only to keep the arrival counts of the ring uniform.
-  if (last >= 1 && lane0) mbar_arrive(&sm.v_empty[(last - 1) % kStages]);
+  if (last >= 1 && lane0) mbar_arrive(&sm.v_empty[(it0 + last - 1) % kStages]);
   rescale(o, corr);
   auto finish = [&](uint32_t(&p_last)[kBlockN / 4]) {
     fence_regs(o);
     fence_regs(p_last);
     wgmma_fence();
-    issue_pv(o, p_last, sm.v[last % kStages][0]);
+    issue_pv(o, p_last, sm.v[(it0 + last) % kStages][0]);
     wgmma_commit();
     wgmma_wait<0>();
     fence_regs(o);
@@ -899,6 +919,12 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     finish(pa[0]);
   } else {
     finish(pa[1]);
+  }
+  if constexpr (kLoop) {  // every wgmma of the tile is done: its last V and its Q are free
+    if (lane0) {
+      mbar_arrive(&sm.v_empty[(it0 + last) % kStages]);
+      mbar_arrive(q_empty);
+    }
   }
   store_output<kHeadDim>(o, l, p, job, row0);
 }
@@ -918,7 +944,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (!find_job<kHeadDim, kCausal>(sm, p, job)) return;
 
   if (threadIdx.x == 0) {
-    mbar_init(&sm.q_full, 1);
+    mbar_init(&sm.q_full[0], 1);
     for (int s = 0; s < Smem::kStages; ++s) {
       mbar_init(&sm.k_full[s], 1);
       mbar_init(&sm.v_full[s], 1);
@@ -937,6 +963,163 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   setmaxnreg_inc<240>();
   consume<kHeadDim, kCausal, kSched>(sm, p, job, warpgroup - 1);
+}
+
+// ---- the persistent kernel (Grid::kPersistent) ----
+constexpr int kJobSlots = 2;          // tiles found ahead of the consumers
+constexpr int kCachedOffsets = 2048;  // sequences whose cu_seqlens the scheduler caches
+template <int kHeadDim>
+struct PersistentStorage {
+  SharedStorage<kHeadDim, 2> tiles;  // first: its tiles need the 1024-byte aligned base
+  uint64_t q_empty[2];               // lane 0 of every consumer warp, after a tile's last wgmma
+  uint64_t job_full[kJobSlots];      // the scheduler warp, once the job is written
+  uint64_t job_empty[kJobSlots];     // the producer thread and lane 0 of every consumer warp
+  TileJob jobs[kJobSlots];           // n_tiles 0: no more tiles
+  int offsets[kCachedOffsets + 1];   // cu_seqlens, when batch <= kCachedOffsets
+};
+template <int kHeadDim>
+constexpr size_t kPersistentSharedBytes = sizeof(PersistentStorage<kHeadDim>) + 1024;
+
+// Warp 1 of the producer warpgroup: the tiles of this CTA's slots x = blockIdx.x, + gridDim.x,
+// ... (in the packed grid's order: the mapping of find_job), slots without a tile skipped, into
+// the job ring, then a job of no tiles. A slot's sequence is found 32 sequences at a time by a
+// ballot over the cached offsets (or cu_seqlens itself for larger batches).
+template <int kHeadDim, bool kCausal>
+__device__ void schedule_jobs(PersistentStorage<kHeadDim>& ps, const Params& p) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const bool cached = p.batch <= kCachedOffsets;
+  if (cached)
+    for (int b = lane; b <= p.batch; b += 32) ps.offsets[b] = __ldg(p.cu_seqlens + b);
+  __syncwarp();
+  auto offset = [&](int b) { return cached ? ps.offsets[b] : __ldg(p.cu_seqlens + b); };
+  const int group = p.heads / p.kv_heads;
+  const int slots = p.slots * p.heads;
+  int k = 0;
+  auto publish = [&](const TileJob& job) {
+    const int js = k % kJobSlots;
+    if (lane == 0) {
+      mbar_wait_checked(&ps.job_empty[js], ((k / kJobSlots) & 1) ^ 1);
+      ps.jobs[js] = job;
+      mbar_arrive(&ps.job_full[js]);
+    }
+    __syncwarp();
+    ++k;
+  };
+  for (int x = static_cast<int>(blockIdx.x); x < slots; x += static_cast<int>(gridDim.x)) {
+    const int rest = x / group, slot = rest % p.slots;
+    int first = 0, len = 0, slot0 = 0;
+    bool found = false;
+    for (int base = 0; base < p.batch && !found; base += 32) {
+      const int b = base + lane;
+      int t0 = 0, t1 = 0, f0 = 0;
+      bool mine = false;
+      if (b < p.batch) {
+        t0 = offset(b);
+        t1 = offset(b + 1);
+        f0 = b + t0 / kBlockM;
+        mine = f0 <= slot && slot < b + 1 + t1 / kBlockM;
+      }
+      const unsigned hits = __ballot_sync(0xffffffffu, mine);
+      if (hits != 0) {
+        const int src = __ffs(hits) - 1;
+        first = __shfl_sync(0xffffffffu, t0, src);
+        len = __shfl_sync(0xffffffffu, t1 - t0, src);
+        slot0 = __shfl_sync(0xffffffffu, f0, src);
+        found = true;
+      }
+    }
+    const int m_tiles = (len + kBlockM - 1) / kBlockM;
+    if (!found || slot - slot0 >= m_tiles) continue;
+    TileJob job;
+    job.first_token = first;
+    job.len = len;
+    job.m_tile = m_tiles - 1 - (slot - slot0);
+    job.kv_head = rest / p.slots;
+    job.head = job.kv_head * group + x % group;
+    job.n_tiles = kCausal ? job.m_tile + 1 : m_tiles;
+    publish(job);
+  }
+  publish(TileJob{0, 0, 0, 0, 0, 0});
+}
+
+// The k-th job once the scheduler wrote it into ring slot k % kJobSlots; the reader then hands the
+// slot back by release_job (the producer thread, lane 0 of each consumer warp).
+template <int kHeadDim>
+__device__ __forceinline__ TileJob take_job(PersistentStorage<kHeadDim>& ps, int k) {
+  const int js = k % kJobSlots;
+  mbar_wait_checked(&ps.job_full[js], (k / kJobSlots) & 1);
+  return ps.jobs[js];
+}
+template <int kHeadDim>
+__device__ __forceinline__ void release_job(PersistentStorage<kHeadDim>& ps, int k) {
+  mbar_arrive(&ps.job_empty[k % kJobSlots]);
+}
+
+template <int kHeadDim, bool kCausal, Schedule kSched>
+__global__ void __launch_bounds__(kThreads, 1)
+    attention_fwd_persistent(const __grid_constant__ CUtensorMap q_map,
+                             const __grid_constant__ CUtensorMap k_map,
+                             const __grid_constant__ CUtensorMap v_map, const Params p) {
+  using Smem = PersistentStorage<kHeadDim>;
+  constexpr int kStages = Config<kHeadDim>::kStages;
+  extern __shared__ uint8_t smem_raw[];
+  Smem& ps =
+      *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  auto& sm = ps.tiles;
+  if (threadIdx.x == 0) {
+    for (int b = 0; b < 2; ++b) {
+      mbar_init(&sm.q_full[b], 1);
+      mbar_init(&ps.q_empty[b], kConsumers * 4);
+    }
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&sm.k_full[s], 1);
+      mbar_init(&sm.v_full[s], 1);
+      mbar_init(&sm.k_empty[s], kConsumers * 4);
+      mbar_init(&sm.v_empty[s], kConsumers * 4);
+    }
+    for (int js = 0; js < kJobSlots; ++js) {
+      mbar_init(&ps.job_full[js], 1);
+      mbar_init(&ps.job_empty[js], 1 + kConsumers * 4);
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    setmaxnreg_dec<24>();
+    if (threadIdx.x / 32 == 1) {
+      schedule_jobs<kHeadDim, kCausal>(ps, p);
+    } else if (threadIdx.x == 0) {
+      prefetch_map(&q_map);
+      prefetch_map(&k_map);
+      prefetch_map(&v_map);
+      int it = 0;  // K and V tiles through the ring so far
+      for (int k = 0;; ++k) {
+        const TileJob job = take_job(ps, k);
+        release_job(ps, k);
+        if (job.n_tiles == 0) break;
+        // Q buffer k % 2 is free once the consumers finished the tile two before.
+        mbar_wait_checked(&ps.q_empty[k % 2], ((k / 2) & 1) ^ 1);
+        produce_job(sm, &q_map, &k_map, &v_map, job, k % 2, it);
+        it += job.n_tiles;
+      }
+    }
+    return;
+  }
+  setmaxnreg_inc<240>();
+  const int consumer = warpgroup - 1;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  int it = 0;
+  for (int k = 0;; ++k) {
+    const TileJob job = take_job(ps, k);
+    __syncwarp();  // every lane of the warp has read the job before lane 0 hands the slot back
+    if (lane0) release_job(ps, k);
+    if (job.n_tiles == 0) break;
+    consume<kHeadDim, kCausal, kSched, true>(sm, p, job, consumer, k % 2, (k / 2) & 1, it,
+                                             &ps.q_empty[k % 2]);
+    it += job.n_tiles;
+  }
 }
 
 // ---- host side ----
@@ -988,13 +1171,16 @@ struct Problem {
   float scale;
 };
 
-// Query-tile slots per head (kPacked) or per (sequence, head) (kPerSequence).
+// Query-tile slots per head (kPacked, kPersistent) or per (sequence, head) (kPerSequence).
 int64_t grid_slots(const Problem& pb, Grid grid) {
-  return grid == Grid::kPacked ? pb.tokens / kBlockM + pb.batch : pb.m_slots;
+  return grid == Grid::kPerSequence ? pb.m_slots : pb.tokens / kBlockM + pb.batch;
 }
+// The slots of every head (of every sequence): the CTAs of a grid of a CTA per slot.
 int64_t grid_ctas(const Problem& pb, Grid grid) {
-  return grid_slots(pb, grid) * pb.heads * (grid == Grid::kPacked ? 1 : pb.batch);
+  return grid_slots(pb, grid) * pb.heads * (grid == Grid::kPerSequence ? pb.batch : 1);
 }
+
+int g_sms = 0;  // the device's SM count (the persistent grid's size), read by set_smem_attributes
 
 bool is_contiguous(const ptxb_tensor_desc& t, int32_t dtype, int32_t rank) {
   if (t.dtype != dtype || t.rank != rank) return false;
@@ -1052,20 +1238,46 @@ int set_kernel_smem() {
              ? PTXB_OK
              : kLaunchFailed;
 }
+template <int kHeadDim, bool kCausal, Schedule kSched>
+int set_persistent_kernel_smem() {
+  return cudaFuncSetAttribute(attention_fwd_persistent<kHeadDim, kCausal, kSched>,
+                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(kPersistentSharedBytes<kHeadDim>)) == cudaSuccess
+             ? PTXB_OK
+             : kLaunchFailed;
+}
+// Both kernels' shared-memory sizes for every head dim and mask, and the SM count.
 template <Schedule kSched>
 int set_smem_attributes() {
-  const int st[4] = {set_kernel_smem<64, false, kSched>(), set_kernel_smem<64, true, kSched>(),
-                     set_kernel_smem<128, false, kSched>(), set_kernel_smem<128, true, kSched>()};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    return kLaunchFailed;
+  const int st[8] = {set_kernel_smem<64, false, kSched>(),
+                     set_kernel_smem<64, true, kSched>(),
+                     set_kernel_smem<128, false, kSched>(),
+                     set_kernel_smem<128, true, kSched>(),
+                     set_persistent_kernel_smem<64, false, kSched>(),
+                     set_persistent_kernel_smem<64, true, kSched>(),
+                     set_persistent_kernel_smem<128, false, kSched>(),
+                     set_persistent_kernel_smem<128, true, kSched>()};
   for (int s : st)
     if (s != PTXB_OK) return s;
   return PTXB_OK;
 }
 
+// A CTA per slot, or (kPersistent) a CTA per SM looping over the slots, at most one per slot.
 template <int kHeadDim, bool kCausal, Schedule kSched>
 void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorMap& vm,
                    const Params& p, int64_t ctas, cudaStream_t stream) {
-  attention_fwd<kHeadDim, kCausal, kSched>
-      <<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
+  if (p.grid == Grid::kPersistent) {
+    const unsigned persistent = static_cast<unsigned>(std::min<int64_t>(ctas, g_sms));
+    attention_fwd_persistent<kHeadDim, kCausal, kSched>
+        <<<persistent, kThreads, kPersistentSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
+  } else {
+    attention_fwd<kHeadDim, kCausal, kSched>
+        <<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
+  }
 }
 
 // Encodes the tensor maps and launches one kernel; the smem attribute must have been set.
