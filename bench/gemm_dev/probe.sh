@@ -14,6 +14,7 @@
 # and block:M,N,K the fp8 one (fp8_probe.cu: an fp8-e4m3 or fp8-blockwise submission alone).
 # Usage (GPU machine, repository root): bench/gemm_dev/probe.sh OUT "M,N,K G,M,N,K ..." FILE.cu...
 #   PTXB_PROBE_TIMEOUT_S: the limit of one harness run (default 60; a hung kernel costs only that)
+#   PTXB_PROBE_BUILD_ONLY=1: build the harnesses and stop (no GPU needed)
 #   e.g. PTXB_SOURCES_ONLY=1 bench/gemm_dev/variants.sh BIN /tmp/v 1 tma_cluster2
 #        bench/gemm_dev/probe.sh $OUT "4096,4096,4096 8192,8192,8192" /tmp/v/src/*.cu
 set -uo pipefail
@@ -29,6 +30,8 @@ arch=(-gencode arch=compute_90a,code=sm_90a)
   -ldl > "$out/grouped_probe_build.txt" 2>&1 || { cat "$out/grouped_probe_build.txt"; exit 1; }
 "$nvcc" -O3 -std=c++17 "${arch[@]}" -I include bench/gemm_dev/fp8_probe.cu -o "$out/fp8_probe" \
   -ldl > "$out/fp8_probe_build.txt" 2>&1 || { cat "$out/fp8_probe_build.txt"; exit 1; }
+# PTXB_PROBE_BUILD_ONLY=1: stop here (a machine without a GPU checks that the harnesses build).
+[[ "${PTXB_PROBE_BUILD_ONLY:-0}" == 1 ]] && exit 0
 # probe SO SHAPE [CALLS]: the harness the shape's prefix or field count names.
 limit="${PTXB_PROBE_TIMEOUT_S:-60}"
 probe() {
