@@ -309,8 +309,8 @@ constexpr Schedule kDefaultSchedule = Schedule::kOverlapPingPong;
 // one m64n128k16 that reaches the second box through the descriptor's leading byte offset.
 constexpr bool kSplitPvDefault = false;
 
-// How the CTAs map to (sequence, head, query tile); both leave a few CTAs without a tile (they
-// exit at once) because the lengths are known on the device only.
+// How the CTAs map to (sequence, head, query tile); the first two leave a few CTAs without a tile
+// (they exit at once) because the lengths are known on the device only.
 // kPacked: in every head, sequence b owns the slots [f(b), f(b) + n_b), f(b) = b +
 //   floor(cu_seqlens[b] / kBlockM), n_b = its query tiles. f(b+1) - f(b) >= n_b, so the ranges
 //   never overlap and leave at most one empty slot per sequence; a head needs f(B) =
