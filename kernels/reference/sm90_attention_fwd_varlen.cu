@@ -929,6 +929,18 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
   store_output<kHeadDim>(o, l, p, job, row0);
 }
 
+// Thread 0: the K and V ring's barriers (full: the producer's transaction bytes; empty: lane 0 of
+// every consumer warp).
+template <int kHeadDim, int kQBuffers>
+__device__ __forceinline__ void init_ring_barriers(SharedStorage<kHeadDim, kQBuffers>& sm) {
+  for (int s = 0; s < Config<kHeadDim>::kStages; ++s) {
+    mbar_init(&sm.k_full[s], 1);
+    mbar_init(&sm.v_full[s], 1);
+    mbar_init(&sm.k_empty[s], kConsumers * 4);
+    mbar_init(&sm.v_empty[s], kConsumers * 4);
+  }
+}
+
 template <int kHeadDim, bool kCausal, Schedule kSched>
 __global__ void __launch_bounds__(kThreads, 1)
     attention_fwd(const __grid_constant__ CUtensorMap q_map,
@@ -945,12 +957,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (threadIdx.x == 0) {
     mbar_init(&sm.q_full[0], 1);
-    for (int s = 0; s < Smem::kStages; ++s) {
-      mbar_init(&sm.k_full[s], 1);
-      mbar_init(&sm.v_full[s], 1);
-      mbar_init(&sm.k_empty[s], kConsumers * 4);
-      mbar_init(&sm.v_empty[s], kConsumers * 4);
-    }
+    init_ring_barriers(sm);
     fence_mbarrier_init();
   }
   __syncthreads();
@@ -1061,7 +1068,6 @@ __global__ void __launch_bounds__(kThreads, 1)
                              const __grid_constant__ CUtensorMap k_map,
                              const __grid_constant__ CUtensorMap v_map, const Params p) {
   using Smem = PersistentStorage<kHeadDim>;
-  constexpr int kStages = Config<kHeadDim>::kStages;
   extern __shared__ uint8_t smem_raw[];
   Smem& ps =
       *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -1071,12 +1077,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&sm.q_full[b], 1);
       mbar_init(&ps.q_empty[b], kConsumers * 4);
     }
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(&sm.k_full[s], 1);
-      mbar_init(&sm.v_full[s], 1);
-      mbar_init(&sm.k_empty[s], kConsumers * 4);
-      mbar_init(&sm.v_empty[s], kConsumers * 4);
-    }
+    init_ring_barriers(sm);
     for (int js = 0; js < kJobSlots; ++js) {
       mbar_init(&ps.job_full[js], 1);
       mbar_init(&ps.job_empty[js], 1 + kConsumers * 4);

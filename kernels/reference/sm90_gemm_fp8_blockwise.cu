@@ -669,8 +669,8 @@ struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
   float b[4];  // a TMA box's 16 bytes
 };
 // NOTE: [[maybe_unused]]: the per-tensor expert has no use for the slots.
-[[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(float) * kBlockM;
-[[maybe_unused]] constexpr uint32_t kScaleBBytes = sizeof(float) * 4;
+[[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(ScaleSlot::a);
+[[maybe_unused]] constexpr uint32_t kScaleBBytes = sizeof(ScaleSlot::b);
 constexpr size_t kScaleSlotsBytes = kStagedScales ? kStages * sizeof(ScaleSlot) : 0;
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + kScaleSlotsBytes + 1024;
