@@ -8,7 +8,11 @@
 // mbarrier wait that hangs gives up after about a second and is reported as WATCHDOG.
 // Usage: fwd_dev [--list] [--only NAME]... (no --only: every test in order). fwd_dev.sh builds
 // it, runs each test in its own process under a shared timeout and prints the table.
-#include "../../kernels/reference/sm90_attention_fwd_bf16.cu"
+// NOTE: fwd_dev.sh sets PTXB_FWD_SOURCE to a variant of the expert (PTXB_FWD_KERNEL).
+#ifndef PTXB_FWD_SOURCE
+#define PTXB_FWD_SOURCE "../../kernels/reference/sm90_attention_fwd_bf16.cu"
+#endif
+#include PTXB_FWD_SOURCE
 
 #include <algorithm>
 #include <cmath>
@@ -248,6 +252,7 @@ void report(const std::string& test, const std::string& variant, bool pass,
 // out of bounds: they must arrive as zeros, not as rows of head 2.
 constexpr int kStHeads = 3, kStSeq = 200, kStHead = 1, kStRow0 = 128;
 constexpr int kBlockN = 128;  // keys of the self-tests' K and V tiles (every head dim)
+constexpr int kBlockM = 128;  // rows of their Q tile: two warpgroups of 64
 
 template <int kHeadDim>
 struct SelftestSmem {
@@ -837,6 +842,7 @@ std::vector<Test> all_tests() {
                           {2, 8, 8, 1000, 128, true, 2.f},
                           {3, 12, 4, 777, 64, true},
                           {3, 12, 4, 777, 64, true, 2.f},
+                          {1, 4, 2, 576, 64, true},  // three 192-query tiles, key tiles of 128
                           {1, 64, 64, 512, 128, false},
                           {2, 16, 4, 2048, 128, true},
                           {4, 32, 32, 4096, 64, false},
@@ -863,9 +869,10 @@ std::vector<Test> all_tests() {
     t.push_back({"check." + sh.name(), [sh](const std::string& n) { check_shape(sh, n); }});
   const Shape timed[] = {
       {4, 16, 16, 4096, 128, false}, {4, 16, 16, 4096, 128, true}, {1, 16, 16, 16384, 128, false},
-      {4, 32, 32, 4096, 64, false},  {4, 16, 4, 4096, 128, false}, {1, 64, 64, 512, 128, false},
-      {2, 8, 8, 1000, 128, false},   {2, 16, 4, 2048, 128, true},  {4, 16, 16, 4096, 96, false},
-      {4, 16, 16, 4096, 96, true},   {4, 8, 8, 4096, 256, false},  {4, 8, 8, 4096, 256, true}};
+      {4, 32, 32, 4096, 64, false},  {4, 32, 32, 4096, 64, true},  {4, 16, 4, 4096, 128, false},
+      {1, 64, 64, 512, 128, false},  {2, 8, 8, 1000, 128, false},  {2, 16, 4, 2048, 128, true},
+      {4, 16, 16, 4096, 96, false},  {4, 16, 16, 4096, 96, true},  {4, 8, 8, 4096, 256, false},
+      {4, 8, 8, 4096, 256, true}};
   for (const Shape& sh : timed)
     t.push_back({"time." + sh.name(), [sh](const std::string& n) { time_shape(sh, n); }});
   return t;

@@ -6,6 +6,8 @@
 # own process, all under one 300 s budget), build.log (the three nvcc runs with ptxas -v),
 # sass_opcodes.txt and sass.txt.gz (the submission's SASS). Binaries go to BUILD_DIR
 # (default /tmp/fwd_dev_build). Exit status 0 only when every check passed.
+# PTXB_FWD_KERNEL=FILE: a variant of the expert instead (e.g. from bench/gemm_dev/variants.sh with
+# PTXB_SOURCES_ONLY=1), both as attention_fwd.so and in the harness, which #includes what it times.
 set -uo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: $0 OUT_DIR [BUILD_DIR]" >&2
@@ -19,7 +21,11 @@ build="$(cd "${2:-/tmp/fwd_dev_build}" && pwd)"
 nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
 cuobjdump="$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)"
 [ -x "$cuobjdump" ] || cuobjdump="$root/.tools/bin/cuobjdump"
-kernel=kernels/reference/sm90_attention_fwd_bf16.cu
+kernel="${PTXB_FWD_KERNEL:-kernels/reference/sm90_attention_fwd_bf16.cu}"
+[ -f "$kernel" ] || { echo "$kernel not found" >&2; exit 2; }
+source_define=()  # the harness #includes the kernel it times: the variant's when there is one
+[ -n "${PTXB_FWD_KERNEL:-}" ] &&
+  source_define=(-DPTXB_FWD_SOURCE="\"$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")\"")
 flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo)
 dev_srcs=(bench/attention_dev/fwd_dev.cu src/verify/gpu_reference_attention.cu
   src/verify/fp64_buffers.cu src/cuda/fp64_gemm.cpp src/cuda/device.cpp src/core/dtype.cpp
@@ -47,10 +53,10 @@ if [ "${FWD_DEV_PREBUILT:-0}" != 1 ]; then
   "$nvcc" "${flags[@]}" -shared -Xcompiler -fPIC -I include -Xptxas -v "$kernel" \
     -o "$build/attention_fwd.so" > "$build/so.log" 2>&1 &
   pid_so=$!
-  "$nvcc" "${flags[@]}" -DPTXB_ATTN_WATCHDOG=1 -Xptxas -v -I src -I include "${dev_srcs[@]}" \
-    "${dev_libs[@]}" -o "$build/fwd_dev" > "$build/dev.log" 2>&1 &
+  "$nvcc" "${flags[@]}" "${source_define[@]}" -DPTXB_ATTN_WATCHDOG=1 -Xptxas -v -I src -I include \
+    "${dev_srcs[@]}" "${dev_libs[@]}" -o "$build/fwd_dev" > "$build/dev.log" 2>&1 &
   pid_dev=$!
-  "$nvcc" "${flags[@]}" -I src -I include "${dev_srcs[@]}" "${dev_libs[@]}" \
+  "$nvcc" "${flags[@]}" "${source_define[@]}" -I src -I include "${dev_srcs[@]}" "${dev_libs[@]}" \
     -o "$build/fwd_dev_timing" > "$build/timing.log" 2>&1 &
   pid_timing=$!
   wait $pid_so || build_ok=0

@@ -32,6 +32,8 @@
 //   are never stored.
 // - D = 256 takes tiles of 64 keys so that O (128 registers), S and two P buffers fit the
 //   consumers' 240 registers, and K and V still have two stages next to the 64 KiB Q tile.
+// - D = 64 may run 192-query tiles on three consumer warpgroups (kThreeConsumersD64, off: not
+//   measured yet), the consumers taking turns in a round of three.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
@@ -284,14 +286,19 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
 
 namespace {
 
-constexpr int kBlockM = 128;  // query rows per CTA
-constexpr int kChunk = 64;    // head-dim columns per TMA box: 64 bf16 = one 128-byte swizzled row
-constexpr int kConsumers = 2;
-constexpr int kWgRows = kBlockM / kConsumers;  // 64 query rows per consumer warpgroup
-constexpr int kThreads = 128 * (1 + kConsumers);
-// One (128 rows, 64) box: 16 KiB. Q's boxes, and those of K and V at tiles of 128 keys.
-constexpr uint32_t kChunkBytes = kBlockM * kChunk * 2;
-static_assert(kWgRows == 64, "one wgmma m64 row block per consumer");
+constexpr int kChunk = 64;   // head-dim columns per TMA box: 64 bf16 = one 128-byte swizzled row
+constexpr int kWgRows = 64;  // query rows per consumer warpgroup: one wgmma m64 row block
+// One (128 rows, 64) box: 16 KiB. Q's boxes (tiles of 128 queries), and those of K and V at tiles
+// of 128 keys.
+constexpr uint32_t kChunkBytes = 128 * kChunk * 2;
+// Whether D 64 runs three consumer warpgroups on 192-query tiles (as FlashAttention-3 does at
+// D <= 64) instead of two on 128: at D 64 a warpgroup's softmax of a score tile takes about as
+// long as its two products (the exp2 throughput against half the MMA work of D 128), so two
+// consumers taking turns leave the tensor cores idle whenever one's softmax runs long; a third
+// keeps a product queued. The consumers then get 160 registers (512 threads), so P is packed
+// into one buffer after the P V product before it has retired (kPackLate). Off: not measured
+// yet (bench/gemm_dev/variants.sh `fwd_d64_three_consumers`).
+constexpr bool kThreeConsumersD64 = false;
 
 // kByHeadDim: each head dim's own (kScheduleFor), what the ABI entry runs.
 enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong, kByHeadDim };
@@ -312,6 +319,13 @@ template <int kHeadDim>
 struct Config {
   static_assert(kHeadDim == 64 || kHeadDim == 96 || kHeadDim == 128 || kHeadDim == 256,
                 "head dim 64, 96, 128 or 256");
+  static constexpr int kConsumers = kHeadDim == 64 && kThreeConsumersD64 ? 3 : 2;
+  static constexpr int kBlockM = kConsumers * kWgRows;     // query rows per CTA
+  static constexpr int kThreads = 128 * (1 + kConsumers);  // + the producer warpgroup
+  // Registers after setmaxnreg: 24 for the producer; the consumers share the rest of the 64K.
+  static constexpr int kConsumerRegs = kConsumers == 3 ? 160 : 240;
+  // P packed after the P V product that read the previous P has retired: one P buffer.
+  static constexpr bool kPackLate = kConsumers == 3;
   static constexpr int kBlockN = kHeadDim == 256 ? 64 : 128;  // keys per K/V tile
   // 64-column boxes per row; at D = 96 the second box's columns past D are zero-filled.
   static constexpr int kChunks = (kHeadDim + kChunk - 1) / kChunk;
@@ -326,6 +340,7 @@ struct SharedStorage {
   static constexpr int kChunks = Config<kHeadDim>::kChunks;
   static constexpr int kStages = Config<kHeadDim>::kStages;
   static constexpr int kBlockN = Config<kHeadDim>::kBlockN;
+  static constexpr int kBlockM = Config<kHeadDim>::kBlockM;
   __nv_bfloat16 q[kChunks][kBlockM * kChunk];           // (kBlockM, kHeadDim)
   __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
   __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];  // (kBlockN, kHeadDim) per stage
@@ -384,8 +399,8 @@ __device__ __forceinline__ void named_barrier_arrive(int id) {
 // fragment map, P's packing into bf16 A fragments, and the online-softmax step and rescale.
 // Tiles of 128 or 64 keys (the score fragments' size says which) and head dims 64, 96, 128 and
 // 256. Needs, declared before it by the expert: kChunk (head-dim columns per TMA box),
-// kChunkBytes (the default distance between a tile's boxes), kConsumers (consumer warpgroups),
-// kSplitPvDefault, and PTXB_ATTN_WATCHDOG. Experts hold a copy (scripts/amalgamate.py).
+// kChunkBytes (the default distance between a tile's boxes), kSplitPvDefault, and
+// PTXB_ATTN_WATCHDOG. Experts hold a copy (scripts/amalgamate.py).
 
 // NOTE: no namespace of its own: the copy sits inside the expert's anonymous namespace, after the
 // constants above.
@@ -697,13 +712,14 @@ __device__ void produce(SharedStorage<kHeadDim>& sm, const CUtensorMap* q_map,
   using Cfg = Config<kHeadDim>;
   constexpr int kChunks = Cfg::kChunks, kStages = Cfg::kStages, kBlockN = Cfg::kBlockN;
   // NOTE: a box's bytes count in full, its zero-filled part included.
-  constexpr uint32_t kQBytes = kChunks * kChunkBytes, kTileBytes = kChunks * Cfg::kKvBoxBytes;
+  constexpr uint32_t kQBytes = kChunks * Cfg::kBlockM * kChunk * 2;
+  constexpr uint32_t kTileBytes = kChunks * Cfg::kKvBoxBytes;
   prefetch_map(q_map);
   prefetch_map(k_map);
   prefetch_map(v_map);
   mbar_arrive_expect_tx(&sm.q_full, kQBytes);
   for (int c = 0; c < kChunks; ++c)
-    tma_load_3d(sm.q[c], q_map, &sm.q_full, c * kChunk, job.m_tile * kBlockM, job.q_head);
+    tma_load_3d(sm.q[c], q_map, &sm.q_full, c * kChunk, job.m_tile * Cfg::kBlockM, job.q_head);
   for (int j = 0; j < job.n_tiles; ++j) {
     const int s = j % kStages;
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
@@ -724,10 +740,14 @@ template <int kHeadDim, bool kCausal, Schedule kSched>
 __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const TileJob& job,
                         int consumer) {
   using Cfg = Config<kHeadDim>;
-  constexpr int kStages = Cfg::kStages, kBlockN = Cfg::kBlockN;
+  constexpr int kStages = Cfg::kStages, kBlockN = Cfg::kBlockN, kBlockM = Cfg::kBlockM;
+  constexpr int kConsumers = Cfg::kConsumers;
+  constexpr bool kPackLate = Cfg::kPackLate;
   constexpr uint32_t kKvBox = Cfg::kKvBoxBytes;
   constexpr bool kOverlap = kSched == Schedule::kOverlap || kSched == Schedule::kOverlapPingPong;
   constexpr bool kPingPong = kSched == Schedule::kPingPong || kSched == Schedule::kOverlapPingPong;
+  // A turn's barrier: its owner waits, the consumer before it in the round arrives.
+  constexpr int kTurnThreads = 2 * 128;
   const bool lane0 = threadIdx.x % 32 == 0;
   const int row0 = job.m_tile * kBlockM + consumer * kWgRows;  // first query row of this WG
   const __nv_bfloat16* q_rows = sm.q[0] + consumer * kWgRows * kChunk;
@@ -739,14 +759,16 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     }
   };
 
-  float o[kHeadDim / 2];        // (64, kHeadDim) accumulator
-  float s[kBlockN / 2];         // (64, kBlockN) scores, then P
-  uint32_t pa[2][kBlockN / 4];  // P as bf16 A fragments, double-buffered (see step)
+  float o[kHeadDim / 2];  // (64, kHeadDim) accumulator
+  float s[kBlockN / 2];   // (64, kBlockN) scores, then P
+  // P as bf16 A fragments: double-buffered (see step), or one buffer with kPackLate
+  uint32_t pa[kPackLate ? 1 : 2][kBlockN / 4];
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
 #pragma unroll
   for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
 
-  // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product.
+  // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product (in s, not
+  // yet packed, with kPackLate).
   mbar_wait_checked(&sm.q_full, 0);
   mbar_wait_checked(&sm.k_full[0], 0);
   fence_regs(s);
@@ -758,28 +780,35 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
   if (lane0) mbar_arrive(&sm.k_empty[0]);
   if (needs_mask(0)) mask_tile(s, 0, row0, p.seq, kCausal);
   softmax_step(s, m, l, corr, p.scale_log2);
-  pack_p(s, pa[0]);
+  if constexpr (!kPackLate) pack_p(s, pa[0]);
 
-  // Ping-pong: consumer c waits on barrier 1 + c before issuing and then opens the other one;
-  // consumer 1 opens barrier 1 first. Each side arrives exactly as often as the other syncs.
-  const int my_bar = 1 + consumer, other_bar = 2 - consumer;
-  if (kPingPong && consumer == 1 && job.n_tiles > 1)
-    named_barrier_arrive<128 * kConsumers>(other_bar);
+  // Ping-pong: the consumers take turns issuing, in the order 0, 1, ..: consumer c waits on
+  // barrier 1 + c before issuing and then opens the next one's; the last consumer opens consumer
+  // 0's first. Each side arrives exactly as often as the other syncs.
+  const int my_bar = 1 + consumer;
+  const int next_bar = kConsumers == 2 ? 2 - consumer : 1 + (consumer + 1) % kConsumers;
+  if (kPingPong && consumer == kConsumers - 1 && job.n_tiles > 1)
+    named_barrier_arrive<kTurnThreads>(next_bar);
 
   // Step j >= 1: retire P_{j-2} V_{j-2} and rescale O by the factor of softmax j-1; issue
   // S_j = Q K_j^T and O += P_{j-1} V_{j-1}; then mask and softmax S_j into P_j.
   // NOTE: ptxas hoists a wgmma wait to the top of its basic block, so the wait that retires the
   // P V product sits after the next barrier wait (a branch) rather than after the softmax; and
-  // P_j goes to the other buffer than the P_{j-1} that the running wgmma reads.
+  // P_j goes to the other buffer than the P_{j-1} that the running wgmma reads. With kPackLate
+  // P_{j-1} stays in s as fp32 until that wait and is packed into the one buffer there.
   auto step = [&](int j, uint32_t(&p_prev)[kBlockN / 4], uint32_t(&p_next)[kBlockN / 4]) {
     const int sj = j % kStages, sp = (j - 1) % kStages;
     mbar_wait_checked(&sm.k_full[sj], (j / kStages) & 1);
     wgmma_wait<0>();
     fence_regs(o);
     if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(j - 2) % kStages]);
+    if constexpr (kPackLate) {
+      fence_regs(p_prev);
+      pack_p(s, p_prev);
+    }
     rescale(o, corr);
     mbar_wait_checked(&sm.v_full[sp], ((j - 1) / kStages) & 1);
-    if constexpr (kPingPong) named_barrier_sync<128 * kConsumers>(my_bar);
+    if constexpr (kPingPong) named_barrier_sync<kTurnThreads>(my_bar);
     fence_regs(s);
     fence_regs(o);
     fence_regs(p_prev);
@@ -788,8 +817,8 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     wgmma_commit();
     issue_pv<kSplitPvDefault, kKvBox>(o, p_prev, sm.v[sp][0]);
     wgmma_commit();
-    if (kPingPong && !(consumer == 1 && j == job.n_tiles - 1))
-      named_barrier_arrive<128 * kConsumers>(other_bar);
+    if (kPingPong && !(consumer == kConsumers - 1 && j == job.n_tiles - 1))
+      named_barrier_arrive<kTurnThreads>(next_bar);
     if constexpr (kOverlap) {
       wgmma_wait<1>();  // S_j is done; P V runs on under the softmax below
     } else {
@@ -799,15 +828,20 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     if (lane0) mbar_arrive(&sm.k_empty[sj]);
     if (needs_mask(j)) mask_tile(s, j * kBlockN, row0, p.seq, kCausal);
     softmax_step(s, m, l, corr, p.scale_log2);
-    pack_p(s, p_next);
+    if constexpr (!kPackLate) pack_p(s, p_next);
   };
+  if constexpr (kPackLate) {
 #pragma unroll 1
-  for (int j = 1; j < job.n_tiles; j += 2) {
-    step(j, pa[0], pa[1]);
-    if (j + 1 < job.n_tiles) step(j + 1, pa[1], pa[0]);
+    for (int j = 1; j < job.n_tiles; ++j) step(j, pa[0], pa[0]);
+  } else {
+#pragma unroll 1
+    for (int j = 1; j < job.n_tiles; j += 2) {
+      step(j, pa[0], pa[1]);
+      if (j + 1 < job.n_tiles) step(j + 1, pa[1], pa[0]);
+    }
   }
 
-  // The last P V product, with P_{n-1} in buffer (n - 1) % 2.
+  // The last P V product, with P_{n-1} in buffer (n - 1) % 2 (in s with kPackLate).
   const int last = job.n_tiles - 1;
   mbar_wait_checked(&sm.v_full[last % kStages], (last / kStages) & 1);
   wgmma_wait<0>();
@@ -824,7 +858,10 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
     wgmma_wait<0>();
     fence_regs(o);
   };
-  if (last % 2 == 0) {
+  if constexpr (kPackLate) {
+    pack_p(s, pa[0]);
+    finish(pa[0]);
+  } else if (last % 2 == 0) {
     finish(pa[0]);
   } else {
     finish(pa[1]);
@@ -833,7 +870,7 @@ __device__ void consume(SharedStorage<kHeadDim>& sm, const Params& p, const Tile
 }
 
 template <int kHeadDim, bool kCausal, Schedule kSched>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(Config<kHeadDim>::kThreads, 1)
     attention_fwd(const __grid_constant__ CUtensorMap q_map,
                   const __grid_constant__ CUtensorMap k_map,
                   const __grid_constant__ CUtensorMap v_map, const Params p) {
@@ -847,18 +884,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   job.q_head = static_cast<int>(blockIdx.x / p.m_tiles);
   const int group = p.heads / p.kv_heads;
   job.kv_head = (job.q_head / p.heads) * p.kv_heads + (job.q_head % p.heads) / group;
-  constexpr int kBlockN = Config<kHeadDim>::kBlockN;
-  static_assert(kBlockM % kBlockN == 0, "a query tile ends where a key tile ends");
+  using Cfg = Config<kHeadDim>;
+  constexpr int kBlockN = Cfg::kBlockN, kBlockM = Cfg::kBlockM;
   const int kv_tiles = (p.seq + kBlockN - 1) / kBlockN;
-  job.n_tiles = kCausal ? min(kv_tiles, (job.m_tile + 1) * (kBlockM / kBlockN)) : kv_tiles;
+  // causal: up to the key tile of the query tile's last row (192-query tiles end mid key tile)
+  const int causal_tiles = kBlockM % kBlockN == 0
+                               ? (job.m_tile + 1) * (kBlockM / kBlockN)
+                               : ((job.m_tile + 1) * kBlockM + kBlockN - 1) / kBlockN;
+  job.n_tiles = kCausal ? min(kv_tiles, causal_tiles) : kv_tiles;
 
   if (threadIdx.x == 0) {
     mbar_init(&sm.q_full, 1);
     for (int s = 0; s < Smem::kStages; ++s) {
       mbar_init(&sm.k_full[s], 1);
       mbar_init(&sm.v_full[s], 1);
-      mbar_init(&sm.k_empty[s], kConsumers * 4);
-      mbar_init(&sm.v_empty[s], kConsumers * 4);
+      mbar_init(&sm.k_empty[s], Cfg::kConsumers * 4);
+      mbar_init(&sm.v_empty[s], Cfg::kConsumers * 4);
     }
     fence_mbarrier_init();
   }
@@ -870,7 +911,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) produce<kHeadDim>(sm, &q_map, &k_map, &v_map, job);
     return;
   }
-  setmaxnreg_inc<240>();
+  setmaxnreg_inc<Cfg::kConsumerRegs>();
   consume<kHeadDim, kCausal, kSched>(sm, p, job, warpgroup - 1);
 }
 
@@ -914,6 +955,11 @@ bool encode_bhsd(CUtensorMap* map, const void* ptr, int64_t heads, int64_t seq, 
 
 enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
+// Query rows per CTA at a head dim (64, 96, 128 or 256).
+int64_t block_m_of(int64_t head_dim) {
+  return head_dim == 64 ? Config<64>::kBlockM : Config<128>::kBlockM;
+}
+
 struct Problem {
   int64_t batch, heads, kv_heads, seq, head_dim;
   bool causal;
@@ -948,7 +994,7 @@ std::optional<Problem> parse_problem(const ptxb_problem& pr) {
   if ((p.head_dim != 64 && p.head_dim != 96 && p.head_dim != 128 && p.head_dim != 256) ||
       p.heads % p.kv_heads != 0)
     return std::nullopt;
-  const int64_t m_tiles = (p.seq + kBlockM - 1) / kBlockM;
+  const int64_t m_tiles = (p.seq + block_m_of(p.head_dim) - 1) / block_m_of(p.head_dim);
   if (p.seq > INT32_MAX || m_tiles * p.batch * p.heads > INT32_MAX) return std::nullopt;
   p.causal = pr.num_scalars >= 2 && pr.scalars[1] != 0.0;
   p.scale = static_cast<float>(pr.scalars[0]);
@@ -988,7 +1034,8 @@ template <int kHeadDim, bool kCausal, Schedule kSched>
 void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorMap& vm,
                    const Params& p, int64_t ctas, cudaStream_t stream) {
   attention_fwd<kHeadDim, kCausal, kResolved<kHeadDim, kSched>>
-      <<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
+      <<<static_cast<unsigned>(ctas), Config<kHeadDim>::kThreads, kSharedBytes<kHeadDim>, stream>>>(
+          qm, km, vm, p);
 }
 template <int kHeadDim, Schedule kSched>
 void launch_kernel(bool causal, const CUtensorMap& qm, const CUtensorMap& km, const CUtensorMap& vm,
@@ -1006,7 +1053,9 @@ int launch_forward(const Problem& pb, const void* q, const void* k, const void* 
                    void* lse, cudaStream_t stream) {
   CUtensorMap qm, km, vm;
   const uint32_t key_rows = pb.head_dim == 256 ? Config<256>::kBlockN : Config<128>::kBlockN;
-  if (!encode_bhsd(&qm, q, pb.batch * pb.heads, pb.seq, pb.head_dim, kBlockM) ||
+  const int64_t block_m = block_m_of(pb.head_dim);
+  if (!encode_bhsd(&qm, q, pb.batch * pb.heads, pb.seq, pb.head_dim,
+                   static_cast<uint32_t>(block_m)) ||
       !encode_bhsd(&km, k, pb.batch * pb.kv_heads, pb.seq, pb.head_dim, key_rows) ||
       !encode_bhsd(&vm, v, pb.batch * pb.kv_heads, pb.seq, pb.head_dim, key_rows))
     return kNoTensorMap;
@@ -1016,7 +1065,7 @@ int launch_forward(const Problem& pb, const void* q, const void* k, const void* 
   p.seq = static_cast<int>(pb.seq);
   p.heads = static_cast<int>(pb.heads);
   p.kv_heads = static_cast<int>(pb.kv_heads);
-  p.m_tiles = static_cast<int>((pb.seq + kBlockM - 1) / kBlockM);
+  p.m_tiles = static_cast<int>((pb.seq + block_m - 1) / block_m);
   p.scale = pb.scale;
   p.scale_log2 = pb.scale * 1.4426950408889634f;
   const int64_t ctas = p.m_tiles * pb.batch * pb.heads;

@@ -402,8 +402,8 @@ __device__ __forceinline__ void named_barrier_arrive(int id) {
 // fragment map, P's packing into bf16 A fragments, and the online-softmax step and rescale.
 // Tiles of 128 or 64 keys (the score fragments' size says which) and head dims 64, 96, 128 and
 // 256. Needs, declared before it by the expert: kChunk (head-dim columns per TMA box),
-// kChunkBytes (the default distance between a tile's boxes), kConsumers (consumer warpgroups),
-// kSplitPvDefault, and PTXB_ATTN_WATCHDOG. Experts hold a copy (scripts/amalgamate.py).
+// kChunkBytes (the default distance between a tile's boxes), kSplitPvDefault, and
+// PTXB_ATTN_WATCHDOG. Experts hold a copy (scripts/amalgamate.py).
 
 // NOTE: no namespace of its own: the copy sits inside the expert's anonymous namespace, after the
 // constants above.
