@@ -14,7 +14,11 @@
 // Build alone: nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I include
 //   bench/attention_dev/varlen_dev.cu src/families/structured_values.cpp src/core/error.cpp
 //   -o varlen_dev
-#include "../../kernels/reference/sm90_attention_fwd_varlen.cu"
+// NOTE: varlen_dev.sh sets PTXB_VARLEN_SOURCE to a variant of the expert (PTXB_VARLEN_KERNEL).
+#ifndef PTXB_VARLEN_SOURCE
+#define PTXB_VARLEN_SOURCE "../../kernels/reference/sm90_attention_fwd_varlen.cu"
+#endif
+#include PTXB_VARLEN_SOURCE
 
 #include <algorithm>
 #include <cmath>

@@ -6,6 +6,8 @@
 # build.log (the three nvcc runs with ptxas -v), sass_opcodes.txt and sass.txt.gz (the
 # submission's SASS). Binaries go to BUILD_DIR (default /tmp/varlen_dev_build). Exit status 0
 # only when every check passed.
+# PTXB_VARLEN_KERNEL=FILE: a variant of the expert instead (e.g. from bench/gemm_dev/variants.sh
+# with PTXB_SOURCES_ONLY=1), both as the .so and in the harness, which #includes what it times.
 set -uo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: $0 OUT_DIR [BUILD_DIR]" >&2
@@ -19,7 +21,11 @@ build="$(cd "${2:-/tmp/varlen_dev_build}" && pwd)"
 nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
 cuobjdump="$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)"
 [ -x "$cuobjdump" ] || cuobjdump="$root/.tools/bin/cuobjdump"
-kernel=kernels/reference/sm90_attention_fwd_varlen.cu
+kernel="${PTXB_VARLEN_KERNEL:-kernels/reference/sm90_attention_fwd_varlen.cu}"
+[ -f "$kernel" ] || { echo "$kernel not found" >&2; exit 2; }
+source_define=()  # the harness #includes the kernel it times: the variant's when there is one
+[ -n "${PTXB_VARLEN_KERNEL:-}" ] &&
+  source_define=(-DPTXB_VARLEN_SOURCE="\"$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")\"")
 flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo)
 # The dev binaries take PTXBench's own sources too, which are C++20 (the submission stays C++17).
 dev_flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++20 -lineinfo)
@@ -42,10 +48,11 @@ start=$SECONDS
 "$nvcc" "${flags[@]}" -shared -Xcompiler -fPIC -I include -Xptxas -v "$kernel" \
   -o "$build/attention_fwd_varlen.so" > "$build/so.log" 2>&1 &
 pid_so=$!
-"$nvcc" "${dev_flags[@]}" -DPTXB_ATTN_WATCHDOG=1 -Xptxas -v -I src -I include "${dev_srcs[@]}" \
-  -o "$build/varlen_dev" > "$build/dev.log" 2>&1 &
+"$nvcc" "${dev_flags[@]}" "${source_define[@]}" -DPTXB_ATTN_WATCHDOG=1 -Xptxas -v -I src -I include \
+  "${dev_srcs[@]}" -o "$build/varlen_dev" > "$build/dev.log" 2>&1 &
 pid_dev=$!
-"$nvcc" "${dev_flags[@]}" -I src -I include "${dev_srcs[@]}" -o "$build/varlen_dev_timing" \
+"$nvcc" "${dev_flags[@]}" "${source_define[@]}" -I src -I include "${dev_srcs[@]}" \
+  -o "$build/varlen_dev_timing" \
   > "$build/timing.log" 2>&1 &
 pid_timing=$!
 build_ok=1
@@ -78,17 +85,19 @@ if [ -x "$cuobjdump" ]; then
 fi
 
 # Each test in its own process (a sticky CUDA error or a hang loses only that test), at most
-# 60 s each and 300 s together; time.* tests use the binary without the watchdog.
+# 60 s each and VARLEN_DEV_BUDGET s together (default 300); VARLEN_DEV_TESTS (an extended regular
+# expression, default all) picks tests by name; time.* tests use the binary without the watchdog.
 # NOTE: the watchdog bounds mbarrier waits only; a named-barrier (ping-pong) deadlock hangs until
 # the timeout, which is why the variants run from the least to the most involved schedule.
 log="$out/run.log"
 : > "$log"
-deadline=$((SECONDS + 300))
-for t in $("$build/varlen_dev" --list); do
+budget="${VARLEN_DEV_BUDGET:-300}" pattern="${VARLEN_DEV_TESTS:-.}"
+deadline=$((SECONDS + budget))
+for t in $("$build/varlen_dev" --list | grep -E "$pattern"); do
   left=$((deadline - SECONDS))
   [ $left -gt 60 ] && left=60
   if [ $left -le 5 ]; then
-    echo -e "RESULT\t$t\t-\tFAIL\tnot run: the 300 s budget is spent" >> "$log"
+    echo -e "RESULT\t$t\t-\tFAIL\tnot run: the $budget s budget is spent" >> "$log"
     continue
   fi
   bin="$build/varlen_dev"

@@ -94,6 +94,8 @@ bwd_fused_dq|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq
 bwd_gqa_fused_dq|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_three_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$threeconsumers
+varlen_d64_three_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$threeconsumers
+varlen_d64_three_consumers_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$threeconsumers; $persistentgrid
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
 llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk

@@ -36,6 +36,8 @@
 //   diagonal) are never loaded; keys >= length in the last tile are masked to -inf (rows past T
 //   are zero-filled by TMA, rows before T belong to the next sequence); causal masks the diagonal
 //   tile; the output is stored row by row, only rows < length, at O[first token + row][h].
+// - D 64 may run 192-query tiles on three consumer warpgroups (kThreeConsumersD64, off: not
+//   measured yet), as the dense expert can; the slots then count 192-row tiles.
 // NOTE: a tile's box may reach into the next sequence (it is read, masked, never stored), so the
 // O store must stay a bounds-checked register store: a TMA store of the tile would overwrite the
 // next sequence's rows.
@@ -293,15 +295,15 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[kN]) {
 
 namespace {
 
-constexpr int kBlockM = 128;  // query rows per CTA
 constexpr int kBlockN = 128;  // keys per K/V tile
 constexpr int kChunk = 64;    // head-dim columns per TMA box: 64 bf16 = one 128-byte swizzled row
-constexpr int kConsumers = 2;
-constexpr int kWgRows = kBlockM / kConsumers;  // 64 query rows per consumer warpgroup
-constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kWgRows = 64;   // query rows per consumer warpgroup: one wgmma m64 row block
 constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16 KiB
-static_assert(kBlockM == kBlockN, "causal tile counting and the Q chunk stride assume this");
-static_assert(kWgRows == 64, "one wgmma m64 row block per consumer");
+// Whether D 64 runs three consumer warpgroups on 192-query tiles instead of two on 128, as the
+// dense expert can (kernels/reference/sm90_attention_fwd_bf16.cu, kThreeConsumersD64: why, and
+// P packed late into one buffer for the 160 registers of 512 threads). Off: not measured yet
+// (bench/gemm_dev/variants.sh `varlen_d64_three_consumers`).
+constexpr bool kThreeConsumersD64 = false;
 
 enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
 constexpr Schedule kDefaultSchedule = Schedule::kOverlapPingPong;
@@ -332,6 +334,15 @@ struct Config {
   static_assert(kHeadDim == 64 || kHeadDim == 128, "head dim 64 or 128");
   static constexpr int kChunks = kHeadDim / kChunk;
   static constexpr int kStages = kHeadDim == 128 ? 2 : 4;
+  static constexpr int kConsumers = kHeadDim == 64 && kThreeConsumersD64 ? 3 : 2;
+  static constexpr int kBlockM = kConsumers * kWgRows;     // query rows per CTA (tile)
+  static constexpr int kThreads = 128 * (1 + kConsumers);  // + the producer warpgroup
+  // Registers after setmaxnreg: 24 for the producer; the consumers share the rest of the 64K.
+  static constexpr int kConsumerRegs = kConsumers == 3 ? 160 : 240;
+  // P packed after the P V product that read the previous P has retired: one P buffer.
+  static constexpr bool kPackLate = kConsumers == 3;
+  // NOTE: at D 128 (two boxes per row) the Q tile has 128 rows, so its boxes lie kChunkBytes apart.
+  static_assert(kChunks == 1 || kBlockM == kBlockN, "the Q box stride of issue_qk");
 };
 
 // Every tile is stored as kChunks boxes of (rows, 64) in the TMA 128-byte swizzle; each box is
@@ -341,6 +352,7 @@ template <int kHeadDim, int kQBuffers = 1>
 struct SharedStorage {
   static constexpr int kChunks = Config<kHeadDim>::kChunks;
   static constexpr int kStages = Config<kHeadDim>::kStages;
+  static constexpr int kBlockM = Config<kHeadDim>::kBlockM;
   __nv_bfloat16 q[kQBuffers][kChunks][kBlockM * kChunk];  // (kBlockM, kHeadDim) per buffer
   __nv_bfloat16 k[kStages][kChunks][kBlockN * kChunk];    // (kBlockN, kHeadDim) per stage
   __nv_bfloat16 v[kStages][kChunks][kBlockN * kChunk];    // (kBlockN, kHeadDim) per stage
@@ -687,6 +699,20 @@ struct TileJob {
   int n_tiles;      // key tiles to visit
 };
 
+// The key tiles that query tile m_tile of a sequence of len tokens (m_tiles query tiles) visits:
+// all, or causal, up to the one of its last row. With kBlockM == kBlockN the sequence has m_tiles
+// key tiles and causal stops at the diagonal tile; 192-query tiles end mid key tile.
+template <int kHeadDim, bool kCausal>
+__device__ __forceinline__ int key_tiles(int m_tile, int m_tiles, int len) {
+  constexpr int kBlockM = Config<kHeadDim>::kBlockM;
+  if constexpr (kBlockM == kBlockN) {
+    return kCausal ? m_tile + 1 : m_tiles;
+  } else {
+    const int all = (len + kBlockN - 1) / kBlockN;
+    return kCausal ? min(all, ((m_tile + 1) * kBlockM + kBlockN - 1) / kBlockN) : all;
+  }
+}
+
 // A sequence and the index of a CTA's slot among the sequence's slots.
 struct SequenceSlot {
   int first_token, len, slot;
@@ -698,6 +724,7 @@ struct SequenceSlot {
 template <int kHeadDim>
 __device__ __forceinline__ bool find_packed_sequence(SharedStorage<kHeadDim>& sm, const Params& p,
                                                      int slot, SequenceSlot& out) {
+  constexpr int kThreads = Config<kHeadDim>::kThreads, kBlockM = Config<kHeadDim>::kBlockM;
   bool found = false;
   for (int base = 0; base < p.batch && !found; base += kThreads) {
     const int b = base + static_cast<int>(threadIdx.x);
@@ -742,13 +769,13 @@ __device__ __forceinline__ bool find_job(SharedStorage<kHeadDim>& sm, const Para
     seq.len = __ldg(p.cu_seqlens + b + 1) - seq.first_token;
     seq.slot = x % p.slots;
   }
+  constexpr int kBlockM = Config<kHeadDim>::kBlockM;
   const int m_tiles = (seq.len + kBlockM - 1) / kBlockM;  // <= 0 for an empty (bad) sequence
   if (seq.slot >= m_tiles) return false;
   job.first_token = seq.first_token;
   job.len = seq.len;
   job.m_tile = m_tiles - 1 - seq.slot;
-  // kBlockM == kBlockN: the sequence has m_tiles key tiles; causal stops at the diagonal tile.
-  job.n_tiles = kCausal ? job.m_tile + 1 : m_tiles;
+  job.n_tiles = key_tiles<kHeadDim, kCausal>(job.m_tile, m_tiles, seq.len);
   return true;
 }
 
@@ -781,8 +808,10 @@ __device__ __forceinline__ void produce_job(SharedStorage<kHeadDim, kQBuffers>& 
                                             const CUtensorMap* v_map, const TileJob& job, int qb,
                                             int it0) {
   constexpr int kChunks = Config<kHeadDim>::kChunks, kStages = Config<kHeadDim>::kStages;
+  constexpr int kBlockM = Config<kHeadDim>::kBlockM;
   constexpr uint32_t kTileBytes = kChunks * kChunkBytes;
-  mbar_arrive_expect_tx(&sm.q_full[qb], kTileBytes);
+  constexpr uint32_t kQBytes = kChunks * kBlockM * kChunk * 2;
+  mbar_arrive_expect_tx(&sm.q_full[qb], kQBytes);
   for (int c = 0; c < kChunks; ++c)
     tma_load_3d(sm.q[qb][c], q_map, &sm.q_full[qb], c * kChunk, job.head,
                 job.first_token + job.m_tile * kBlockM);
@@ -820,24 +849,34 @@ template <int kHeadDim, bool kCausal, Schedule kSched, bool kLoop = false, int k
 __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p, const TileJob& job,
                         int consumer, int qb = 0, uint32_t q_parity = 0, int it0 = 0,
                         uint64_t* q_empty = nullptr) {
-  constexpr int kStages = Config<kHeadDim>::kStages;
+  using Cfg = Config<kHeadDim>;
+  constexpr int kStages = Cfg::kStages, kBlockM = Cfg::kBlockM, kConsumers = Cfg::kConsumers;
+  constexpr bool kPackLate = Cfg::kPackLate;
   constexpr bool kOverlap = kSched == Schedule::kOverlap || kSched == Schedule::kOverlapPingPong;
   constexpr bool kPingPong = kSched == Schedule::kPingPong || kSched == Schedule::kOverlapPingPong;
+  // A turn's barrier: its owner waits, the consumer before it in the round arrives.
+  constexpr int kTurnThreads = 2 * 128;
   const bool lane0 = threadIdx.x % 32 == 0;
   const int row0 = job.m_tile * kBlockM + consumer * kWgRows;  // first query row of this WG
   const __nv_bfloat16* q_rows = sm.q[qb][0] + consumer * kWgRows * kChunk;
   auto needs_mask = [&](int j) {
-    return (kCausal && j == job.m_tile) || (j + 1) * kBlockN > job.len;
+    if constexpr (kBlockM == kBlockN) {
+      return (kCausal && j == job.m_tile) || (j + 1) * kBlockN > job.len;
+    } else {  // the tile's last key is past this warpgroup's first row
+      return (kCausal && (j + 1) * kBlockN - 1 > row0) || (j + 1) * kBlockN > job.len;
+    }
   };
 
-  float o[kHeadDim / 2];        // (64, kHeadDim) accumulator
-  float s[kBlockN / 2];         // (64, kBlockN) scores, then P
-  uint32_t pa[2][kBlockN / 4];  // P as bf16 A fragments, double-buffered (see step)
+  float o[kHeadDim / 2];  // (64, kHeadDim) accumulator
+  float s[kBlockN / 2];   // (64, kBlockN) scores, then P
+  // P as bf16 A fragments: double-buffered (see step), or one buffer with kPackLate
+  uint32_t pa[kPackLate ? 1 : 2][kBlockN / 4];
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
 #pragma unroll
   for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
 
-  // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product.
+  // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product (in s, not
+  // yet packed, with kPackLate).
   mbar_wait_checked(&sm.q_full[qb], q_parity);
   mbar_wait_checked(&sm.k_full[it0 % kStages], (it0 / kStages) & 1);
   fence_regs(s);
@@ -849,28 +888,35 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
   if (lane0) mbar_arrive(&sm.k_empty[it0 % kStages]);
   if (needs_mask(0)) mask_tile(s, 0, row0, job.len, kCausal);
   softmax_step(s, m, l, corr, p.scale_log2);
-  pack_p(s, pa[0]);
+  if constexpr (!kPackLate) pack_p(s, pa[0]);
 
-  // Ping-pong: consumer c waits on barrier 1 + c before issuing and then opens the other one;
-  // consumer 1 opens barrier 1 first. Each side arrives exactly as often as the other syncs.
-  const int my_bar = 1 + consumer, other_bar = 2 - consumer;
-  if (kPingPong && consumer == 1 && job.n_tiles > 1)
-    named_barrier_arrive<128 * kConsumers>(other_bar);
+  // Ping-pong: the consumers take turns issuing, in the order 0, 1, ..: consumer c waits on
+  // barrier 1 + c before issuing and then opens the next one's; the last consumer opens consumer
+  // 0's first. Each side arrives exactly as often as the other syncs.
+  const int my_bar = 1 + consumer;
+  const int next_bar = kConsumers == 2 ? 2 - consumer : 1 + (consumer + 1) % kConsumers;
+  if (kPingPong && consumer == kConsumers - 1 && job.n_tiles > 1)
+    named_barrier_arrive<kTurnThreads>(next_bar);
 
   // Step j >= 1: retire P_{j-2} V_{j-2} and rescale O by the factor of softmax j-1; issue
   // S_j = Q K_j^T and O += P_{j-1} V_{j-1}; then mask and softmax S_j into P_j.
   // NOTE: ptxas hoists a wgmma wait to the top of its basic block, so the wait that retires the
   // P V product sits after the next barrier wait (a branch) rather than after the softmax; and
-  // P_j goes to the other buffer than the P_{j-1} that the running wgmma reads.
+  // P_j goes to the other buffer than the P_{j-1} that the running wgmma reads. With kPackLate
+  // P_{j-1} stays in s as fp32 until that wait and is packed into the one buffer there.
   auto step = [&](int j, uint32_t(&p_prev)[kBlockN / 4], uint32_t(&p_next)[kBlockN / 4]) {
     const int sj = (it0 + j) % kStages, sp = (it0 + j - 1) % kStages;
     mbar_wait_checked(&sm.k_full[sj], ((it0 + j) / kStages) & 1);
     wgmma_wait<0>();
     fence_regs(o);
     if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(it0 + j - 2) % kStages]);
+    if constexpr (kPackLate) {
+      fence_regs(p_prev);
+      pack_p(s, p_prev);
+    }
     rescale(o, corr);
     mbar_wait_checked(&sm.v_full[sp], ((it0 + j - 1) / kStages) & 1);
-    if constexpr (kPingPong) named_barrier_sync<128 * kConsumers>(my_bar);
+    if constexpr (kPingPong) named_barrier_sync<kTurnThreads>(my_bar);
     fence_regs(s);
     fence_regs(o);
     fence_regs(p_prev);
@@ -879,8 +925,8 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
     wgmma_commit();
     issue_pv(o, p_prev, sm.v[sp][0]);
     wgmma_commit();
-    if (kPingPong && !(consumer == 1 && j == job.n_tiles - 1))
-      named_barrier_arrive<128 * kConsumers>(other_bar);
+    if (kPingPong && !(consumer == kConsumers - 1 && j == job.n_tiles - 1))
+      named_barrier_arrive<kTurnThreads>(next_bar);
     if constexpr (kOverlap) {
       wgmma_wait<1>();  // S_j is done; P V runs on under the softmax below
     } else {
@@ -890,15 +936,20 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
     if (lane0) mbar_arrive(&sm.k_empty[sj]);
     if (needs_mask(j)) mask_tile(s, j * kBlockN, row0, job.len, kCausal);
     softmax_step(s, m, l, corr, p.scale_log2);
-    pack_p(s, p_next);
+    if constexpr (!kPackLate) pack_p(s, p_next);
   };
+  if constexpr (kPackLate) {
 #pragma unroll 1
-  for (int j = 1; j < job.n_tiles; j += 2) {
-    step(j, pa[0], pa[1]);
-    if (j + 1 < job.n_tiles) step(j + 1, pa[1], pa[0]);
+    for (int j = 1; j < job.n_tiles; ++j) step(j, pa[0], pa[0]);
+  } else {
+#pragma unroll 1
+    for (int j = 1; j < job.n_tiles; j += 2) {
+      step(j, pa[0], pa[1]);
+      if (j + 1 < job.n_tiles) step(j + 1, pa[1], pa[0]);
+    }
   }
 
-  // The last P V product, with P_{n-1} in buffer (n - 1) % 2.
+  // The last P V product, with P_{n-1} in buffer (n - 1) % 2 (in s with kPackLate).
   const int last = job.n_tiles - 1;
   mbar_wait_checked(&sm.v_full[(it0 + last) % kStages], ((it0 + last) / kStages) & 1);
   wgmma_wait<0>();
@@ -915,7 +966,10 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
     wgmma_wait<0>();
     fence_regs(o);
   };
-  if (last % 2 == 0) {
+  if constexpr (kPackLate) {
+    pack_p(s, pa[0]);
+    finish(pa[0]);
+  } else if (last % 2 == 0) {
     finish(pa[0]);
   } else {
     finish(pa[1]);
@@ -936,13 +990,13 @@ __device__ __forceinline__ void init_ring_barriers(SharedStorage<kHeadDim, kQBuf
   for (int s = 0; s < Config<kHeadDim>::kStages; ++s) {
     mbar_init(&sm.k_full[s], 1);
     mbar_init(&sm.v_full[s], 1);
-    mbar_init(&sm.k_empty[s], kConsumers * 4);
-    mbar_init(&sm.v_empty[s], kConsumers * 4);
+    mbar_init(&sm.k_empty[s], Config<kHeadDim>::kConsumers * 4);
+    mbar_init(&sm.v_empty[s], Config<kHeadDim>::kConsumers * 4);
   }
 }
 
 template <int kHeadDim, bool kCausal, Schedule kSched>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(Config<kHeadDim>::kThreads, 1)
     attention_fwd(const __grid_constant__ CUtensorMap q_map,
                   const __grid_constant__ CUtensorMap k_map,
                   const __grid_constant__ CUtensorMap v_map, const Params p) {
@@ -968,7 +1022,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) produce<kHeadDim>(sm, &q_map, &k_map, &v_map, job);
     return;
   }
-  setmaxnreg_inc<240>();
+  setmaxnreg_inc<Config<kHeadDim>::kConsumerRegs>();
   consume<kHeadDim, kCausal, kSched>(sm, p, job, warpgroup - 1);
 }
 
@@ -1023,8 +1077,8 @@ __device__ void schedule_jobs(PersistentStorage<kHeadDim>& ps, const Params& p) 
       if (b < p.batch) {
         t0 = offset(b);
         t1 = offset(b + 1);
-        f0 = b + t0 / kBlockM;
-        mine = f0 <= slot && slot < b + 1 + t1 / kBlockM;
+        f0 = b + t0 / Config<kHeadDim>::kBlockM;
+        mine = f0 <= slot && slot < b + 1 + t1 / Config<kHeadDim>::kBlockM;
       }
       const unsigned hits = __ballot_sync(0xffffffffu, mine);
       if (hits != 0) {
@@ -1035,7 +1089,7 @@ __device__ void schedule_jobs(PersistentStorage<kHeadDim>& ps, const Params& p) 
         found = true;
       }
     }
-    const int m_tiles = (len + kBlockM - 1) / kBlockM;
+    const int m_tiles = (len + Config<kHeadDim>::kBlockM - 1) / Config<kHeadDim>::kBlockM;
     if (!found || slot - slot0 >= m_tiles) continue;
     TileJob job;
     job.first_token = first;
@@ -1043,7 +1097,7 @@ __device__ void schedule_jobs(PersistentStorage<kHeadDim>& ps, const Params& p) 
     job.m_tile = m_tiles - 1 - (slot - slot0);
     job.kv_head = rest / p.slots;
     job.head = job.kv_head * group + x % group;
-    job.n_tiles = kCausal ? job.m_tile + 1 : m_tiles;
+    job.n_tiles = key_tiles<kHeadDim, kCausal>(job.m_tile, m_tiles, len);
     publish(job);
   }
   publish(TileJob{0, 0, 0, 0, 0, 0});
@@ -1063,7 +1117,7 @@ __device__ __forceinline__ void release_job(PersistentStorage<kHeadDim>& ps, int
 }
 
 template <int kHeadDim, bool kCausal, Schedule kSched>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(Config<kHeadDim>::kThreads, 1)
     attention_fwd_persistent(const __grid_constant__ CUtensorMap q_map,
                              const __grid_constant__ CUtensorMap k_map,
                              const __grid_constant__ CUtensorMap v_map, const Params p) {
@@ -1075,12 +1129,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int b = 0; b < 2; ++b) {
       mbar_init(&sm.q_full[b], 1);
-      mbar_init(&ps.q_empty[b], kConsumers * 4);
+      mbar_init(&ps.q_empty[b], Config<kHeadDim>::kConsumers * 4);
     }
     init_ring_barriers(sm);
     for (int js = 0; js < kJobSlots; ++js) {
       mbar_init(&ps.job_full[js], 1);
-      mbar_init(&ps.job_empty[js], 1 + kConsumers * 4);
+      mbar_init(&ps.job_empty[js], 1 + Config<kHeadDim>::kConsumers * 4);
     }
     fence_mbarrier_init();
   }
@@ -1108,7 +1162,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     return;
   }
-  setmaxnreg_inc<240>();
+  setmaxnreg_inc<Config<kHeadDim>::kConsumerRegs>();
   const int consumer = warpgroup - 1;
   const bool lane0 = threadIdx.x % 32 == 0;
   int it = 0;
@@ -1147,15 +1201,15 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // (innermost first) and box {64, 1, 128}. A box lands in shared memory as the same (128 rows,
 // 128 bytes) swizzled tile as the dense expert's {64, 128, 1} box; rows past the last token are
 // zero-filled.
-bool encode_thd(CUtensorMap* map, const void* ptr, int64_t tokens, int64_t heads,
-                int64_t head_dim) {
+bool encode_thd(CUtensorMap* map, const void* ptr, int64_t tokens, int64_t heads, int64_t head_dim,
+                uint32_t box_rows) {
   auto encode = tensor_map_encoder();
   if (encode == nullptr) return false;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(heads),
                               static_cast<cuuint64_t>(tokens)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(head_dim) * 2,
                                  static_cast<cuuint64_t>(heads * head_dim) * 2};
-  const cuuint32_t box[3] = {kChunk, 1, kBlockM};
+  const cuuint32_t box[3] = {kChunk, 1, box_rows};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(ptr), dims, strides,
                 box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -1165,16 +1219,21 @@ bool encode_thd(CUtensorMap* map, const void* ptr, int64_t tokens, int64_t heads
 
 enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3 };
 
+// Query rows per tile at a head dim (64 or 128).
+int64_t block_m_of(int64_t head_dim) {
+  return head_dim == 64 ? Config<64>::kBlockM : Config<128>::kBlockM;
+}
+
 struct Problem {
   int64_t batch, tokens, heads, kv_heads, head_dim;
-  int64_t m_slots;  // ceil(max_seqlen / kBlockM): query tiles of the longest sequence
+  int64_t m_slots;  // ceil(max_seqlen / block_m): query tiles of the longest sequence
   bool causal;
   float scale;
 };
 
 // Query-tile slots per head (kPacked, kPersistent) or per (sequence, head) (kPerSequence).
 int64_t grid_slots(const Problem& pb, Grid grid) {
-  return grid == Grid::kPerSequence ? pb.m_slots : pb.tokens / kBlockM + pb.batch;
+  return grid == Grid::kPerSequence ? pb.m_slots : pb.tokens / block_m_of(pb.head_dim) + pb.batch;
 }
 // The slots of every head (of every sequence): the CTAs of a grid of a CTA per slot.
 int64_t grid_ctas(const Problem& pb, Grid grid) {
@@ -1193,12 +1252,12 @@ bool is_contiguous(const ptxb_tensor_desc& t, int32_t dtype, int32_t rank) {
   return true;
 }
 
-// Query-tile slots per (sequence, head) for the scalar max_seqlen, or 0 when it is not an integer
-// >= 1. NOTE: no sequence is longer than T, so a looser bound is clamped to T.
-int64_t query_slots(double max_seqlen, int64_t tokens) {
+// Query-tile slots (of block_m rows) per (sequence, head) for the scalar max_seqlen, or 0 when it
+// is not an integer >= 1. NOTE: no sequence is longer than T, so a looser bound is clamped to T.
+int64_t query_slots(double max_seqlen, int64_t tokens, int64_t block_m) {
   if (!(max_seqlen >= 1.0 && max_seqlen <= 2147483647.0) || max_seqlen != std::floor(max_seqlen))
     return 0;
-  return (std::min(static_cast<int64_t>(max_seqlen), tokens) + kBlockM - 1) / kBlockM;
+  return (std::min(static_cast<int64_t>(max_seqlen), tokens) + block_m - 1) / block_m;
 }
 
 // Validates the descriptors and scalars (no data pointers needed) and returns the sizes, or
@@ -1220,10 +1279,11 @@ std::optional<Problem> parse_problem(const ptxb_problem& pr) {
   const double scale = pr.scalars[0], causal = pr.scalars[1];
   if (!(scale > 0.0 && std::isfinite(scale)) || (causal != 0.0 && causal != 1.0))
     return std::nullopt;
-  p.m_slots = query_slots(pr.scalars[2], p.tokens);
+  const int64_t block_m = block_m_of(p.head_dim);
+  p.m_slots = query_slots(pr.scalars[2], p.tokens, block_m);
   // NOTE: token rows are int in the kernel (TMA coordinates are 32-bit), a box may start up to
-  // kBlockM - 1 rows past the last token, and the grid is one-dimensional.
-  if (p.m_slots == 0 || p.tokens > INT32_MAX - 2 * kBlockM || p.batch > INT32_MAX - kBlockM ||
+  // block_m - 1 rows past the last token, and the grid is one-dimensional.
+  if (p.m_slots == 0 || p.tokens > INT32_MAX - 2 * block_m || p.batch > INT32_MAX - block_m ||
       grid_ctas(p, kDefaultGrid) > INT32_MAX)
     return std::nullopt;
   p.causal = causal != 0.0;
@@ -1274,10 +1334,12 @@ void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorM
   if (p.grid == Grid::kPersistent) {
     const unsigned persistent = static_cast<unsigned>(std::min<int64_t>(ctas, g_sms));
     attention_fwd_persistent<kHeadDim, kCausal, kSched>
-        <<<persistent, kThreads, kPersistentSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
+        <<<persistent, Config<kHeadDim>::kThreads, kPersistentSharedBytes<kHeadDim>, stream>>>(
+            qm, km, vm, p);
   } else {
     attention_fwd<kHeadDim, kCausal, kSched>
-        <<<static_cast<unsigned>(ctas), kThreads, kSharedBytes<kHeadDim>, stream>>>(qm, km, vm, p);
+        <<<static_cast<unsigned>(ctas), Config<kHeadDim>::kThreads, kSharedBytes<kHeadDim>,
+           stream>>>(qm, km, vm, p);
   }
 }
 
@@ -1288,9 +1350,10 @@ int launch_forward(const Problem& pb, const void* q, const void* k, const void* 
   const int64_t ctas = grid_ctas(pb, grid);
   if (ctas > INT32_MAX) return kBadProblem;
   CUtensorMap qm, km, vm;
-  if (!encode_thd(&qm, q, pb.tokens, pb.heads, pb.head_dim) ||
-      !encode_thd(&km, k, pb.tokens, pb.kv_heads, pb.head_dim) ||
-      !encode_thd(&vm, v, pb.tokens, pb.kv_heads, pb.head_dim))
+  const uint32_t q_rows = static_cast<uint32_t>(block_m_of(pb.head_dim));
+  if (!encode_thd(&qm, q, pb.tokens, pb.heads, pb.head_dim, q_rows) ||
+      !encode_thd(&km, k, pb.tokens, pb.kv_heads, pb.head_dim, kBlockN) ||
+      !encode_thd(&vm, v, pb.tokens, pb.kv_heads, pb.head_dim, kBlockN))
     return kNoTensorMap;
   Params p;
   p.cu_seqlens = static_cast<const int*>(cu_seqlens);
