@@ -60,7 +60,8 @@ narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD6
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
 stagedscales='s/^constexpr bool kStagedScales = false;/constexpr bool kStagedScales = true;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
-threeconsumers='s/^constexpr bool kThreeConsumersD64 = false;/constexpr bool kThreeConsumersD64 = true;/'
+twoconsumers='s/^constexpr bool kThreeConsumersD64 = true;/constexpr bool kThreeConsumersD64 = false;/'
+packedonly='s/^constexpr int kPersistentMaxMeanTiles = 4;/constexpr int kPersistentMaxMeanTiles = 0;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev), or
 # file:PATH|SED, that source with a knob changed
@@ -93,9 +94,9 @@ bwd_d96_nochain_pdl|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$nochainp
 bwd_fused_dq|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq
 bwd_gqa_fused_dq|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
-fwd_d64_three_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$threeconsumers
-varlen_d64_three_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$threeconsumers
-varlen_d64_three_consumers_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$threeconsumers; $persistentgrid
+fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers
+varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twoconsumers
+varlen_packed_only|attention_fwd_varlen|sm90/attention/fwd-varlen|$packedonly
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
 llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk

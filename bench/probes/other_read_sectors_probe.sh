@@ -19,9 +19,14 @@ nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 "$nvcc" -O3 -std=c++17 -shared -Xcompiler -fPIC -gencode arch=compute_90a,code=sm_90a -I include \
   kernels/reference/sm90_gemm_bf16_wgmma_tma.cu -o "$out/expert.so" || exit 1
-sed 's/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/' \
+# NOTE: the stream-K tail runs on single-CTA clusters only (a static_assert), as variants.sh's
+# tma_cluster2 knows.
+sed -e 's/^constexpr int kClusterM = 1;/constexpr int kClusterM = 2;/' \
+  -e 's/^constexpr bool kStreamKTail = true;/constexpr bool kStreamKTail = false;/' \
   kernels/reference/sm90_gemm_bf16_wgmma_tma.cu > "$out/expert_cluster2.cu"
 grep -q '^constexpr int kClusterM = 2;' "$out/expert_cluster2.cu" || { echo "no kClusterM to set"; exit 1; }
+grep -q '^constexpr bool kStreamKTail = false;' "$out/expert_cluster2.cu" ||
+  { echo "no kStreamKTail to clear"; exit 1; }
 "$nvcc" -O3 -std=c++17 -shared -Xcompiler -fPIC -gencode arch=compute_90a,code=sm_90a -I include \
   "$out/expert_cluster2.cu" -o "$out/expert_cluster2.so" || exit 1
 l1="l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"

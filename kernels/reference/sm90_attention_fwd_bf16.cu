@@ -32,8 +32,8 @@
 //   are never stored.
 // - D = 256 takes tiles of 64 keys so that O (128 registers), S and two P buffers fit the
 //   consumers' 240 registers, and K and V still have two stages next to the 64 KiB Q tile.
-// - D = 64 may run 192-query tiles on three consumer warpgroups (kThreeConsumersD64, off: not
-//   measured yet), the consumers taking turns in a round of three.
+// - D = 64 runs 192-query tiles on three consumer warpgroups (kThreeConsumersD64), the
+//   consumers taking turns in a round of three.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
@@ -296,9 +296,12 @@ constexpr uint32_t kChunkBytes = 128 * kChunk * 2;
 // long as its two products (the exp2 throughput against half the MMA work of D 128), so two
 // consumers taking turns leave the tensor cores idle whenever one's softmax runs long; a third
 // keeps a product queued. The consumers then get 160 registers (512 threads), so P is packed
-// into one buffer after the P V product before it has retired (kPackLate). Off: not measured
-// yet (bench/gemm_dev/variants.sh `fwd_d64_three_consumers`).
-constexpr bool kThreeConsumersD64 = false;
+// into one buffer after the P V product before it has retired (kPackLate). H100, one machine
+// start, two evaluations each, interleaved (bench/results/2026-12-05d-h100-session): the task's
+// D 64 shape 0.783 / 0.781 -> 0.908 / 0.908 of cuDNN (sustained 0.777 / 0.774 -> 0.896 / 0.905);
+// in the dev harness 1289 -> 1159 us through the ABI, causal 706 -> 674 us (bench/gemm_dev/
+// variants.sh `fwd_d64_two_consumers`).
+constexpr bool kThreeConsumersD64 = true;
 
 // kByHeadDim: each head dim's own (kScheduleFor), what the ABI entry runs.
 enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong, kByHeadDim };

@@ -36,8 +36,10 @@
 //   diagonal) are never loaded; keys >= length in the last tile are masked to -inf (rows past T
 //   are zero-filled by TMA, rows before T belong to the next sequence); causal masks the diagonal
 //   tile; the output is stored row by row, only rows < length, at O[first token + row][h].
-// - D 64 may run 192-query tiles on three consumer warpgroups (kThreeConsumersD64, off: not
-//   measured yet), as the dense expert can; the slots then count 192-row tiles.
+// - D 64 runs 192-query tiles on three consumer warpgroups (kThreeConsumersD64), as the dense
+//   expert does; the slots then count 192-row tiles;
+// - batches of short sequences (at most kPersistentMaxMeanTiles query tiles on average) run the
+//   persistent grid (Grid::kPersistent), the others the packed one.
 // NOTE: a tile's box may reach into the next sequence (it is read, masked, never stored), so the
 // O store must stay a bounds-checked register store: a TMA store of the tile would overwrite the
 // next sequence's rows.
@@ -300,10 +302,12 @@ constexpr int kChunk = 64;    // head-dim columns per TMA box: 64 bf16 = one 128
 constexpr int kWgRows = 64;   // query rows per consumer warpgroup: one wgmma m64 row block
 constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16 KiB
 // Whether D 64 runs three consumer warpgroups on 192-query tiles instead of two on 128, as the
-// dense expert can (kernels/reference/sm90_attention_fwd_bf16.cu, kThreeConsumersD64: why, and
-// P packed late into one buffer for the 160 registers of 512 threads). Off: not measured yet
-// (bench/gemm_dev/variants.sh `varlen_d64_three_consumers`).
-constexpr bool kThreeConsumersD64 = false;
+// dense expert does (kernels/reference/sm90_attention_fwd_bf16.cu, kThreeConsumersD64: why, and
+// P packed late into one buffer for the 160 registers of 512 threads). H100, one machine start,
+// two evaluations each (bench/results/2026-12-05d-h100-session): the task's D 64 shape 0.796 ->
+// 0.825 of cuDNN with the packed grid, 0.818 -> 0.867 with the persistent one; the D 128 kernels
+// are the same (bench/gemm_dev/variants.sh `varlen_d64_two_consumers`).
+constexpr bool kThreeConsumersD64 = true;
 
 enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
 constexpr Schedule kDefaultSchedule = Schedule::kOverlapPingPong;
@@ -325,9 +329,19 @@ constexpr bool kSplitPvDefault = false;
 //   over them: a scheduler warp finds the next slot's tile ahead (cu_seqlens cached in shared
 //   memory), the producer loads its Q (two buffers) and K, V tiles while the consumers still work
 //   on the one before, so a short sequence's tile no longer pays a CTA's start and its first
-//   loads' latency. Not yet measured on the H200: bench/gemm_dev/variants.sh `varlen_persistent`.
+//   loads' latency.
 enum class Grid { kPerSequence, kPacked, kPersistent };
 constexpr Grid kDefaultGrid = Grid::kPacked;
+// ptxb_run takes kPersistent instead of kDefaultGrid when the sequences average at most this many
+// query tiles (0: never). Where tiles are short, a CTA's start, set-up and first loads are a large
+// part of a tile's time and the persistent grid hides them; where causal sequences are long, its
+// fixed assignment of slots to CTAs (slot x to CTA x mod SMs) leaves SMs with unequal work. H100,
+// one machine start, two evaluations each (bench/results/2026-12-05d-h100-session): on the task's
+// many short sequences (D 64, mean 512 tokens) persistent gave 0.796 -> 0.818 of cuDNN with two
+// consumers and 0.825 -> 0.867 with three; on the hidden shape (D 128, causal, mean 1,667
+// tokens, the longest 7,777) it lost 1.051 -> 0.873; the two long-sequence shapes were level
+// within their noise (bench/gemm_dev/variants.sh `varlen_persistent`, `varlen_packed_only`).
+constexpr int kPersistentMaxMeanTiles = 4;
 
 template <int kHeadDim>
 struct Config {
@@ -1343,6 +1357,13 @@ void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorM
   }
 }
 
+// The grid ptxb_run launches: kPersistent for sequences of at most kPersistentMaxMeanTiles query
+// tiles on average, else kDefaultGrid.
+Grid grid_for(const Problem& pb) {
+  const int64_t short_tokens = kPersistentMaxMeanTiles * block_m_of(pb.head_dim) * pb.batch;
+  return pb.tokens <= short_tokens ? Grid::kPersistent : kDefaultGrid;
+}
+
 // Encodes the tensor maps and launches one kernel; the smem attribute must have been set.
 template <Schedule kSched>
 int launch_forward(const Problem& pb, const void* q, const void* k, const void* v,
@@ -1389,5 +1410,5 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (!pb) return kBadProblem;
   return launch_forward<kDefaultSchedule>(*pb, args->inputs[0], args->inputs[1], args->inputs[2],
                                           args->inputs[3], args->outputs[0],
-                                          static_cast<cudaStream_t>(args->stream));
+                                          static_cast<cudaStream_t>(args->stream), grid_for(*pb));
 }
