@@ -47,7 +47,8 @@ constexpr bool kArriveOnCompletion = true;
 // k-blocks ahead of its copies at which every producer thread asks L2 for a unit's rows
 // (prefetch.global.L2, a line of each of three of the tile's 384 rows a k-block; 0: none), so
 // that the copies, which the ring's depth keeps at most kStages k-blocks ahead of the wgmma, find
-// their lines in L2 more often than in DRAM.
+// their lines in L2 more often than in DRAM. 2 and 4 were 1-16% slower on every timed shape (H100,
+// bench/results/2026-12-05d-h100-session, variants `wgmma_prefetch2`, `wgmma_prefetch4`).
 constexpr int kL2PrefetchAhead = 0;
 static_assert(kStages >= kLag + 2, "the ring must hold the lag and the consumers' two stages");
 static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
