@@ -930,6 +930,8 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
   // barrier 1 + c before issuing and then opens the next one's; the last consumer opens consumer
   // 0's first. Each side arrives exactly as often as the other syncs.
   const int my_bar = 1 + consumer;
+  // NOTE: the general form also gives 2 - consumer for two consumers, but ptxas schedules the
+  // two-consumer kernels differently with it; this spelling keeps their measured SASS.
   const int next_bar = kConsumers == 2 ? 2 - consumer : 1 + (consumer + 1) % kConsumers;
   if (kPingPong && consumer == kConsumers - 1 && job.n_tiles > 1)
     named_barrier_arrive<kTurnThreads>(next_bar);
