@@ -46,7 +46,7 @@
 // independent). Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last
 // key tile its queries see; tiles on the diagonal are masked per element, fully masked warpgroup
 // tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
-// (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, not measured yet) computes dQ in
+// (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, measured slower) computes dQ in
 // k1 instead (5 matmuls, dQ summed by TMA reductions in fp32; k2 converts).
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
@@ -411,7 +411,13 @@ constexpr int kQStepOf = kD == 64 && kWideQStepD64 ? 128 : 64;
 // k2 becomes a conversion (dQ = scale * accumulator): 5 matmuls instead of 7. The warpgroups share
 // nothing: the version that shared dS^T between them (each computing half of dQ's columns over all
 // 128 keys, half the reductions) kept them in lockstep and measured 1-4% slower than three kernels
-// (docs/attention.md). Off: not measured yet (bench/gemm_dev/variants.sh `bwd_fused_dq`).
+// (docs/attention.md). Off: slower as written. H100, the dev harness beside the expert in one
+// machine start (bench/results/2026-12-05e-h100-session, call A): B4 H16 S4096 D128 2992 ->
+// 3375 us (k1 2004 + k2 1160 -> k1 3261 + conversion 71), causal 1724 -> 1828 us, B1 H16 S16384
+// 12283 -> 12564 us: the dQ product, its staging and its reductions run after each step's four
+// products, serialised within the warpgroup, and cost more than k2's recomputation saves
+// (bench/gemm_dev/variants.sh `bwd_fused_dq`; its fp32 reductions also make dQ's last bits
+// depend on their order, which the harness's ABI-run comparison reports).
 constexpr bool kFusedDq = false;
 template <int kD>
 constexpr bool kFusedDqOf = (kFusedDq && kD == 128);

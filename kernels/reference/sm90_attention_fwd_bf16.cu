@@ -300,7 +300,8 @@ constexpr uint32_t kChunkBytes = 128 * kChunk * 2;
 // start, two evaluations each, interleaved (bench/results/2026-12-05d-h100-session): the task's
 // D 64 shape 0.783 / 0.781 -> 0.908 / 0.908 of cuDNN (sustained 0.777 / 0.774 -> 0.896 / 0.905);
 // in the dev harness 1289 -> 1159 us through the ABI, causal 706 -> 674 us (bench/gemm_dev/
-// variants.sh `fwd_d64_two_consumers`).
+// variants.sh `fwd_d64_two_consumers`). Again on another H100 start (bench/results/
+// 2026-12-05e-h100-session, call B): 0.782 / 0.781 -> 0.903 / 0.906, the other shapes level.
 constexpr bool kThreeConsumersD64 = true;
 
 // kByHeadDim: each head dim's own (kScheduleFor), what the ABI entry runs.

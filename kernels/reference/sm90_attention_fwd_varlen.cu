@@ -306,7 +306,8 @@ constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16
 // P packed late into one buffer for the 160 registers of 512 threads). H100, one machine start,
 // two evaluations each (bench/results/2026-12-05d-h100-session): the task's D 64 shape 0.796 ->
 // 0.825 of cuDNN with the packed grid, 0.818 -> 0.867 with the persistent one; the D 128 kernels
-// are the same (bench/gemm_dev/variants.sh `varlen_d64_two_consumers`).
+// are the same (bench/gemm_dev/variants.sh `varlen_d64_two_consumers`). Again on another H100
+// start (bench/results/2026-12-05e-h100-session, call B): 0.817 / 0.815 -> 0.868 / 0.865.
 constexpr bool kThreeConsumersD64 = true;
 // Whether a consumer warpgroup skips the products of key tiles its rows do not need: none when
 // all its rows lie past the sequence, and causal, none past the key tile of its last row. With
@@ -314,7 +315,11 @@ constexpr bool kThreeConsumersD64 = true;
 // (tile 0: two of its three warpgroups compute two key tiles where they need one), and a
 // sequence's last tile often has a warpgroup whose rows all lie past its end: on lengths around
 // 512 about a quarter of the products. The warpgroup still keeps the ring's and the turns'
-// counts (consume). Off: not measured yet (bench/gemm_dev/variants.sh `varlen_skip_masked`).
+// counts (consume). Off: slower. H100, one machine start, two evaluations each, interleaved
+// (bench/results/2026-12-05e-h100-session, call B): the task's D 64 shape 0.868 / 0.865 ->
+// 0.836 / 0.837 of cuDNN, the hidden shape 1.053 / 1.055 -> 1.040 / 1.040 (bench/gemm_dev/
+// variants.sh `varlen_skip_masked`): the skipped products were the ones the other warpgroups'
+// turns hid.
 constexpr bool kSkipMaskedTiles = false;
 
 enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
@@ -349,6 +354,8 @@ constexpr Grid kDefaultGrid = Grid::kPacked;
 // consumers and 0.825 -> 0.867 with three; on the hidden shape (D 128, causal, mean 1,667
 // tokens, the longest 7,777) it lost 1.051 -> 0.873; the two long-sequence shapes were level
 // within their noise (bench/gemm_dev/variants.sh `varlen_persistent`, `varlen_packed_only`).
+// Again on another H100 start (bench/results/2026-12-05e-h100-session, call B), the packed grid
+// everywhere against this rule: the D 64 shape 0.824 / 0.824 -> 0.868 / 0.865.
 constexpr int kPersistentMaxMeanTiles = 4;
 
 template <int kHeadDim>
