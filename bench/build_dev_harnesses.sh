@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds every GPU dev harness a device session runs (bench/gemm_dev/probe.sh's GEMM, grouped and
-# fp8 probes; the attention forward, backward and varlen harnesses), each in its script's
-# build-only mode, so that a harness that no longer compiles fails here (a CTest test) and not on
-# the GPU machine. Usage (any directory): bench/build_dev_harnesses.sh OUT   (exit 1 on a failure)
+# fp8 probes; the attention forward, backward and varlen harnesses, each in its script's
+# build-only mode; bench/probes/tma_1d_probe.cu), so that a harness that no longer compiles fails
+# here (a CTest test) and not on the GPU machine.
+# Usage (any directory): bench/build_dev_harnesses.sh OUT   (exit 1 on a failure)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mkdir -p "$1"; out="$(cd "$1" && pwd)"
@@ -22,4 +23,7 @@ build fwd_dev env FWD_DEV_BUILD_ONLY=1 bench/attention_dev/fwd_dev.sh "$out/fwd_
 build bwd_dev env BWD_DEV_BUILD_ONLY=1 bench/attention_dev/bwd_dev.sh "$out/bwd_dev"
 build varlen_dev env VARLEN_DEV_BUILD_ONLY=1 bench/attention_dev/varlen_dev.sh "$out/varlen_dev" \
   "$out/varlen_dev_build"
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+build tma_1d_probe "$nvcc" -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I kernels \
+  bench/probes/tma_1d_probe.cu -o "$out/tma_1d_probe"
 exit "$failed"

@@ -63,13 +63,20 @@ struct SharedStorage {
   static constexpr size_t kStagingAlign = kTmaStoreEpilogue ? 1024 : 8;  // the swizzle atom
   alignas(kStagingAlign) uint8_t staging[kTmaStoreEpilogue ? kConsumers * kStagingBytes : 8];
 };
-// A stage's scales when kStagedScales: a[r] = sa[kb, m0 + r] for the tile's rows (rows past M
-// hold whatever follows in sa, or zeros past its end: those rows are never stored) and b[0] =
-// sb[n0 / kBlockN, kb] (b[1..3]: the elements after it, unused). Placed after SharedStorage
-// (sizeof a multiple of its 1024-byte alignment), so that its layout is the same either way.
+// A stage's scales when kStagedScales, each a 1-D TMA box of its tensor read flat, starting on
+// the 16-byte boundary at or before the first value the tile needs: a[lead + r] = sa[kb, m0 + r]
+// for the tile's rows, lead = (kb * M + m0) % 4 (rows past M hold whatever follows in sa, or
+// zeros past its end: those rows are never stored), and b[lead] = sb[n0 / kBlockN, kb], lead =
+// (n-block * k_blocks + kb) % 4 (the rest unused). NOTE: loads of 16-byte boxes of sb at those
+// coordinates, not all multiples of 4, stopped the kernel with "illegal instruction" while the
+// 512-byte boxes of sa at multiples of 4 ran (H100, 2026-12-05); whether the box's size or its
+// start is what the hardware refuses is not known yet (bench/probes/tma_1d_probe.cu asks it), so
+// these boxes avoid both. Placed after SharedStorage (sizeof a multiple of its 1024-byte
+// alignment), so that its layout is the same either way.
+constexpr int kScaleLead = 4;    // room for up to 3 values before the first needed one
 struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
-  float a[kBlockM];
-  float b[4];  // a TMA box's 16 bytes
+  float a[kBlockM + kScaleLead];
+  alignas(128) float b[32];  // a TMA box of 128 bytes
 };
 // NOTE: [[maybe_unused]]: the per-tensor expert has no use for the slots.
 [[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(ScaleSlot::a);

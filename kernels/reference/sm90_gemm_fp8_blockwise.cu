@@ -660,13 +660,20 @@ struct SharedStorage {
   static constexpr size_t kStagingAlign = kTmaStoreEpilogue ? 1024 : 8;  // the swizzle atom
   alignas(kStagingAlign) uint8_t staging[kTmaStoreEpilogue ? kConsumers * kStagingBytes : 8];
 };
-// A stage's scales when kStagedScales: a[r] = sa[kb, m0 + r] for the tile's rows (rows past M
-// hold whatever follows in sa, or zeros past its end: those rows are never stored) and b[0] =
-// sb[n0 / kBlockN, kb] (b[1..3]: the elements after it, unused). Placed after SharedStorage
-// (sizeof a multiple of its 1024-byte alignment), so that its layout is the same either way.
+// A stage's scales when kStagedScales, each a 1-D TMA box of its tensor read flat, starting on
+// the 16-byte boundary at or before the first value the tile needs: a[lead + r] = sa[kb, m0 + r]
+// for the tile's rows, lead = (kb * M + m0) % 4 (rows past M hold whatever follows in sa, or
+// zeros past its end: those rows are never stored), and b[lead] = sb[n0 / kBlockN, kb], lead =
+// (n-block * k_blocks + kb) % 4 (the rest unused). NOTE: loads of 16-byte boxes of sb at those
+// coordinates, not all multiples of 4, stopped the kernel with "illegal instruction" while the
+// 512-byte boxes of sa at multiples of 4 ran (H100, 2026-12-05); whether the box's size or its
+// start is what the hardware refuses is not known yet (bench/probes/tma_1d_probe.cu asks it), so
+// these boxes avoid both. Placed after SharedStorage (sizeof a multiple of its 1024-byte
+// alignment), so that its layout is the same either way.
+constexpr int kScaleLead = 4;    // room for up to 3 values before the first needed one
 struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
-  float a[kBlockM];
-  float b[4];  // a TMA box's 16 bytes
+  float a[kBlockM + kScaleLead];
+  alignas(128) float b[32];  // a TMA box of 128 bytes
 };
 // NOTE: [[maybe_unused]]: the per-tensor expert has no use for the slots.
 [[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(ScaleSlot::a);
@@ -1192,15 +1199,16 @@ struct BlockScalePromotion {
 };
 
 // Block-scaled promotion from the stage's ScaleSlot (kStagedScales); `row` is the thread's first
-// row within the tile.
+// row within the tile, `m0` the tile's, `sb_first` the index of sb[n-block, 0] in sb read flat.
 struct StagedBlockScalePromotion {
   static constexpr bool kReadsStage = true;
   const ScaleSlot* slots;
-  int row;
+  int row, M, m0, sb_first;
   using Scales = BlockScales;
-  __device__ __forceinline__ Scales load(int, uint32_t s) const {
-    return {ld_shared_f32(&slots[s].a[row]), ld_shared_f32(&slots[s].a[row + 8]),
-            ld_shared_f32(&slots[s].b[0])};
+  __device__ __forceinline__ Scales load(int kb, uint32_t s) const {
+    const int lead_a = (kb * M + m0) % 4, lead_b = (sb_first + kb) % 4;
+    return {ld_shared_f32(&slots[s].a[lead_a + row]), ld_shared_f32(&slots[s].a[lead_a + row + 8]),
+            ld_shared_f32(&slots[s].b[lead_b])};
   }
   __device__ __forceinline__ void apply(const Scales& s, const float (&part)[kAccum],
                                         float (&acc)[kAccum]) const {
@@ -1208,9 +1216,10 @@ struct StagedBlockScalePromotion {
   }
 };
 
-// The producer's scale loads of a stage (kStagedScales): sa's kBlockM values of the tile's rows
-// at k-block kb and the 4 values of sb from (n-block, kb) on, by 1-D maps over both tensors
-// flattened (so no row pitch needs 16 bytes; map_sa's box kBlockM, map_sb's box 4 elements).
+// The producer's scale loads of a stage (kStagedScales): the ScaleSlot's boxes of sa from the
+// 16-byte boundary at or before sa[kb, m0] and of sb from the one at or before sb[n-block, kb],
+// by 1-D maps over both tensors read flat (so no row pitch needs 16 bytes; map_sa's box
+// kBlockM + kScaleLead values, map_sb's 32).
 struct StagedScaleLoads {
   static constexpr uint32_t kBytes = kScaleABytes + kScaleBBytes;
   const CUtensorMap* map_sa;
@@ -1219,8 +1228,9 @@ struct StagedScaleLoads {
   __device__ __forceinline__ void load(SharedStorage& smem, uint32_t s, int kb, int m0,
                                        int n0) const {
     ScaleSlot& slot = scale_slots(smem)[s];
-    tma_load_1d(slot.a, map_sa, &smem.full[s], kb * M + m0);
-    tma_load_1d(slot.b, map_sb, &smem.full[s], (n0 / kBlockN) * k_blocks + kb);
+    const int first_a = kb * M + m0, first_b = (n0 / kBlockN) * k_blocks + kb;
+    tma_load_1d(slot.a, map_sa, &smem.full[s], first_a - first_a % 4);
+    tma_load_1d(slot.b, map_sb, &smem.full[s], first_b - first_b % 4);
   }
 };
 
@@ -1271,7 +1281,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const TileCoord tile = map.tile(u);
     float acc[kAccum];
     if constexpr (kStagedScales) {
-      const StagedBlockScalePromotion promotion{scale_slots(smem), fragment_row(consumer * 64)};
+      const StagedBlockScalePromotion promotion{scale_slots(smem), fragment_row(consumer * 64), M,
+                                                tile.m0, (tile.n0 / kBlockN) * k_blocks};
       consume<kCluster>(smem, consumer, k_blocks_of(u), promotion, acc, it, kb_begin_of(u));
     } else {
       const BlockScalePromotion promotion{
@@ -1336,6 +1347,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
       !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN / cluster))
     return kNoTensorMap;
+  // NOTE: the staged scales' TMA coordinates index sa read flat, in int32.
+  if (kStagedScales && k_blocks * M > INT32_MAX - kBlockM) return kBadProblem;
   if (kStagedScales &&
       (!encode_f32_flat(&map_sa, args->inputs[2], k_blocks * M, kScaleABytes / sizeof(float)) ||
        !encode_f32_flat(&map_sb, args->inputs[3], n_blocks * k_blocks,
