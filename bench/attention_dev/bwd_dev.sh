@@ -13,16 +13,14 @@ shift
 mkdir -p "$out"
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 arch=(-gencode arch=compute_90a,code=sm_90a)
-kernel="${PTXB_BWD_KERNEL:-kernels/reference/sm90_attention_bwd_bf16.cu}"  # or a variant of it
-[ -f "$kernel" ] || { echo "run from the repository root ($kernel not found)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/kernel_choice.sh"
+choose_kernel PTXB_BWD_KERNEL kernels/reference/sm90_attention_bwd_bf16.cu PTXB_BWD_SOURCE
 
 # The submission exactly as PTXBench compiles it, plus ptxas -v; the harness objects in parallel.
 "$nvcc" -O3 -std=c++17 -shared -Xcompiler -fPIC -lineinfo "${arch[@]}" -I include -Xptxas -v \
   "$kernel" -o "$out/kernel.so" >"$out/kernel_ptxas.txt" 2>&1 &
 so_pid=$!
 common=(-O3 -std=c++17 -lineinfo "${arch[@]}" -I src -I include)
-source_define=()  # the harness #includes the kernel it times: the variant's when there is one
-[ -n "${PTXB_BWD_KERNEL:-}" ] && source_define=(-DPTXB_BWD_SOURCE="\"$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")\"")
 "$nvcc" "${common[@]}" "${source_define[@]}" -Xptxas -v -c bench/attention_dev/bwd_dev.cu \
   -o "$out/bwd_dev.o" >"$out/bwd_dev_build.txt" 2>&1 &
 dev_pid=$!

@@ -21,11 +21,8 @@ build="$(cd "${2:-/tmp/fwd_dev_build}" && pwd)"
 nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
 cuobjdump="$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)"
 [ -x "$cuobjdump" ] || cuobjdump="$root/.tools/bin/cuobjdump"
-kernel="${PTXB_FWD_KERNEL:-kernels/reference/sm90_attention_fwd_bf16.cu}"
-[ -f "$kernel" ] || { echo "$kernel not found" >&2; exit 2; }
-source_define=()  # the harness #includes the kernel it times: the variant's when there is one
-[ -n "${PTXB_FWD_KERNEL:-}" ] &&
-  source_define=(-DPTXB_FWD_SOURCE="\"$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")\"")
+source "$root/bench/attention_dev/kernel_choice.sh"
+choose_kernel PTXB_FWD_KERNEL kernels/reference/sm90_attention_fwd_bf16.cu PTXB_FWD_SOURCE
 flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo)
 dev_srcs=(bench/attention_dev/fwd_dev.cu src/verify/gpu_reference_attention.cu
   src/verify/fp64_buffers.cu src/cuda/fp64_gemm.cpp src/cuda/device.cpp src/core/dtype.cpp

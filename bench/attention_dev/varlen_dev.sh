@@ -21,11 +21,8 @@ build="$(cd "${2:-/tmp/varlen_dev_build}" && pwd)"
 nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
 cuobjdump="$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)"
 [ -x "$cuobjdump" ] || cuobjdump="$root/.tools/bin/cuobjdump"
-kernel="${PTXB_VARLEN_KERNEL:-kernels/reference/sm90_attention_fwd_varlen.cu}"
-[ -f "$kernel" ] || { echo "$kernel not found" >&2; exit 2; }
-source_define=()  # the harness #includes the kernel it times: the variant's when there is one
-[ -n "${PTXB_VARLEN_KERNEL:-}" ] &&
-  source_define=(-DPTXB_VARLEN_SOURCE="\"$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")\"")
+source "$root/bench/attention_dev/kernel_choice.sh"
+choose_kernel PTXB_VARLEN_KERNEL kernels/reference/sm90_attention_fwd_varlen.cu PTXB_VARLEN_SOURCE
 flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo)
 # The dev binaries take PTXBench's own sources too, which are C++20 (the submission stays C++17).
 dev_flags=(-gencode arch=compute_90a,code=sm_90a -O3 -std=c++20 -lineinfo)
