@@ -775,6 +775,20 @@ __device__ __forceinline__ bool find_packed_sequence(SharedStorage<kHeadDim>& sm
   return true;
 }
 
+// The tile in slot `seq.slot` of its sequence (slot i is tile n - 1 - i of n) into `job`'s
+// sequence and tile fields; false when the slot holds no tile.
+template <int kHeadDim, bool kCausal>
+__device__ __forceinline__ bool tile_of_slot(const SequenceSlot& seq, TileJob& job) {
+  constexpr int kBlockM = Config<kHeadDim>::kBlockM;
+  const int m_tiles = (seq.len + kBlockM - 1) / kBlockM;  // <= 0 for an empty (bad) sequence
+  if (seq.slot >= m_tiles) return false;
+  job.first_token = seq.first_token;
+  job.len = seq.len;
+  job.m_tile = m_tiles - 1 - seq.slot;
+  job.n_tiles = key_tiles<kHeadDim, kCausal>(job.m_tile, m_tiles, seq.len);
+  return true;
+}
+
 // The tile of this CTA. kPacked: blockIdx.x = (kv head * slots + slot) * group + r, query head
 // kv head * group + r (the query heads of a group, which read the same K and V, are adjacent);
 // kPerSequence: blockIdx.x = (b * heads + h) * slots + slot. Slot i of a sequence is its tile
@@ -798,14 +812,7 @@ __device__ __forceinline__ bool find_job(SharedStorage<kHeadDim>& sm, const Para
     seq.len = __ldg(p.cu_seqlens + b + 1) - seq.first_token;
     seq.slot = x % p.slots;
   }
-  constexpr int kBlockM = Config<kHeadDim>::kBlockM;
-  const int m_tiles = (seq.len + kBlockM - 1) / kBlockM;  // <= 0 for an empty (bad) sequence
-  if (seq.slot >= m_tiles) return false;
-  job.first_token = seq.first_token;
-  job.len = seq.len;
-  job.m_tile = m_tiles - 1 - seq.slot;
-  job.n_tiles = key_tiles<kHeadDim, kCausal>(job.m_tile, m_tiles, seq.len);
-  return true;
+  return tile_of_slot<kHeadDim, kCausal>(seq, job);
 }
 
 // O = acc / rowsum as bf16, row by row, for the rows of this warpgroup inside the sequence.
@@ -1207,15 +1214,11 @@ __device__ void schedule_jobs(PersistentStorage<kHeadDim>& ps, const Params& p) 
         found = true;
       }
     }
-    const int m_tiles = (len + Config<kHeadDim>::kBlockM - 1) / Config<kHeadDim>::kBlockM;
-    if (!found || slot - slot0 >= m_tiles) continue;
     TileJob job;
-    job.first_token = first;
-    job.len = len;
-    job.m_tile = m_tiles - 1 - (slot - slot0);
+    if (!found || !tile_of_slot<kHeadDim, kCausal>(SequenceSlot{first, len, slot - slot0}, job))
+      continue;
     job.kv_head = rest / p.slots;
     job.head = job.kv_head * group + x % group;
-    job.n_tiles = key_tiles<kHeadDim, kCausal>(job.m_tile, m_tiles, len);
     publish(job);
   }
   publish(TileJob{0, 0, 0, 0, 0, 0});
