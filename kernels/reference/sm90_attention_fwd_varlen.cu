@@ -318,8 +318,8 @@ constexpr bool kThreeConsumersD64 = true;
 // counts (consume). Off: slower. H100, one machine start, two evaluations each, interleaved
 // (bench/results/2026-12-05e-h100-session, call B): the task's D 64 shape 0.868 / 0.865 ->
 // 0.836 / 0.837 of cuDNN, the hidden shape 1.053 / 1.055 -> 1.040 / 1.040 (bench/gemm_dev/
-// variants.sh `varlen_skip_masked`): the skipped products were the ones the other warpgroups'
-// turns hid.
+// variants.sh `varlen_skip_masked`; not profiled: the skipped products were presumably hidden
+// behind the other warpgroups' turns).
 constexpr bool kSkipMaskedTiles = false;
 
 enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
