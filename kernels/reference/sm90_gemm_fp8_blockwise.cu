@@ -675,6 +675,9 @@ struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
   float a[kBlockM + kScaleLead];
   alignas(128) float b[32];  // a TMA box of 128 bytes
 };
+static_assert(kBlockM + kScaleLead <= 256, "a TMA box holds at most 256 values a dimension");
+static_assert(sizeof(ScaleSlot::a) % 16 == 0 && sizeof(ScaleSlot::b) % 16 == 0,
+              "a TMA box's inner dimension is a multiple of 16 bytes");
 // NOTE: [[maybe_unused]]: the per-tensor expert has no use for the slots.
 [[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(ScaleSlot::a);
 [[maybe_unused]] constexpr uint32_t kScaleBBytes = sizeof(ScaleSlot::b);
