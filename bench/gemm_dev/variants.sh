@@ -62,7 +62,6 @@ stagedscales='s/^constexpr bool kStagedScales = false;/constexpr bool kStagedSca
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
 twoconsumers='s/^constexpr bool kThreeConsumersD64 = true;/constexpr bool kThreeConsumersD64 = false;/'
 packedonly='s/^constexpr int kPersistentMaxMeanTiles = 4;/constexpr int kPersistentMaxMeanTiles = 0;/'
-skipmasked='s/^constexpr bool kSkipMaskedTiles = false;/constexpr bool kSkipMaskedTiles = true;/'
 # name | expert (kernels/reference/sm90_gemm_NAME.cu, or sm90_NAME.cu for attention_*) | task |
 # sed program (must change it), or file:PATH, a whole candidate source (bench/gemm_dev), or
 # file:PATH|SED, that source with a knob changed
@@ -98,7 +97,6 @@ varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers
 varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twoconsumers
 varlen_packed_only|attention_fwd_varlen|sm90/attention/fwd-varlen|$packedonly
-varlen_skip_masked|attention_fwd_varlen|sm90/attention/fwd-varlen|$skipmasked
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
 llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk

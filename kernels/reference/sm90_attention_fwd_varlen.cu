@@ -309,18 +309,6 @@ constexpr uint32_t kChunkBytes = kBlockN * kChunk * 2;  // one (128, 64) box: 16
 // are the same (bench/gemm_dev/variants.sh `varlen_d64_two_consumers`). Again on another H100
 // start (bench/results/2026-12-05e-h100-session, call B): 0.817 / 0.815 -> 0.868 / 0.865.
 constexpr bool kThreeConsumersD64 = true;
-// Whether a consumer warpgroup skips the products of key tiles its rows do not need: none when
-// all its rows lie past the sequence, and causal, none past the key tile of its last row. With
-// 192-query tiles and 128-key tiles a causal tile's first warpgroups see fully masked key tiles
-// (tile 0: two of its three warpgroups compute two key tiles where they need one), and a
-// sequence's last tile often has a warpgroup whose rows all lie past its end: on lengths around
-// 512 about a quarter of the products. The warpgroup still keeps the ring's and the turns'
-// counts (consume). Off: slower. H100, one machine start, two evaluations each, interleaved
-// (bench/results/2026-12-05e-h100-session, call B): the task's D 64 shape 0.868 / 0.865 ->
-// 0.836 / 0.837 of cuDNN, the hidden shape 1.053 / 1.055 -> 1.040 / 1.040 (bench/gemm_dev/
-// variants.sh `varlen_skip_masked`; not profiled: the skipped products were presumably hidden
-// behind the other warpgroups' turns).
-constexpr bool kSkipMaskedTiles = false;
 
 enum class Schedule { kSerial, kPingPong, kOverlap, kOverlapPingPong };
 constexpr Schedule kDefaultSchedule = Schedule::kOverlapPingPong;
@@ -902,12 +890,6 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
       return (kCausal && (j + 1) * kBlockN - 1 > row0) || (j + 1) * kBlockN > job.len;
     }
   };
-  // The key tiles this warpgroup computes: all, or with kSkipMaskedTiles only those its rows need.
-  int mine = job.n_tiles;
-  if constexpr (kSkipMaskedTiles) {
-    const int last_row = min(row0 + kWgRows, job.len) - 1;  // its last row inside the sequence
-    mine = row0 >= job.len ? 0 : kCausal ? min(job.n_tiles, last_row / kBlockN + 1) : job.n_tiles;
-  }
 
   float o[kHeadDim / 2];  // (64, kHeadDim) accumulator
   float s[kBlockN / 2];   // (64, kBlockN) scores, then P
@@ -918,27 +900,19 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
   for (int i = 0; i < kHeadDim / 2; ++i) o[i] = 0.f;
 
   // Tile 0: S_0 and its softmax; P_0 waits in registers for the first P V product (in s, not
-  // yet packed, with kPackLate). A warpgroup that computes nothing only hands K_0 back.
-  // NOTE: it still waits for Q: the persistent kernel's waits on a Q buffer go by parity, and one
-  // skipped phase would let a later wait pass on the phase before it.
-  if (kSkipMaskedTiles && mine == 0) {
-    mbar_wait_checked(&sm.q_full[qb], q_parity);
-    mbar_wait_checked(&sm.k_full[it0 % kStages], (it0 / kStages) & 1);
-    if (lane0) mbar_arrive(&sm.k_empty[it0 % kStages]);
-  } else {
-    mbar_wait_checked(&sm.q_full[qb], q_parity);
-    mbar_wait_checked(&sm.k_full[it0 % kStages], (it0 / kStages) & 1);
-    fence_regs(s);
-    wgmma_fence();
-    issue_qk<kHeadDim>(s, q_rows, sm.k[it0 % kStages][0]);
-    wgmma_commit();
-    wgmma_wait<0>();
-    fence_regs(s);
-    if (lane0) mbar_arrive(&sm.k_empty[it0 % kStages]);
-    if (needs_mask(0)) mask_tile(s, 0, row0, job.len, kCausal);
-    softmax_step(s, m, l, corr, p.scale_log2);
-    if constexpr (!kPackLate) pack_p(s, pa[0]);
-  }
+  // yet packed, with kPackLate).
+  mbar_wait_checked(&sm.q_full[qb], q_parity);
+  mbar_wait_checked(&sm.k_full[it0 % kStages], (it0 / kStages) & 1);
+  fence_regs(s);
+  wgmma_fence();
+  issue_qk<kHeadDim>(s, q_rows, sm.k[it0 % kStages][0]);
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_regs(s);
+  if (lane0) mbar_arrive(&sm.k_empty[it0 % kStages]);
+  if (needs_mask(0)) mask_tile(s, 0, row0, job.len, kCausal);
+  softmax_step(s, m, l, corr, p.scale_log2);
+  if constexpr (!kPackLate) pack_p(s, pa[0]);
 
   // Ping-pong: the consumers take turns issuing, in the order 0, 1, ..: consumer c waits on
   // barrier 1 + c before issuing and then opens the next one's; the last consumer opens consumer
@@ -990,87 +964,14 @@ __device__ void consume(SharedStorage<kHeadDim, kQBuffers>& sm, const Params& p,
     softmax_step(s, m, l, corr, p.scale_log2);
     if constexpr (!kPackLate) pack_p(s, p_next);
   };
-  // kSkipMaskedTiles, a warpgroup that computes only its first `mine` < n key tiles: step `mine`
-  // issues P_{mine-1} V_{mine-1} alone in its turn (none when mine = 0); every step after it, and
-  // the end, make the same waits and arrivals on the ring and the turns as a computing warpgroup's,
-  // in the same order, so that the other warpgroups and the producer see the usual counts.
-  [[maybe_unused]] auto finish_skipped = [&](int mine_tiles) {
-    const int n = job.n_tiles;
-    // A step's waits and arrivals: K_j in, V_{j-2} back (after the wgmma before it is done),
-    // V_{j-1} in, the turn, K_j back; `issue` runs in the turn.
-    auto bookkeeping_step = [&](int j, auto&& before_turn, auto&& issue) {
-      const int sj = (it0 + j) % kStages, sp = (it0 + j - 1) % kStages;
-      mbar_wait_checked(&sm.k_full[sj], ((it0 + j) / kStages) & 1);
-      wgmma_wait<0>();
-      fence_regs(o);
-      if (j >= 2 && lane0) mbar_arrive(&sm.v_empty[(it0 + j - 2) % kStages]);
-      before_turn();
-      mbar_wait_checked(&sm.v_full[sp], ((it0 + j - 1) / kStages) & 1);
-      if constexpr (kPingPong) named_barrier_sync<kTurnThreads>(my_bar);
-      issue(sp);
-      if (kPingPong && !(consumer == kConsumers - 1 && j == n - 1))
-        named_barrier_arrive<kTurnThreads>(next_bar);
-      if (lane0) mbar_arrive(&sm.k_empty[sj]);
-    };
-    auto nothing = [](auto...) {};
-    int j = mine_tiles > 0 ? mine_tiles : 1;
-    if (mine_tiles > 0) {  // step `mine`: P_{mine-1} V_{mine-1}, P in buffer (mine - 1) % 2
-      auto issue_last_pv = [&](uint32_t(&p_last)[kBlockN / 4]) {
-        bookkeeping_step(
-            j,
-            [&] {
-              if constexpr (kPackLate) {
-                fence_regs(p_last);
-                pack_p(s, p_last);
-              }
-              rescale(o, corr);
-            },
-            [&](int sp) {
-              fence_regs(o);
-              fence_regs(p_last);
-              wgmma_fence();
-              issue_pv(o, p_last, sm.v[sp][0]);
-              wgmma_commit();
-            });
-      };
-      if constexpr (kPackLate) {
-        issue_last_pv(pa[0]);
-      } else if ((mine_tiles - 1) % 2 == 0) {
-        issue_last_pv(pa[0]);
-      } else {
-        issue_last_pv(pa[1]);
-      }
-      ++j;
-    }
-#pragma unroll 1
-    for (; j < n; ++j) bookkeeping_step(j, nothing, nothing);
-    const int last = n - 1;
-    mbar_wait_checked(&sm.v_full[(it0 + last) % kStages], ((it0 + last) / kStages) & 1);
-    wgmma_wait<0>();
-    fence_regs(o);
-    if (last >= 1 && lane0) mbar_arrive(&sm.v_empty[(it0 + last - 1) % kStages]);
-    if constexpr (kLoop) {
-      if (lane0) {
-        mbar_arrive(&sm.v_empty[(it0 + last) % kStages]);
-        mbar_arrive(q_empty);
-      }
-    }
-  };
   if constexpr (kPackLate) {
 #pragma unroll 1
-    for (int j = 1; j < mine; ++j) step(j, pa[0], pa[0]);
+    for (int j = 1; j < job.n_tiles; ++j) step(j, pa[0], pa[0]);
   } else {
 #pragma unroll 1
-    for (int j = 1; j < mine; j += 2) {
+    for (int j = 1; j < job.n_tiles; j += 2) {
       step(j, pa[0], pa[1]);
-      if (j + 1 < mine) step(j + 1, pa[1], pa[0]);
-    }
-  }
-  if constexpr (kSkipMaskedTiles) {
-    if (mine < job.n_tiles) {
-      finish_skipped(mine);
-      store_output<kHeadDim>(o, l, p, job, row0);
-      return;
+      if (j + 1 < job.n_tiles) step(j + 1, pa[1], pa[0]);
     }
   }
 
