@@ -65,15 +65,15 @@ struct SharedStorage {
 };
 // A stage's scales when kStagedScales, each a 1-D TMA box of its tensor read flat, starting on
 // the 16-byte boundary at or before the first value the tile needs: a[lead + r] = sa[kb, m0 + r]
-// for the tile's rows, lead = (kb * M + m0) % 4 (rows past M hold whatever follows in sa, or
-// zeros past its end: those rows are never stored), and b[lead] = sb[n0 / kBlockN, kb], lead =
-// (n-block * k_blocks + kb) % 4 (the rest unused). NOTE: loads of 16-byte boxes of sb at those
-// coordinates, not all multiples of 4, stopped the kernel with "illegal instruction" while the
-// 512-byte boxes of sa at multiples of 4 ran (H100, 2026-12-05); whether the box's size or its
+// for the tile's rows, lead = scale_lead(kb * M + m0) (rows past M hold whatever follows in sa,
+// or zeros past its end: those rows are never stored), and b[lead] = sb[n0 / kBlockN, kb], lead =
+// scale_lead(n-block * k_blocks + kb) (the rest unused). NOTE: loads of 16-byte boxes of sb at
+// those coordinates, not all multiples of 4, stopped the kernel with "illegal instruction" while
+// the 512-byte boxes of sa at multiples of 4 ran (H100, 2026-12-05); whether the box's size or its
 // start is what the hardware refuses is not known yet (bench/probes/tma_1d_probe.cu asks it), so
 // these boxes avoid both. Placed after SharedStorage (sizeof a multiple of its 1024-byte
 // alignment), so that its layout is the same either way.
-constexpr int kScaleLead = 4;    // room for up to 3 values before the first needed one
+constexpr int kScaleLead = 4;    // fp32 values in 16 bytes: boxes start at multiples of it
 struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
   float a[kBlockM + kScaleLead];
   alignas(128) float b[32];  // a TMA box of 128 bytes
@@ -81,6 +81,11 @@ struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
 static_assert(kBlockM + kScaleLead <= 256, "a TMA box holds at most 256 values a dimension");
 static_assert(sizeof(ScaleSlot::a) % 16 == 0 && sizeof(ScaleSlot::b) % 16 == 0,
               "a TMA box's inner dimension is a multiple of 16 bytes");
+// The place in its slot's box of the scale at flat index `first` (the values before it in the
+// box: its 16-byte boundary's). The producer's box starts at first - scale_lead(first).
+[[maybe_unused]] __host__ __device__ constexpr int scale_lead(int first) {
+  return first % kScaleLead;
+}
 // NOTE: [[maybe_unused]]: the per-tensor expert has no use for the slots.
 [[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(ScaleSlot::a);
 [[maybe_unused]] constexpr uint32_t kScaleBBytes = sizeof(ScaleSlot::b);
