@@ -58,7 +58,7 @@ lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArrive
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
-stagedscales='s/^constexpr bool kStagedScales = false;/constexpr bool kStagedScales = true;/'
+unstagedscales='s/^constexpr bool kStagedScales = true;/constexpr bool kStagedScales = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
 twoconsumers='s/^constexpr bool kThreeConsumersD64 = true;/constexpr bool kThreeConsumersD64 = false;/'
 packedonly='s/^constexpr int kPersistentMaxMeanTiles = 4;/constexpr int kPersistentMaxMeanTiles = 0;/'
@@ -128,11 +128,10 @@ fp8b_nosplitk|fp8_blockwise|sm90/gemm/fp8-blockwise|$nosplitk
 fp8_single_cta|fp8_e4m3|sm90/gemm/fp8-e4m3|$nopairs; $groupm16from8
 fp8_groupm16|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm16from8
 fp8_groupm4|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm4from8
-fp8b_groupm8|fp8_blockwise|sm90/gemm/fp8-blockwise|$groupm8
+fp8b_groupm16|fp8_blockwise|sm90/gemm/fp8-blockwise|$groupm16from8
 fp8b_cluster2|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2
-fp8b_cluster2_groupm8|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2; $groupm8
-fp8b_staged|fp8_blockwise|sm90/gemm/fp8-blockwise|$stagedscales
-fp8b_staged_cluster2|fp8_blockwise|sm90/gemm/fp8-blockwise|$stagedscales; $cluster2; $groupm8
+fp8b_cluster2_groupm16|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2; $groupm16from8
+fp8b_unstaged|fp8_blockwise|sm90/gemm/fp8-blockwise|$unstagedscales
 "
 declare -A task_of
 names=()

@@ -605,14 +605,19 @@ namespace {
 constexpr bool kPersistent = true;
 constexpr bool kTmaStoreEpilogue = true;
 // Single CTAs: pairs along M (kClusterM 2, with kGroupM 16 or 8) were level or up to 3% slower
-// on the H200 on the four timed shapes (bench/results/2026-12-04-*).
+// on the H200 on the four timed shapes with the scales unstaged (bench/results/2026-12-04-*).
+// With them staged and kGroupM 8, on an H100 (bench/results/2026-12-05f-h100-session, call 2,
+// means of two rounds side by side), single CTAs gave 0.892 / 0.854 / 0.945 / 0.899, pairs
+// 0.874 / 0.867 / 0.944 / 0.893 (variant `fp8b_cluster2`); kGroupM 16 gave 0.891 / 0.848 /
+// 0.944 / 0.884 (`fp8b_groupm16`).
 constexpr int kClusterM = 1;
-constexpr int kGroupM = 16;
+constexpr int kGroupM = 8;
 // The scales loaded by TMA with each stage (ScaleSlot, 5 stages) and read from shared memory at
 // the promotion, instead of from global memory by the consumers before each k-block's wait (where
-// the long scoreboard held up the promotion's first FMULs, docs/tasks.md). Not yet measured on
-// the H200: off until it is (bench/gemm_dev/variants.sh `fp8b_staged`).
-constexpr bool kStagedScales = false;
+// the long scoreboard held up the promotion's first FMULs, docs/tasks.md). On an H100 (same
+// folder, calls 1 and 2, kGroupM 16, means of four rounds) 0.889 / 0.849 / 0.944 / 0.882 against
+// 0.814 / 0.783 / 0.924 / 0.849 without (variant `fp8b_unstaged`); not yet measured on the H200.
+constexpr bool kStagedScales = true;
 }  // namespace
 
 // ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
