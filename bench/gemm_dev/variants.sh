@@ -58,7 +58,6 @@ lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArrive
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
-unstagedscales='s/^constexpr bool kStagedScales = true;/constexpr bool kStagedScales = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
 twoconsumers='s/^constexpr bool kThreeConsumersD64 = true;/constexpr bool kThreeConsumersD64 = false;/'
 packedonly='s/^constexpr int kPersistentMaxMeanTiles = 4;/constexpr int kPersistentMaxMeanTiles = 0;/'
@@ -131,7 +130,6 @@ fp8_groupm4|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm4from8
 fp8b_groupm16|fp8_blockwise|sm90/gemm/fp8-blockwise|$groupm16from8
 fp8b_cluster2|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2
 fp8b_cluster2_groupm16|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2; $groupm16from8
-fp8b_unstaged|fp8_blockwise|sm90/gemm/fp8-blockwise|$unstagedscales
 "
 declare -A task_of
 names=()

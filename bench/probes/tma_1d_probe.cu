@@ -7,6 +7,8 @@
 // Build (repository root): nvcc -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I kernels
 //   bench/probes/tma_1d_probe.cu -o tma_1d_probe   (bench/build_dev_harnesses.sh builds it too)
 // Usage: tma_1d_probe [ELEMENTS=64]; one line per case: box, coordinate, outcome.
+// Answer (H100, bench/results/2026-12-05f-h100-session, call 1): every box size loads at starts
+// that are multiples of 4 values (16 bytes) and faults at every other start.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <sys/wait.h>

@@ -616,7 +616,9 @@ constexpr int kGroupM = 8;
 // the promotion, instead of from global memory by the consumers before each k-block's wait (where
 // the long scoreboard held up the promotion's first FMULs, docs/tasks.md). On an H100 (same
 // folder, calls 1 and 2, kGroupM 16, means of four rounds) 0.889 / 0.849 / 0.944 / 0.882 against
-// 0.814 / 0.783 / 0.924 / 0.849 without (variant `fp8b_unstaged`); not yet measured on the H200.
+// 0.814 / 0.783 / 0.924 / 0.849 with the consumers' loads from global memory, a form removed
+// since (ddae94e's expert; `PTXB_OLD_EXPERTS` of bench/gemm_dev/variants.sh judges it beside
+// this one); not yet measured on the H200.
 constexpr bool kStagedScales = true;
 }  // namespace
 
@@ -848,13 +850,6 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
   return reinterpret_cast<ScaleSlot*>(reinterpret_cast<uint8_t*>(&smem) + sizeof(SharedStorage));
 }
 
-// A stage with no loads beside A's and B's tiles (the per-tensor expert's, and every expert's
-// without kStagedScales).
-struct NoStageLoads {
-  static constexpr uint32_t kBytes = 0;
-  __device__ __forceinline__ void load(SharedStorage&, uint32_t, int, int, int) const {}
-};
-
 // Calls body(u) for each work unit u of this CTA's cluster c (blockIdx.x / kCluster of the
 // launch's C clusters): c, c + C, ... below `units` when kPersistent, else c alone (a cluster
 // per unit).
@@ -898,12 +893,12 @@ __device__ __forceinline__ void barriers_ready() {
 // and is advanced past this tile's. In a cluster of 2 (map_b's box: kBlockN / 2 rows) each CTA
 // loads its half of B into both CTAs; a CTA's full barrier still expects the whole B tile.
 // `extra` loads StageLoads::kBytes more into stage s for k-block kb of tile (m0, n0) on the
-// stage's full barrier: extra.load(smem, s, kb, m0, n0).
-template <int kCluster = 1, typename StageLoads = NoStageLoads>
+// stage's full barrier: extra.load(smem, s, kb, m0, n0). Each expert defines its StageLoads (the
+// per-tensor expert: none; the block-scaled one: its scales, into the stage's ScaleSlot).
+template <int kCluster, typename StageLoads>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
-                                        uint32_t& it, int kb_begin = 0,
-                                        const StageLoads& extra = {}) {
+                                        uint32_t& it, int kb_begin, const StageLoads& extra) {
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
@@ -947,20 +942,10 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
   }
 }
 
-// A promotion policy: Scales load(kb, s) gives what apply() needs for k-block kb (stage s);
+// A promotion policy (each expert defines its own): Scales load(kb, s) gives what
+// apply(scales, part, acc) needs to add k-block kb's partial sums `part` into `acc` (stage s);
 // consume() calls it before waiting for the stage when kReadsStage is false (global loads that
 // overlap the wait), after it when true (loads from the stage's ScaleSlot).
-// Per-tensor promotion: every k-block's partial sums added into fp32 as they are.
-struct SumPromotion {
-  static constexpr bool kReadsStage = false;
-  struct Scales {};
-  __device__ __forceinline__ Scales load(int, uint32_t) const { return {}; }
-  __device__ __forceinline__ void apply(Scales, const float (&part)[kAccum],
-                                        float (&acc)[kAccum]) const {
-#pragma unroll
-    for (int i = 0; i < kAccum; ++i) acc[i] += part[i];
-  }
-};
 
 // Whether a consumer promotes each k-block's partial sums while the next k-block's MMAs run (two
 // partial buffers, alternating) instead of after waiting for its own MMAs (the tensor cores of
@@ -1178,41 +1163,18 @@ uint64_t split_workspace_bytes(const ptxb_problem& problem) {
 namespace {
 
 static_assert(kBlockN == 128 && kBlockK == 128, "one scale block of B per tile and k-block");
+static_assert(kStagedScales, "the promotion reads each stage's scales from its ScaleSlot");
 
 // The k-block scales of this thread's rows `row` and row + 8 and of the tile's n-block.
 struct BlockScales {
   float sa0, sa1, sbk;
 };
 
-// The promotion of both ways to the scales: the k-block's partial sums times sa[kb, row] *
-// sb[n-block, kb], one fused multiply-add per element.
-__device__ __forceinline__ void apply_block_scales(const BlockScales& s,
-                                                   const float (&part)[kAccum],
-                                                   float (&acc)[kAccum]) {
-  const float s0 = s.sa0 * s.sbk, s1 = s.sa1 * s.sbk;
-#pragma unroll
-  for (int i = 0; i < kAccum; ++i) acc[i] = fmaf(part[i], (i % 4) < 2 ? s0 : s1, acc[i]);
-}
-
-// Block-scaled promotion from global memory (rows past M read nothing).
-struct BlockScalePromotion {
-  static constexpr bool kReadsStage = false;
-  const float* scale_a;  // [ceil(K/128), M]
-  const float* sb;       // this tile's row of scale_b: [ceil(K/128)]
-  int M, row;
-  using Scales = BlockScales;
-  __device__ __forceinline__ Scales load(int kb, uint32_t) const {
-    const float* sa = scale_a + static_cast<int64_t>(kb) * M;
-    return {row < M ? sa[row] : 0.f, row + 8 < M ? sa[row + 8] : 0.f, sb[kb]};
-  }
-  __device__ __forceinline__ void apply(const Scales& s, const float (&part)[kAccum],
-                                        float (&acc)[kAccum]) const {
-    apply_block_scales(s, part, acc);
-  }
-};
-
-// Block-scaled promotion from the stage's ScaleSlot (kStagedScales); `row` is the thread's first
-// row within the tile, `m0` the tile's, `sb_first` the index of sb[n-block, 0] in sb read flat.
+// Block-scaled promotion (consume's policy) from the stage's ScaleSlot: the k-block's partial
+// sums times sa[kb, row] * sb[n-block, kb], one fused multiply-add per element (a row past M
+// reads the next values of sa read flat, or zeros past its end: its sums, of A's zero-filled
+// rows, are never stored). `row` is the thread's first row within the tile, `m0` the tile's,
+// `sb_first` the index of sb[n-block, 0] in sb read flat.
 struct StagedBlockScalePromotion {
   static constexpr bool kReadsStage = true;
   const ScaleSlot* slots;
@@ -1225,12 +1187,14 @@ struct StagedBlockScalePromotion {
   }
   __device__ __forceinline__ void apply(const Scales& s, const float (&part)[kAccum],
                                         float (&acc)[kAccum]) const {
-    apply_block_scales(s, part, acc);
+    const float s0 = s.sa0 * s.sbk, s1 = s.sa1 * s.sbk;
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) acc[i] = fmaf(part[i], (i % 4) < 2 ? s0 : s1, acc[i]);
   }
 };
 
-// The producer's scale loads of a stage (kStagedScales): the ScaleSlot's boxes of sa from the
-// 16-byte boundary at or before sa[kb, m0] and of sb from the one at or before sb[n-block, kb],
+// The producer's scale loads of a stage (produce's StageLoads): the ScaleSlot's boxes of sa from
+// the 16-byte boundary at or before sa[kb, m0] and of sb from the one at or before sb[n-block, kb],
 // by 1-D maps over both tensors read flat (so no row pitch needs 16 bytes; map_sa's box
 // kBlockM + kScaleLead values, map_sb's 32).
 struct StagedScaleLoads {
@@ -1254,8 +1218,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                               const __grid_constant__ CUtensorMap map_c,
                               const __grid_constant__ CUtensorMap map_sa,
                               const __grid_constant__ CUtensorMap map_sb, bool store_by_tma,
-                              const float* scale_a, const float* scale_b, __nv_bfloat16* c,
-                              float* partials, int M, int N, int K, int split_kb, int splits) {
+                              __nv_bfloat16* c, float* partials, int M, int N, int K, int split_kb,
+                              int splits) {
   SharedStorage& smem = shared_storage();
   // reduce_splits may launch now (kSplitK); it waits for this grid to complete.
   if (kSplitK && splits > 1) griddep_launch_dependents();
@@ -1276,12 +1240,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
       for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
         const TileCoord tile = map.tile(u);
-        if constexpr (kStagedScales)
-          produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it,
-                            kb_begin_of(u), StagedScaleLoads{&map_sa, &map_sb, M, k_blocks});
-        else
-          produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it,
-                            kb_begin_of(u));
+        produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it,
+                          kb_begin_of(u), StagedScaleLoads{&map_sa, &map_sb, M, k_blocks});
       });
       producer_tail<kCluster>(smem, it);
     }
@@ -1293,16 +1253,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
     const TileCoord tile = map.tile(u);
     float acc[kAccum];
-    if constexpr (kStagedScales) {
-      const StagedBlockScalePromotion promotion{scale_slots(smem), fragment_row(consumer * 64), M,
-                                                tile.m0, (tile.n0 / kBlockN) * k_blocks};
-      consume<kCluster>(smem, consumer, k_blocks_of(u), promotion, acc, it, kb_begin_of(u));
-    } else {
-      const BlockScalePromotion promotion{
-          scale_a, scale_b + static_cast<int64_t>(tile.n0 / kBlockN) * k_blocks, M,
-          fragment_row(tile.m0 + consumer * 64)};
-      consume<kCluster>(smem, consumer, k_blocks_of(u), promotion, acc, it, kb_begin_of(u));
-    }
+    const StagedBlockScalePromotion promotion{scale_slots(smem), fragment_row(consumer * 64), M,
+                                              tile.m0, (tile.n0 / kBlockN) * k_blocks};
+    consume<kCluster>(smem, consumer, k_blocks_of(u), promotion, acc, it, kb_begin_of(u));
     if (splits > 1)
       store_partial(acc, 1.f, partials + static_cast<int64_t>(map.split(u)) * M * N,
                     tile.m0 + consumer * 64, tile.n0, M, N);
@@ -1318,7 +1271,7 @@ bool is_f32_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
 }
 
 // An fp32 tensor of `elements` values read as one flat row in boxes of `box` values (a multiple
-// of 4: 16 bytes), zeros past its end (kStagedScales).
+// of 4: 16 bytes), zeros past its end (the staged scales' maps).
 bool encode_f32_flat(CUtensorMap* map, const void* ptr, int64_t elements, uint32_t box) {
   auto encode = tensor_map_encoder();
   if (encode == nullptr) return false;
@@ -1356,16 +1309,14 @@ extern "C" int ptxb_run(const ptxb_args* args) {
 
   const SplitK split = split_k(M, N, K, g_sms);
   const int cluster = cluster_for(split, M);
-  CUtensorMap map_a, map_b, map_c = {}, map_sa = {}, map_sb = {};
+  CUtensorMap map_a, map_b, map_c = {}, map_sa, map_sb;
   if (!encode_k_major(&map_a, args->inputs[0], M, K, kBlockM) ||
       !encode_k_major(&map_b, args->inputs[1], N, K, kBlockN / cluster))
     return kNoTensorMap;
   // NOTE: the staged scales' TMA coordinates index sa read flat, in int32.
-  if (kStagedScales && k_blocks * M > INT32_MAX - kBlockM) return kBadProblem;
-  if (kStagedScales &&
-      (!encode_f32_flat(&map_sa, args->inputs[2], k_blocks * M, kScaleABytes / sizeof(float)) ||
-       !encode_f32_flat(&map_sb, args->inputs[3], n_blocks * k_blocks,
-                        kScaleBBytes / sizeof(float))))
+  if (k_blocks * M > INT32_MAX - kBlockM) return kBadProblem;
+  if (!encode_f32_flat(&map_sa, args->inputs[2], k_blocks * M, kScaleABytes / sizeof(float)) ||
+      !encode_f32_flat(&map_sb, args->inputs[3], n_blocks * k_blocks, kScaleBBytes / sizeof(float)))
     return kNoTensorMap;
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma = map_output(&map_c, args->outputs[0], M, N);
@@ -1380,9 +1331,8 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (launch_in_clusters(
           cluster == 1 ? gemm_fp8_blockwise_tma_ws<1> : gemm_fp8_blockwise_tma_ws<kClusterM>,
           grid_for(blocks * split.splits, cluster), cluster, stream, map_a, map_b, map_c, map_sa,
-          map_sb, store_by_tma, static_cast<const float*>(args->inputs[2]),
-          static_cast<const float*>(args->inputs[3]), c, partials, static_cast<int>(M),
-          static_cast<int>(N), static_cast<int>(K), split.split_kb, split.splits) != cudaSuccess)
+          map_sb, store_by_tma, c, partials, static_cast<int>(M), static_cast<int>(N),
+          static_cast<int>(K), split.split_kb, split.splits) != cudaSuccess)
     return kLaunchFailed;
   if (sum_splits(split, partials, c, M, N, g_sms, true, stream) != cudaSuccess)
     return kLaunchFailed;

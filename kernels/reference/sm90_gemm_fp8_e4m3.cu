@@ -861,13 +861,6 @@ __device__ __forceinline__ SharedStorage& shared_storage() {
   return reinterpret_cast<ScaleSlot*>(reinterpret_cast<uint8_t*>(&smem) + sizeof(SharedStorage));
 }
 
-// A stage with no loads beside A's and B's tiles (the per-tensor expert's, and every expert's
-// without kStagedScales).
-struct NoStageLoads {
-  static constexpr uint32_t kBytes = 0;
-  __device__ __forceinline__ void load(SharedStorage&, uint32_t, int, int, int) const {}
-};
-
 // Calls body(u) for each work unit u of this CTA's cluster c (blockIdx.x / kCluster of the
 // launch's C clusters): c, c + C, ... below `units` when kPersistent, else c alone (a cluster
 // per unit).
@@ -911,12 +904,12 @@ __device__ __forceinline__ void barriers_ready() {
 // and is advanced past this tile's. In a cluster of 2 (map_b's box: kBlockN / 2 rows) each CTA
 // loads its half of B into both CTAs; a CTA's full barrier still expects the whole B tile.
 // `extra` loads StageLoads::kBytes more into stage s for k-block kb of tile (m0, n0) on the
-// stage's full barrier: extra.load(smem, s, kb, m0, n0).
-template <int kCluster = 1, typename StageLoads = NoStageLoads>
+// stage's full barrier: extra.load(smem, s, kb, m0, n0). Each expert defines its StageLoads (the
+// per-tensor expert: none; the block-scaled one: its scales, into the stage's ScaleSlot).
+template <int kCluster, typename StageLoads>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
-                                        uint32_t& it, int kb_begin = 0,
-                                        const StageLoads& extra = {}) {
+                                        uint32_t& it, int kb_begin, const StageLoads& extra) {
   prefetch_map(map_a);
   prefetch_map(map_b);
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
@@ -960,20 +953,10 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
   }
 }
 
-// A promotion policy: Scales load(kb, s) gives what apply() needs for k-block kb (stage s);
+// A promotion policy (each expert defines its own): Scales load(kb, s) gives what
+// apply(scales, part, acc) needs to add k-block kb's partial sums `part` into `acc` (stage s);
 // consume() calls it before waiting for the stage when kReadsStage is false (global loads that
 // overlap the wait), after it when true (loads from the stage's ScaleSlot).
-// Per-tensor promotion: every k-block's partial sums added into fp32 as they are.
-struct SumPromotion {
-  static constexpr bool kReadsStage = false;
-  struct Scales {};
-  __device__ __forceinline__ Scales load(int, uint32_t) const { return {}; }
-  __device__ __forceinline__ void apply(Scales, const float (&part)[kAccum],
-                                        float (&acc)[kAccum]) const {
-#pragma unroll
-    for (int i = 0; i < kAccum; ++i) acc[i] += part[i];
-  }
-};
 
 // Whether a consumer promotes each k-block's partial sums while the next k-block's MMAs run (two
 // partial buffers, alternating) instead of after waiting for its own MMAs (the tensor cores of
@@ -1190,6 +1173,25 @@ uint64_t split_workspace_bytes(const ptxb_problem& problem) {
 
 namespace {
 
+// The per-tensor expert's stages hold A's and B's tiles alone (produce's StageLoads).
+struct NoStageLoads {
+  static constexpr uint32_t kBytes = 0;
+  __device__ __forceinline__ void load(SharedStorage&, uint32_t, int, int, int) const {}
+};
+
+// Per-tensor promotion (consume's policy): every k-block's partial sums added into fp32 as they
+// are; s_a * s_b scales C once, at the store.
+struct SumPromotion {
+  static constexpr bool kReadsStage = false;
+  struct Scales {};
+  __device__ __forceinline__ Scales load(int, uint32_t) const { return {}; }
+  __device__ __forceinline__ void apply(Scales, const float (&part)[kAccum],
+                                        float (&acc)[kAccum]) const {
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) acc[i] += part[i];
+  }
+};
+
 // Narrow whole-K tiles for few-row shapes (as the bf16 TMA experts'
 // gemm/sm90_gemm_bf16_narrow.cuh): where M is one tile row at least kNarrowMinFill full, the
 // 128x128 tiles would be split along K (they fill at most half the SMs), (kBlockM, kNarrowN) =
@@ -1387,7 +1389,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
         const TileCoord tile = map.tile(u);
         produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it,
-                          kb_begin_of(u));
+                          kb_begin_of(u), NoStageLoads{});
       });
       producer_tail<kCluster>(smem, it);
     }
