@@ -326,6 +326,7 @@ struct Workload {
   Case c;
   int64_t q_elems, kv_elems;
   DeviceBuffer q, k, v, cu, o, o_ref;
+  DeviceBuffer slot_counter;  // the persistent kernel's dynamic slots; the ABI entry's workspace
   explicit Workload(const Case& cs)
       : c(cs),
         q_elems(cs.tokens() * cs.h * cs.d),
@@ -335,8 +336,11 @@ struct Workload {
         v(kv_elems * 2),
         cu((cs.batch() + 1) * 4),
         o((q_elems + kGuardRows * cs.h * cs.d) * 2),
-        o_ref(q_elems * 4) {}
-  bool ok() const { return q.ok() && k.ok() && v.ok() && cu.ok() && o.ok() && o_ref.ok(); }
+        o_ref(q_elems * 4),
+        slot_counter(kSlotCounterBytes) {}
+  bool ok() const {
+    return q.ok() && k.ok() && v.ok() && cu.ok() && o.ok() && o_ref.ok() && slot_counter.ok();
+  }
 };
 
 bool prepare(Workload& w, cudaStream_t stream, const std::string& test) {
@@ -424,7 +428,8 @@ struct Variant {
   std::function<int(Workload&, cudaStream_t)> run;
 };
 
-template <Schedule kSched, Grid kGrid = Grid::kPacked>
+// kDynamic (kPersistent only): the slots taken from Workload::slot_counter.
+template <Schedule kSched, Grid kGrid = Grid::kPacked, bool kDynamic = false>
 Variant direct_variant(const char* name) {
   return Variant{name, [](Workload&) { return set_smem_attributes<kSched>(); },
                  [](Workload& w, cudaStream_t stream) {
@@ -432,8 +437,9 @@ Variant direct_variant(const char* name) {
                    build_abi(w.c, &abi);
                    const std::optional<Problem> pb = parse_problem(abi.problem);
                    if (!pb) return int(kBadProblem);
+                   unsigned* counter = kDynamic ? w.slot_counter.get<unsigned>() : nullptr;
                    return launch_forward<kSched>(*pb, w.q.get(), w.k.get(), w.v.get(), w.cu.get(),
-                                                 w.o.get(), stream, kGrid);
+                                                 w.o.get(), stream, kGrid, counter);
                  }};
 }
 
@@ -449,20 +455,22 @@ std::vector<Variant> variants() {
   out.push_back(direct_variant<Schedule::kOverlapPingPong>("overlap+pingpong"));
   out.push_back(direct_variant<kDefaultSchedule, Grid::kPerSequence>("per-sequence-grid"));
   out.push_back(direct_variant<kDefaultSchedule, Grid::kPersistent>("persistent"));
+  out.push_back(direct_variant<kDefaultSchedule, Grid::kPersistent, true>("persistent-dynamic"));
   out.push_back(Variant{"abi",
                         [](Workload& w) {
                           AbiProblem abi;
                           build_abi(w.c, &abi);
                           uint64_t ws = 1;
                           const int rc = ptxb_plan(&abi.problem, &ws);
-                          return rc != PTXB_OK ? rc : ws == 0 ? PTXB_OK : -1;
+                          return rc != PTXB_OK ? rc : ws <= kSlotCounterBytes ? PTXB_OK : -1;
                         },
                         [](Workload& w, cudaStream_t stream) {
                           AbiProblem abi;
                           build_abi(w.c, &abi);
                           const void* ins[4] = {w.q.get(), w.k.get(), w.v.get(), w.cu.get()};
                           void* outs[1] = {w.o.get()};
-                          const ptxb_args args{&abi.problem, ins, outs, nullptr, 0, stream};
+                          const ptxb_args args{&abi.problem,      ins,   outs, w.slot_counter.get(),
+                                               kSlotCounterBytes, stream};
                           return ptxb_run(&args);
                         }});
   return out;
@@ -633,7 +641,8 @@ void abi_validation(const std::string& test) {
     const bool valid = std::strcmp(c.what, "valid problem") == 0;
     // NOTE: the valid problem is only planned: running it would need real pointers.
     const int run = valid ? PTXB_OK : ptxb_run(&args);
-    const bool pass = valid ? (plan == PTXB_OK && ws == 0) : (plan != PTXB_OK && run != PTXB_OK);
+    const bool pass =
+        valid ? (plan == PTXB_OK && ws <= kSlotCounterBytes) : (plan != PTXB_OK && run != PTXB_OK);
     report(test, c.what, pass,
            "plan=" + std::to_string(plan) + " run=" + std::to_string(run) +
                " workspace=" + std::to_string(ws));

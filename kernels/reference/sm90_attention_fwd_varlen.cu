@@ -8,7 +8,8 @@
 // scalars [scale, causal (0 or 1), max_seqlen (an integer >= 1)]. H % HKV == 0 (query head h
 // reads kv head h / (H / HKV)); D is 64 or 128; all tensors row-major and contiguous. Causal masks
 // key j of a sequence for its query i when j > i, positions counted from the sequence's start.
-// No workspace. Returns a non-zero status for any other problem.
+// Workspace: none, or with kDynamicSlots kSlotCounterBytes for the persistent grid's slot
+// counter. Returns a non-zero status for any other problem.
 //
 // Design: the dense expert kernels/reference/sm90_attention_fwd_bf16.cu (FA3-style, arXiv
 // 2407.08608), changed only where the ragged layout requires it:
@@ -345,6 +346,16 @@ constexpr Grid kDefaultGrid = Grid::kPacked;
 // Again on another H100 start (bench/results/2026-12-05e-h100-session, call B), the packed grid
 // everywhere against this rule: the D 64 shape 0.824 / 0.824 -> 0.868 / 0.865.
 constexpr int kPersistentMaxMeanTiles = 4;
+// Whether ptxb_run's persistent launches hand out the slots dynamically: each CTA's scheduler warp
+// takes the next slot of the launch from a counter in the workspace (atomicAdd; zeroed by
+// reset_slot_counter, the persistent kernel a programmatic dependent of it), in slot-major order
+// (the heads of one query tile after another), instead of the fixed x = blockIdx.x, + gridDim.x,
+// ... A model of the task's many short sequences (tile cost = its key tiles, the lengths of the
+// task's seed, 132 SMs; docs/attention.md) puts the fixed assignment's busiest SM at 1.18-1.22
+// times the mean and the dynamic one's at 1.01. Not yet measured: off until it is
+// (bench/gemm_dev/variants.sh `varlen_dynamic`).
+constexpr bool kDynamicSlots = false;
+constexpr uint64_t kSlotCounterBytes = 256;  // the workspace ptxb_plan asks for with it
 
 template <int kHeadDim>
 struct Config {
@@ -389,6 +400,9 @@ struct Params {
   Grid grid;
   int slots;         // query-tile slots per head (kPacked) or per (sequence, head) (kPerSequence)
   float scale_log2;  // scale * log2(e)
+  // kPersistent: the launch's next slot (zeroed before it by reset_slot_counter), or null for the
+  // fixed assignment x = blockIdx.x, + gridDim.x, ...
+  unsigned* slot_counter;
 };
 
 // ==== begin kernels/ptx/barrier.cuh (generated: scripts/amalgamate.py) ====
@@ -423,6 +437,38 @@ __device__ __forceinline__ void named_barrier_arrive(int id) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
 }
 // ==== end kernels/ptx/barrier.cuh ====
+// ==== begin kernels/ptx/griddepcontrol.cuh (generated: scripts/amalgamate.py) ====
+// Programmatic dependent launch (sm_90). A kernel launched as a programmatic dependent of the
+// kernel before it on its stream (launch_programmatic) may start once every CTA of that kernel
+// called griddep_launch_dependents or exited; before it reads what that kernel wrote it calls
+// griddep_wait, which returns when that grid has completed and its writes are visible.
+
+__device__ __forceinline__ void griddep_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ __forceinline__ void griddep_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+// `kernel` on `grid` CTAs of `block` threads with `smem` bytes of dynamic shared memory on
+// `stream`: a programmatic dependent of the kernel before it when `dependent`, else an ordinary
+// launch.
+template <typename... Params, typename... Args>
+cudaError_t launch_programmatic(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                                cudaStream_t stream, bool dependent, Args... args) {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = dependent ? 1 : 0;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+// ==== end kernels/ptx/griddepcontrol.cuh ====
 // ==== begin kernels/attention/sm90_fa3_pieces.cuh (generated: scripts/amalgamate.py) ====
 // The pieces of the FA3-style attention experts (arXiv 2407.08608) that do not depend on the
 // problem's layout: the mbarrier wait with the dev harness's watchdog, the consumers' named
@@ -1067,10 +1113,12 @@ struct PersistentStorage {
 template <int kHeadDim>
 constexpr size_t kPersistentSharedBytes = sizeof(PersistentStorage<kHeadDim>) + 1024;
 
-// Warp 1 of the producer warpgroup: the tiles of this CTA's slots x = blockIdx.x, + gridDim.x,
-// ... (in the packed grid's order: the mapping of find_job), slots without a tile skipped, into
-// the job ring, then a job of no tiles. A slot's sequence is found 32 sequences at a time by a
-// ballot over the cached offsets (or cu_seqlens itself for larger batches).
+// Warp 1 of the producer warpgroup: the tiles of this CTA's slots, slots without a tile skipped,
+// into the job ring, then a job of no tiles. Its slots: with p.slot_counter, the launch's next
+// slot x (taken by lane 0, atomicAdd) as long as one is left, x = slot * heads + head; else x =
+// blockIdx.x, + gridDim.x, ... in the packed grid's order (the mapping of find_job). A slot's
+// sequence is found 32 sequences at a time by a ballot over the cached offsets (or cu_seqlens
+// itself for larger batches).
 template <int kHeadDim, bool kCausal>
 __device__ void schedule_jobs(PersistentStorage<kHeadDim>& ps, const Params& p) {
   const int lane = static_cast<int>(threadIdx.x % 32);
@@ -1092,8 +1140,18 @@ __device__ void schedule_jobs(PersistentStorage<kHeadDim>& ps, const Params& p) 
     __syncwarp();
     ++k;
   };
-  for (int x = static_cast<int>(blockIdx.x); x < slots; x += static_cast<int>(gridDim.x)) {
-    const int rest = x / group, slot = rest % p.slots;
+  const bool dynamic = p.slot_counter != nullptr;
+  if (dynamic) griddep_wait();   // reset_slot_counter's zero is visible
+  auto take_slot = [&](int x) {  // the slot after x
+    if (!dynamic) return x + static_cast<int>(gridDim.x);
+    unsigned taken = 0;
+    if (lane == 0) taken = atomicAdd(p.slot_counter, 1u);
+    taken = __shfl_sync(0xffffffffu, taken, 0);
+    return taken < static_cast<unsigned>(slots) ? static_cast<int>(taken) : slots;
+  };
+  for (int x = dynamic ? take_slot(0) : static_cast<int>(blockIdx.x); x < slots; x = take_slot(x)) {
+    const int head = dynamic ? x % p.heads : (x / group / p.slots) * group + x % group;
+    const int slot = dynamic ? x / p.heads : x / group % p.slots;
     int first = 0, len = 0, slot0 = 0;
     bool found = false;
     for (int base = 0; base < p.batch && !found; base += 32) {
@@ -1118,11 +1176,18 @@ __device__ void schedule_jobs(PersistentStorage<kHeadDim>& ps, const Params& p) 
     TileJob job;
     if (!found || !tile_of_slot<kHeadDim, kCausal>(SequenceSlot{first, len, slot - slot0}, job))
       continue;
-    job.kv_head = rest / p.slots;
-    job.head = job.kv_head * group + x % group;
+    job.head = head;
+    job.kv_head = head / group;
     publish(job);
   }
   publish(TileJob{0, 0, 0, 0, 0, 0});
+}
+
+// Zeroes the persistent kernel's slot counter; that kernel, launched as a programmatic dependent
+// of this one, sets up meanwhile and waits for it in schedule_jobs.
+__global__ void reset_slot_counter(unsigned* counter) {
+  griddep_launch_dependents();
+  *counter = 0u;
 }
 
 // The k-th job once the scheduler wrote it into ring slot k % kJobSlots; the reader then hands the
@@ -1349,12 +1414,21 @@ int set_smem_attributes() {
   return PTXB_OK;
 }
 
-// A CTA per slot, or (kPersistent) a CTA per SM looping over the slots, at most one per slot.
+// A CTA per slot, or (kPersistent) a CTA per SM looping over the slots, at most one per slot
+// (with p.slot_counter: reset_slot_counter first, the persistent kernel its dependent).
 template <int kHeadDim, bool kCausal, Schedule kSched>
 void launch_kernel(const CUtensorMap& qm, const CUtensorMap& km, const CUtensorMap& vm,
                    const Params& p, int64_t ctas, cudaStream_t stream) {
   if (p.grid == Grid::kPersistent) {
     const unsigned persistent = static_cast<unsigned>(std::min<int64_t>(ctas, g_sms));
+    if (p.slot_counter != nullptr) {
+      reset_slot_counter<<<1, 1, 0, stream>>>(p.slot_counter);
+      // NOTE: a failed launch sets the error launch_forward reads (cudaGetLastError).
+      launch_programmatic(attention_fwd_persistent<kHeadDim, kCausal, kSched>, dim3(persistent),
+                          dim3(Config<kHeadDim>::kThreads), kPersistentSharedBytes<kHeadDim>,
+                          stream, true, qm, km, vm, p);
+      return;
+    }
     attention_fwd_persistent<kHeadDim, kCausal, kSched>
         <<<persistent, Config<kHeadDim>::kThreads, kPersistentSharedBytes<kHeadDim>, stream>>>(
             qm, km, vm, p);
@@ -1372,10 +1446,13 @@ Grid grid_for(const Problem& pb) {
   return pb.tokens <= short_tokens ? Grid::kPersistent : kDefaultGrid;
 }
 
-// Encodes the tensor maps and launches one kernel; the smem attribute must have been set.
+// Encodes the tensor maps and launches the kernel; the smem attribute must have been set.
+// slot_counter (kPersistent only; 4 bytes of device memory, or null): the persistent kernel takes
+// its slots from it (reset_slot_counter zeroes it first) instead of the fixed assignment.
 template <Schedule kSched>
 int launch_forward(const Problem& pb, const void* q, const void* k, const void* v,
-                   const void* cu_seqlens, void* o, cudaStream_t stream, Grid grid = kDefaultGrid) {
+                   const void* cu_seqlens, void* o, cudaStream_t stream, Grid grid = kDefaultGrid,
+                   unsigned* slot_counter = nullptr) {
   const int64_t ctas = grid_ctas(pb, grid);
   if (ctas > INT32_MAX) return kBadProblem;
   CUtensorMap qm, km, vm;
@@ -1393,6 +1470,7 @@ int launch_forward(const Problem& pb, const void* q, const void* k, const void* 
   p.grid = grid;
   p.slots = static_cast<int>(grid_slots(pb, grid));
   p.scale_log2 = pb.scale * 1.4426950408889634f;
+  p.slot_counter = grid == Grid::kPersistent ? slot_counter : nullptr;
   if (pb.head_dim == 64 && pb.causal) {
     launch_kernel<64, true, kSched>(qm, km, vm, p, ctas, stream);
   } else if (pb.head_dim == 64) {
@@ -1409,14 +1487,22 @@ int launch_forward(const Problem& pb, const void* q, const void* k, const void* 
 
 extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes) {
   *workspace_bytes = 0;
-  if (!parse_problem(*problem)) return kBadProblem;
+  const std::optional<Problem> pb = parse_problem(*problem);
+  if (!pb) return kBadProblem;
+  if (kDynamicSlots && grid_for(*pb) == Grid::kPersistent) *workspace_bytes = kSlotCounterBytes;
   return set_smem_attributes<kDefaultSchedule>();
 }
 
 extern "C" int ptxb_run(const ptxb_args* args) {
   const std::optional<Problem> pb = parse_problem(*args->problem);
   if (!pb) return kBadProblem;
-  return launch_forward<kDefaultSchedule>(*pb, args->inputs[0], args->inputs[1], args->inputs[2],
-                                          args->inputs[3], args->outputs[0],
-                                          static_cast<cudaStream_t>(args->stream), grid_for(*pb));
+  const Grid grid = grid_for(*pb);
+  unsigned* slot_counter = nullptr;
+  if (kDynamicSlots && grid == Grid::kPersistent) {
+    if (args->workspace == nullptr || args->workspace_bytes < sizeof(unsigned)) return kBadProblem;
+    slot_counter = static_cast<unsigned*>(args->workspace);
+  }
+  return launch_forward<kDefaultSchedule>(
+      *pb, args->inputs[0], args->inputs[1], args->inputs[2], args->inputs[3], args->outputs[0],
+      static_cast<cudaStream_t>(args->stream), grid, slot_counter);
 }
