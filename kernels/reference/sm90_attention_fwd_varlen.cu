@@ -351,7 +351,7 @@ constexpr int kPersistentMaxMeanTiles = 4;
 // reset_slot_counter, the persistent kernel a programmatic dependent of it), in slot-major order
 // (the heads of one query tile after another), instead of the fixed x = blockIdx.x, + gridDim.x,
 // ... A model of the task's many short sequences (tile cost = its key tiles, the lengths of the
-// task's seed, 132 SMs; docs/attention.md) puts the fixed assignment's busiest SM at 1.18-1.22
+// task's seed, 132 SMs; docs/attention.md) puts the fixed assignment's busiest SM at 1.20-1.23
 // times the mean and the dynamic one's at 1.01. Not yet measured: off until it is
 // (bench/gemm_dev/variants.sh `varlen_dynamic`).
 constexpr bool kDynamicSlots = false;
