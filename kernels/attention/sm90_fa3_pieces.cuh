@@ -6,7 +6,8 @@
 // Tiles of 128 or 64 keys (the score fragments' size says which) and head dims 64, 96, 128 and
 // 256. Needs, declared before it by the expert: kChunk (head-dim columns per TMA box),
 // kChunkBytes (the default distance between a tile's boxes), kSplitPvDefault, and
-// PTXB_ATTN_WATCHDOG. Experts hold a copy (scripts/amalgamate.py).
+// PTXB_ATTN_WATCHDOG. Experts hold a copy (scripts/amalgamate.py); the wgmma wrappers are
+// [[maybe_unused]] as each expert uses the shapes of its head dims only.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -91,8 +92,9 @@ __device__ __forceinline__ uint64_t desc_mn_major(const void* p) {
   "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 
 // D(64x128) (+)= A(64x16, smem K-major) * B(16x128, smem K-major); overwrites D when scale_d == 0.
-__device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t desc_a,
-                                                    uint64_t desc_b, int scale_d) {
+[[maybe_unused]] __device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64],
+                                                                     uint64_t desc_a,
+                                                                     uint64_t desc_b, int scale_d) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
@@ -101,8 +103,8 @@ __device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t des
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 // D(64x64) (+)= A(64x16, smem K-major) * B(16x64, smem K-major); overwrites D when scale_d == 0.
-__device__ __forceinline__ void wgmma_ss_m64n64k16(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
-                                                   int scale_d) {
+[[maybe_unused]] __device__ __forceinline__ void wgmma_ss_m64n64k16(float (&d)[32], uint64_t desc_a,
+                                                                    uint64_t desc_b, int scale_d) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_REGS32
@@ -111,16 +113,18 @@ __device__ __forceinline__ void wgmma_ss_m64n64k16(float (&d)[32], uint64_t desc
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 // D(64x128) += A(64x16, registers) * B(16x128, smem MN-major: imm-trans-b = 1).
-__device__ __forceinline__ void wgmma_rs_m64n128k16_tb(float (&d)[64], const uint32_t* a,
-                                                       uint64_t desc_b) {
+[[maybe_unused]] __device__ __forceinline__ void wgmma_rs_m64n128k16_tb(float (&d)[64],
+                                                                        const uint32_t* a,
+                                                                        uint64_t desc_b) {
   asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_REGS64
                "}, {%64, %65, %66, %67}, %68, 1, 1, 1, 1;\n"
                : PTXB_ACC64(d)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
 }
 // D(64x64) += A(64x16, registers) * B(16x64, smem MN-major: imm-trans-b = 1).
-__device__ __forceinline__ void wgmma_rs_m64n64k16_tb(float (&d)[32], const uint32_t* a,
-                                                      uint64_t desc_b) {
+[[maybe_unused]] __device__ __forceinline__ void wgmma_rs_m64n64k16_tb(float (&d)[32],
+                                                                       const uint32_t* a,
+                                                                       uint64_t desc_b) {
   asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_REGS32
                "}, {%32, %33, %34, %35}, %36, 1, 1, 1, 1;\n"
                : PTXB_ACC32(d)
@@ -128,16 +132,18 @@ __device__ __forceinline__ void wgmma_rs_m64n64k16_tb(float (&d)[32], const uint
 }
 // D(64x96) += A(64x16, registers) * B(16x96, smem MN-major: imm-trans-b = 1). The 96 columns
 // are a whole 64-wide swizzle block and half of the next (LBO away).
-__device__ __forceinline__ void wgmma_rs_m64n96k16_tb(float (&d)[48], const uint32_t* a,
-                                                      uint64_t desc_b) {
+[[maybe_unused]] __device__ __forceinline__ void wgmma_rs_m64n96k16_tb(float (&d)[48],
+                                                                       const uint32_t* a,
+                                                                       uint64_t desc_b) {
   asm volatile("wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 {" PTXB_REGS48
                "}, {%48, %49, %50, %51}, %52, 1, 1, 1, 1;\n"
                : PTXB_ACC48(d)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
 }
 // D(64x256) += A(64x16, registers) * B(16x256, smem MN-major: imm-trans-b = 1).
-__device__ __forceinline__ void wgmma_rs_m64n256k16_tb(float (&d)[128], const uint32_t* a,
-                                                       uint64_t desc_b) {
+[[maybe_unused]] __device__ __forceinline__ void wgmma_rs_m64n256k16_tb(float (&d)[128],
+                                                                        const uint32_t* a,
+                                                                        uint64_t desc_b) {
   asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" PTXB_REGS64
                ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
                "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
