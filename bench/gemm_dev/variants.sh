@@ -139,6 +139,7 @@ fp8b_cluster2_groupm16|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2; $groupm1
 fp8b_streamk|fp8_blockwise|sm90/gemm/fp8-blockwise|$streamk
 fp8b_streamk_min4|fp8_blockwise|sm90/gemm/fp8-blockwise|$streamk; $streamkmin4
 fp8b_stages4|fp8_blockwise|sm90/gemm/fp8-blockwise|$fp8bstages4
+fp8b_streamk_stages4|fp8_blockwise|sm90/gemm/fp8-blockwise|$streamk; $fp8bstages4
 fp8_stages4|fp8_e4m3|sm90/gemm/fp8-e4m3|$fp8stages4
 "
 declare -A task_of
