@@ -32,7 +32,7 @@ fullstaging='s/^constexpr int kStagingCols = kBlockN \/ 2;/constexpr int kStagin
 persistent='s/^constexpr bool kPersistent = false;/constexpr bool kPersistent = true;/'
 tmastore='s/^constexpr bool kTmaStoreEpilogue = false;/constexpr bool kTmaStoreEpilogue = true;/'
 l2policy='s/^constexpr bool kSplitL2Policy = false;/constexpr bool kSplitL2Policy = true;/'
-split2='s/^constexpr int kMinKBlocksPerSplit = 8;/constexpr int kMinKBlocksPerSplit = 64;/'
+split2='s/^\[\[maybe_unused\]\] constexpr int kMinKBlocksPerSplit = 8;/[[maybe_unused]] constexpr int kMinKBlocksPerSplit = 64;/'
 nooverlap='s/^constexpr bool kOverlapPromotion = true;/constexpr bool kOverlapPromotion = false;/'
 nosplitk='s/^constexpr bool kSplitK = true;/constexpr bool kSplitK = false;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'

@@ -64,7 +64,7 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
 
 // The producer thread, after its last tile in a cluster of 2: waits until the consumers of both
 // CTAs released every stage, so that no peer arrives on this CTA's barriers after it exits.
-__device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
+[[maybe_unused]] __device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
   if constexpr (kClusterM > 1)
     for (int i = 0; i < kStages; ++i, ++it)
       mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);

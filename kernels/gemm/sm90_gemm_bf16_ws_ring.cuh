@@ -3,6 +3,8 @@
 // memory, the full/empty mbarriers, the consumer warpgroups and their epilogues. The TMA producer
 // (gemm/sm90_gemm_bf16_tma_ws.cuh) and the cp.async one (gemm/sm90_gemm_bf16_cp_async_ws.cuh)
 // fill it. Experts hold a copy (scripts/amalgamate.py); their header comments describe the design.
+// Pieces an expert may not use (the grouped one: split-K's constant, the raster, gemm_dims) are
+// [[maybe_unused]].
 #pragma once
 
 #include <cuda_bf16.h>
@@ -36,7 +38,7 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
 // Split-K for shapes with fewer tiles than half the SMs (few rows): each split at least this many
 // k-blocks, partial fp32 tiles in the workspace, summed in a fixed order by a second kernel.
-constexpr int kMinKBlocksPerSplit = 8;
+[[maybe_unused]] constexpr int kMinKBlocksPerSplit = 8;
 
 // Whether the TMA-store epilogue (store_tile_tma) stages in shared memory of its own, (64,
 // kStagingCols) bf16 per consumer, instead of the A stages: needed by CTAs that loop over tiles
@@ -110,7 +112,8 @@ struct TileCoord {
 };
 
 // Grouped raster: kGroupM consecutive tile rows share each B column tile while it is in L2.
-__device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int tiles_n) {
+[[maybe_unused]] __device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m,
+                                                                    int tiles_n) {
   const int per_group = kGroupM * tiles_n;
   const int group = block / per_group;
   const int first_m = group * kGroupM;
@@ -267,7 +270,7 @@ bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
 struct GemmDims {
   int64_t M, N, K;
 };
-std::optional<GemmDims> gemm_dims(const ptxb_problem& p) {
+[[maybe_unused]] std::optional<GemmDims> gemm_dims(const ptxb_problem& p) {
   if (p.num_inputs != 2 || p.num_outputs != 1) return std::nullopt;
   const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
   if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||

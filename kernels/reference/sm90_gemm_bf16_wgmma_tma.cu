@@ -502,6 +502,8 @@ bool encode_c_store(CUtensorMap* map, void* ptr, int64_t rows, int64_t cols) {
 // memory, the full/empty mbarriers, the consumer warpgroups and their epilogues. The TMA producer
 // (gemm/sm90_gemm_bf16_tma_ws.cuh) and the cp.async one (gemm/sm90_gemm_bf16_cp_async_ws.cuh)
 // fill it. Experts hold a copy (scripts/amalgamate.py); their header comments describe the design.
+// Pieces an expert may not use (the grouped one: split-K's constant, the raster, gemm_dims) are
+// [[maybe_unused]].
 
 namespace {
 
@@ -520,7 +522,7 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kGroupM = 16;  // tile rows visited together for L2 reuse of B
 // Split-K for shapes with fewer tiles than half the SMs (few rows): each split at least this many
 // k-blocks, partial fp32 tiles in the workspace, summed in a fixed order by a second kernel.
-constexpr int kMinKBlocksPerSplit = 8;
+[[maybe_unused]] constexpr int kMinKBlocksPerSplit = 8;
 
 // Whether the TMA-store epilogue (store_tile_tma) stages in shared memory of its own, (64,
 // kStagingCols) bf16 per consumer, instead of the A stages: needed by CTAs that loop over tiles
@@ -594,7 +596,8 @@ struct TileCoord {
 };
 
 // Grouped raster: kGroupM consecutive tile rows share each B column tile while it is in L2.
-__device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m, int tiles_n) {
+[[maybe_unused]] __device__ __forceinline__ TileCoord tile_of_block(int block, int tiles_m,
+                                                                    int tiles_n) {
   const int per_group = kGroupM * tiles_n;
   const int group = block / per_group;
   const int first_m = group * kGroupM;
@@ -751,7 +754,7 @@ bool is_row_major_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
 struct GemmDims {
   int64_t M, N, K;
 };
-std::optional<GemmDims> gemm_dims(const ptxb_problem& p) {
+[[maybe_unused]] std::optional<GemmDims> gemm_dims(const ptxb_problem& p) {
   if (p.num_inputs != 2 || p.num_outputs != 1) return std::nullopt;
   const int64_t M = p.inputs[0].shape[0], K = p.inputs[0].shape[1], N = p.inputs[1].shape[0];
   if (!is_row_major_2d(p.inputs[0], M, K) || !is_row_major_2d(p.inputs[1], N, K) ||
@@ -816,7 +819,7 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
 
 // The producer thread, after its last tile in a cluster of 2: waits until the consumers of both
 // CTAs released every stage, so that no peer arrives on this CTA's barriers after it exits.
-__device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
+[[maybe_unused]] __device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
   if constexpr (kClusterM > 1)
     for (int i = 0; i < kStages; ++i, ++it)
       mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);
