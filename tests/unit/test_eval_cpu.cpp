@@ -71,7 +71,8 @@ TEST_F(EvalCpu, AttentionExpertsGetStaticEvidence) {
 }
 
 // Every task has an expert solution (kernels/reference/<id with / and - as _>.cu, what
-// `ptxbench run --model reference` answers), and it shows every target in its PTX and SASS.
+// `ptxbench run --model reference` answers), it shows every target in its PTX and SASS, and it
+// compiles without a warning.
 TEST_F(EvalCpu, EveryTaskHasAnExpertWithStaticEvidence) {
   if (has_gpu()) GTEST_SKIP() << "a GPU is present: scripts/run-reference.sh covers this path";
   const std::filesystem::path root = std::filesystem::path(kRoot) / "tasks";
@@ -85,6 +86,10 @@ TEST_F(EvalCpu, EveryTaskHasAnExpertWithStaticEvidence) {
     ASSERT_TRUE(std::filesystem::exists(expert)) << expert;
     const Verdict v = eval(config(), expert.string(), task.id);
     EXPECT_EQ(v.outcome, Outcome::kUnavailable) << v.reason;
+    // The experts are what candidates are measured against and shown as examples: they compile
+    // without a warning of nvcc or ptxas (spills included: -warn-spills).
+    const std::string log = v.record["compile"]["log"].get<std::string>();
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
     ASSERT_EQ(v.targets.size(), task.targets.size());
     for (const TargetEvidence& t : v.targets) {
       EXPECT_EQ(t.s0, LevelResult::kYes) << t.instruction;
