@@ -62,7 +62,7 @@ streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = t
 streamkmin4='s/^constexpr int kStreamKMinWaves = 8;/constexpr int kStreamKMinWaves = 4;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
-dynamicslots='s/^constexpr bool kDynamicSlots = false;/constexpr bool kDynamicSlots = true;/'
+fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
 twoconsumers='s/^constexpr bool kThreeConsumersD64 = true;/constexpr bool kThreeConsumersD64 = false;/'
 packedonly='s/^constexpr int kPersistentMaxMeanTiles = 4;/constexpr int kPersistentMaxMeanTiles = 0;/'
@@ -101,7 +101,7 @@ varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers
 varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twoconsumers
 varlen_packed_only|attention_fwd_varlen|sm90/attention/fwd-varlen|$packedonly
-varlen_dynamic|attention_fwd_varlen|sm90/attention/fwd-varlen|$dynamicslots
+varlen_fixed|attention_fwd_varlen|sm90/attention/fwd-varlen|$fixedslots
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
 llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk

@@ -352,9 +352,12 @@ constexpr int kPersistentMaxMeanTiles = 4;
 // (the heads of one query tile after another), instead of the fixed x = blockIdx.x, + gridDim.x,
 // ... A model of the task's many short sequences (tile cost = its key tiles, the lengths of the
 // task's seed, 132 SMs; docs/attention.md) puts the fixed assignment's busiest SM at 1.20-1.23
-// times the mean and the dynamic one's at 1.01. Not yet measured: off until it is
-// (bench/gemm_dev/variants.sh `varlen_dynamic`).
-constexpr bool kDynamicSlots = false;
+// times the mean and the dynamic one's at 1.01. Measured on an H100
+// (bench/results/2026-12-05g-h100-session, call 2), cold speedups over cuDNN on the four timed
+// shapes, two rounds: fixed 1.005 / 0.946 / 0.867 / 1.049 and 0.990 / 0.972 / 0.869 / 1.052,
+// dynamic 1.031 / 0.937 / 0.972 / 1.052 and 1.005 / 0.977 / 0.970 / 1.051; every case passed
+// (bench/gemm_dev/variants.sh `varlen_fixed` turns it off).
+constexpr bool kDynamicSlots = true;
 constexpr uint64_t kSlotCounterBytes = 256;  // the workspace ptxb_plan asks for with it
 
 template <int kHeadDim>

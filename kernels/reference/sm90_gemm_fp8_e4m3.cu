@@ -898,25 +898,61 @@ __device__ __forceinline__ void barriers_ready() {
   }
 }
 
+// Where the next k-block goes in a ring of kDepth stages: stage() and the parity of that stage's
+// phase (the number of earlier passes over the ring, mod 2), phase(). Two forms, each expert picks
+// one with kDepth = kStages. RingCount keeps a running count and divides it by kDepth (5 or 6 here,
+// no power of two) at each use; RingPosition advances stage and phase one k-block at a time. Side
+// by side on an H100 (bench/results/2026-12-05g-h100-session, call 4), RingPosition took the
+// block-scaled expert from 0.891 / 0.851 / 0.942 / 0.899 to 0.897 / 0.877 / 0.941 / 0.924 of
+// cuBLASLt (4096^3 / 8192^3 / 128x8192x8192 / hidden) and the per-tensor one from 0.924 / 0.905 to
+// 0.909 / 0.891 (4096^3 / 8192^3): that one keeps RingCount.
+template <uint32_t kDepth>
+struct RingCount {
+  uint32_t count = 0;  // k-blocks through the ring so far
+  __device__ __forceinline__ uint32_t stage() const { return count % kDepth; }
+  __device__ __forceinline__ uint32_t phase() const { return (count / kDepth) & 1; }
+  /// The stage of the k-block before this one.
+  __device__ __forceinline__ uint32_t previous_stage() const { return (count - 1) % kDepth; }
+  __device__ __forceinline__ void advance() { ++count; }
+};
+
+template <uint32_t kDepth>
+struct RingPosition {
+  uint32_t stage_ = 0;
+  uint32_t phase_ = 0;
+  __device__ __forceinline__ uint32_t stage() const { return stage_; }
+  __device__ __forceinline__ uint32_t phase() const { return phase_; }
+  /// The stage of the k-block before this one (around the ring).
+  __device__ __forceinline__ uint32_t previous_stage() const {
+    return stage_ == 0 ? kDepth - 1 : stage_ - 1;
+  }
+  __device__ __forceinline__ void advance() {
+    if (++stage_ == kDepth) {
+      stage_ = 0;
+      phase_ ^= 1;
+    }
+  }
+};
+
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
-// through the ring: k_blocks of them from k-block kb_begin (a split of K; 0: the whole K). `it`
-// counts the k-blocks this CTA put through the ring before (its earlier tiles; 0 for the first)
-// and is advanced past this tile's. In a cluster of 2 (map_b's box: kBlockN / 2 rows) each CTA
-// loads its half of B into both CTAs; a CTA's full barrier still expects the whole B tile.
+// through the ring: k_blocks of them from k-block kb_begin (a split of K; 0: the whole K). `ring`
+// (RingCount or RingPosition) is where this CTA's earlier tiles left the ring (a fresh one for the
+// first) and is advanced past this tile's. In a cluster of 2 (map_b's box: kBlockN / 2 rows) each
+// CTA loads its half of B into both CTAs; a CTA's full barrier still expects the whole B tile.
 // `extra` loads StageLoads::kBytes more into stage s for k-block kb of tile (m0, n0) on the
 // stage's full barrier: extra.load(smem, s, kb, m0, n0). Each expert defines its StageLoads (the
 // per-tensor expert: none; the block-scaled one: its scales, into the stage's ScaleSlot).
-template <int kCluster, typename StageLoads>
+template <int kCluster, typename StageLoads, typename Ring>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
-                                        uint32_t& it, int kb_begin, const StageLoads& extra) {
+                                        Ring& ring, int kb_begin, const StageLoads& extra) {
   prefetch_map(map_a);
   prefetch_map(map_b);
-  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-    const uint32_t s = it % kStages;
+  for (int kb = 0; kb < k_blocks; ++kb, ring.advance()) {
+    const uint32_t s = ring.stage();
     // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the first
     // pass over the ring (parity 1) does not wait.
-    mbar_wait(&smem.empty[s], ((it / kStages) & 1) ^ 1);
+    mbar_wait(&smem.empty[s], ring.phase() ^ 1);
     mbar_arrive_expect_tx(&smem.full[s], kATileBytes + kBTileBytes + StageLoads::kBytes);
     tma_load_2d(smem.a[s], map_a, &smem.full[s], (kb_begin + kb) * kBlockK, m0);
     extra.load(smem, s, kb_begin + kb, m0, n0);
@@ -934,11 +970,11 @@ __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* 
 
 // The producer thread, after its last unit in a cluster of 2: waits until the consumers of both
 // CTAs released every stage, so that no peer arrives on this CTA's barriers after it exits.
-template <int kCluster = 1>
-__device__ __forceinline__ void producer_tail(SharedStorage& smem, uint32_t it) {
+template <int kCluster, typename Ring>
+__device__ __forceinline__ void producer_tail(SharedStorage& smem, Ring ring) {
   if constexpr (kCluster > 1)
-    for (int i = 0; i < kStages; ++i, ++it)
-      mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);
+    for (int i = 0; i < kStages; ++i, ring.advance())
+      mbar_wait(&smem.empty[ring.stage()], ring.phase() ^ 1);
 }
 
 // Lane 0 of a consumer warp: stage `s` read, back to the producer of every CTA of the cluster
@@ -989,24 +1025,25 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
 // MMAs (or after it, reading the stage: Promotion::kReadsStage). The k-blocks are kb_begin ..
 // kb_begin + k_blocks - 1 (a split of K; 0: from the first). kOverlapPromotion: k-block kb's MMAs
 // go into buffer kb % 2 and are issued before k-block kb - 1 is promoted (once its group is done:
-// wgmma_wait<1>). `it` as in produce(): the consumers' count runs in step with the producer's.
-template <int kCluster = 1, typename Promotion>
+// wgmma_wait<1>). `ring` as in produce(): the consumers' position runs in step with the
+// producer's.
+template <int kCluster = 1, typename Promotion, typename Ring>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         const Promotion& promotion, float (&acc)[kAccum],
-                                        uint32_t& it, int kb_begin = 0) {
+                                        Ring& ring, int kb_begin = 0) {
   const bool lane0 = (threadIdx.x % 32) == 0;
   float part[kAccum];
 #pragma unroll
   for (int i = 0; i < kAccum; ++i) acc[i] = 0.f;
-  // Waits for stage s (the ring's it-th k-block) and gives k-block kb's scales, loaded before the
+  // Waits for stage s (at the ring's position) and gives k-block kb's scales, loaded before the
   // wait or after it (Promotion::kReadsStage).
   auto wait_and_load = [&](int kb, uint32_t s) {
     if constexpr (Promotion::kReadsStage) {
-      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      mbar_wait(&smem.full[s], ring.phase());
       return promotion.load(kb, s);
     } else {
       const auto scales = promotion.load(kb, s);
-      mbar_wait(&smem.full[s], (it / kStages) & 1);
+      mbar_wait(&smem.full[s], ring.phase());
       return scales;
     }
   };
@@ -1020,21 +1057,21 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     auto step = [&](int kb, float(&into)[kAccum], float(&done)[kAccum],
                     decltype(promotion.load(0, 0))& into_scales,
                     const decltype(promotion.load(0, 0))& done_scales) {
-      const uint32_t s = it % kStages;
+      const uint32_t s = ring.stage();
       into_scales = wait_and_load(kb_begin + kb, s);
       mma_k_block(smem, consumer, s, into);
       wgmma_wait<1>();
       fence_regs(done);
-      if (lane0) release_stage<kCluster>(smem, (it - 1) % kStages);
+      if (lane0) release_stage<kCluster>(smem, ring.previous_stage());
       promotion.apply(done_scales, done, acc);
-      ++it;
+      ring.advance();
     };
     if (k_blocks == 0) return;
     {
-      const uint32_t s = it % kStages;
+      const uint32_t s = ring.stage();
       part_scales = wait_and_load(kb_begin, s);
       mma_k_block(smem, consumer, s, part);
-      ++it;
+      ring.advance();
     }
     int kb = 1;
     for (; kb + 1 < k_blocks; kb += 2) {
@@ -1045,17 +1082,17 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
       step(kb, other, part, other_scales, part_scales);
       wgmma_wait<0>();
       fence_regs(other);
-      if (lane0) release_stage<kCluster>(smem, (it - 1) % kStages);
+      if (lane0) release_stage<kCluster>(smem, ring.previous_stage());
       promotion.apply(other_scales, other, acc);
     } else {
       wgmma_wait<0>();
       fence_regs(part);
-      if (lane0) release_stage<kCluster>(smem, (it - 1) % kStages);
+      if (lane0) release_stage<kCluster>(smem, ring.previous_stage());
       promotion.apply(part_scales, part, acc);
     }
   } else {
-    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      const uint32_t s = it % kStages;
+    for (int kb = 0; kb < k_blocks; ++kb, ring.advance()) {
+      const uint32_t s = ring.stage();
       const auto scales = wait_and_load(kb_begin + kb, s);
       mma_k_block(smem, consumer, s, part);
       wgmma_wait<0>();  // the stage is read and `part` complete: release, then promote
@@ -1382,16 +1419,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) init_barriers<kCluster>(smem);
   barriers_ready<kCluster>();
 
-  uint32_t it = 0;  // k-blocks through the ring so far (produce, consume)
+  RingCount<kStages> ring;  // where the next k-block goes in the ring (produce, consume)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
         const TileCoord tile = map.tile(u);
-        produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), it,
+        produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), ring,
                           kb_begin_of(u), NoStageLoads{});
       });
-      producer_tail<kCluster>(smem, it);
+      producer_tail<kCluster>(smem, ring);
     }
     return;
   }
@@ -1401,7 +1438,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
     const TileCoord tile = map.tile(u);
     float acc[kAccum];
-    consume<kCluster>(smem, consumer, k_blocks_of(u), SumPromotion{}, acc, it, kb_begin_of(u));
+    consume<kCluster>(smem, consumer, k_blocks_of(u), SumPromotion{}, acc, ring, kb_begin_of(u));
     const float scale = *scale_a * *scale_b;
     if (splits > 1)
       store_partial(acc, scale, partials + static_cast<int64_t>(map.split(u)) * M * N,
