@@ -58,8 +58,6 @@ lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArrive
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
-streamk='s/^constexpr bool kStreamKTail = false;/constexpr bool kStreamKTail = true;/'
-streamkmin4='s/^constexpr int kStreamKMinWaves = 8;/constexpr int kStreamKMinWaves = 4;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
@@ -136,10 +134,7 @@ fp8_groupm4|fp8_e4m3|sm90/gemm/fp8-e4m3|$groupm4from8
 fp8b_groupm16|fp8_blockwise|sm90/gemm/fp8-blockwise|$groupm16from8
 fp8b_cluster2|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2
 fp8b_cluster2_groupm16|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2; $groupm16from8
-fp8b_streamk|fp8_blockwise|sm90/gemm/fp8-blockwise|$streamk
-fp8b_streamk_min4|fp8_blockwise|sm90/gemm/fp8-blockwise|$streamk; $streamkmin4
 fp8b_stages4|fp8_blockwise|sm90/gemm/fp8-blockwise|$fp8bstages4
-fp8b_streamk_stages4|fp8_blockwise|sm90/gemm/fp8-blockwise|$streamk; $fp8bstages4
 fp8_stages4|fp8_e4m3|sm90/gemm/fp8-e4m3|$fp8stages4
 "
 declare -A task_of

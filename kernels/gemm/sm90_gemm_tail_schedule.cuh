@@ -1,11 +1,11 @@
-// The stream-K tail schedule of the persistent GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
-// gemm/sm90_gemm_fp8_tma_ws.cuh): with W full waves of output tiles and a tail of T < CTAs tiles,
-// the tail's T * k_total k-block iterations are cut into one contiguous range per CTA, so that no
-// CTA computes more than W + T / CTAs tiles' worth instead of W + 1. A range may start or end
-// inside a tile: such pieces leave fp32 partials in slots of a workspace, summed per tile in CTA
-// order by sum_tail_tiles (in the includer's reduce_tail kernel); a tile inside one CTA's range is
-// stored as usual. Checked on the host by tests/kernels/gemm_tail_schedule.cu. Experts hold a copy
-// (scripts/amalgamate.py).
+// The stream-K tail schedule of the persistent bf16 GEMM experts
+// (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh): with W full waves of output tiles and a tail of T < CTAs
+// tiles, the tail's T * k_total k-block iterations are cut into one contiguous range per CTA, so
+// that no CTA computes more than W + T / CTAs tiles' worth instead of W + 1. A range may start or
+// end inside a tile: such pieces leave fp32 partials in slots of a workspace, summed per tile in
+// CTA order by sum_tail_tiles (in the includer's reduce_tail kernel); a tile inside one CTA's range
+// is stored as usual. Checked on the host by tests/kernels/gemm_tail_schedule.cu. Experts hold a
+// copy (scripts/amalgamate.py).
 #pragma once
 
 #include <cuda_runtime.h>

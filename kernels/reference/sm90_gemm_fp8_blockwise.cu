@@ -1196,164 +1196,11 @@ uint64_t split_workspace_bytes(const ptxb_problem& problem) {
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_fp8_tma_ws.cuh ====
-// ==== begin kernels/gemm/sm90_gemm_tail_schedule.cuh (generated: scripts/amalgamate.py) ====
-// The stream-K tail schedule of the persistent GEMM experts (gemm/sm90_gemm_bf16_tma_ws_gemm.cuh,
-// gemm/sm90_gemm_fp8_tma_ws.cuh): with W full waves of output tiles and a tail of T < CTAs tiles,
-// the tail's T * k_total k-block iterations are cut into one contiguous range per CTA, so that no
-// CTA computes more than W + T / CTAs tiles' worth instead of W + 1. A range may start or end
-// inside a tile: such pieces leave fp32 partials in slots of a workspace, summed per tile in CTA
-// order by sum_tail_tiles (in the includer's reduce_tail kernel); a tile inside one CTA's range is
-// stored as usual. Checked on the host by tests/kernels/gemm_tail_schedule.cu. Experts hold a copy
-// (scripts/amalgamate.py).
-
-namespace {
-
-constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
-
-// Which work a persistent CTA does: `waves` full waves of whole tiles (CTA c: blocks c, c + ctas,
-// ...), then its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
-// is block waves * ctas + t, iterations [t * k_total, (t + 1) * k_total)). tail_tiles == 0: no
-// tail range. Host and device compute the same numbers.
-struct TailSchedule {
-  int ctas = 0, waves = 0, tail_tiles = 0, k_total = 0, range = 0;
-  __host__ __device__ int64_t tail_iterations() const {
-    return static_cast<int64_t>(tail_tiles) * k_total;
-  }
-  // First and last CTA whose range touches tail tile t.
-  __host__ __device__ int first_cta(int t) const {
-    return static_cast<int>(static_cast<int64_t>(t) * k_total / range);
-  }
-  __host__ __device__ int last_cta(int t) const {
-    return static_cast<int>((static_cast<int64_t>(t + 1) * k_total - 1) / range);
-  }
-  // The partial slot of CTA c's piece of tail tile t (a tile it shares with another CTA).
-  __host__ __device__ int slot(int c, int t) const {
-    return c * kMaxTailPieces + (t - first_tile(c));
-  }
-  __host__ __device__ int first_tile(int c) const {
-    return static_cast<int>(static_cast<int64_t>(c) * range / k_total);
-  }
-};
-
-// The schedule of `tiles` output tiles of `k_total` k-blocks on `ctas` persistent CTAs (whole
-// tiles only without a full wave or a tail).
-TailSchedule tail_schedule(int64_t tiles, int k_total, int ctas) {
-  TailSchedule s;
-  s.ctas = ctas;
-  s.k_total = k_total;
-  s.waves = static_cast<int>(tiles / ctas);
-  s.tail_tiles = static_cast<int>(tiles % ctas);
-  if (s.waves == 0 || s.tail_tiles == 0) {
-    s.tail_tiles = 0;  // whole tiles only
-    s.waves = static_cast<int>((tiles + ctas - 1) / ctas);
-    return s;
-  }
-  s.range = static_cast<int>((s.tail_iterations() + ctas - 1) / ctas);  // <= k_total
-  return s;
-}
-
-// One unit of a persistent CTA's work under `s`: block (raster index), k-blocks [kb_begin,
-// kb_begin + k_blocks), and the partial slot it stores into (-1: a whole tile, stored as C).
-struct TailUnit {
-  int block, kb_begin, k_blocks, slot;
-};
-// CTA c's j-th unit; false past its last.
-__host__ __device__ __forceinline__ bool tail_unit(const TailSchedule& s, int blocks, int c, int j,
-                                                   TailUnit& u) {
-  if (j < s.waves) {
-    u = {c + j * s.ctas, 0, s.k_total, -1};
-    return u.block < blocks;
-  }
-  if (s.tail_tiles == 0) return false;
-  const int piece = j - s.waves;
-  if (piece >= kMaxTailPieces) return false;
-  const int64_t begin = static_cast<int64_t>(c) * s.range;
-  const int64_t end = min(begin + s.range, s.tail_iterations());
-  const int t = s.first_tile(c) + piece;
-  const int64_t tile_begin = static_cast<int64_t>(t) * s.k_total;
-  const int64_t from = max(begin, tile_begin), to = min(end, tile_begin + s.k_total);
-  if (from >= to) return false;
-  const bool whole = s.first_cta(t) == s.last_cta(t);
-  u = {s.waves * s.ctas + t, static_cast<int>(from - tile_begin), static_cast<int>(to - from),
-       whole ? -1 : s.slot(c, t)};
-  return true;
-}
-
-// The tail schedule of `tiles` tiles on at most `sms` CTAs when there are at least `min_waves`
-// full waves (the partials and their sum cost about a quarter of a wave: below that the tail
-// loses, docs/tasks.md), else none.
-TailSchedule gated_tail_schedule(int64_t tiles, int k_total, int sms, int min_waves) {
-  const int ctas = static_cast<int>(std::min<int64_t>(tiles, sms));
-  if (ctas <= 0 || tiles / ctas < min_waves) return {};
-  return tail_schedule(tiles, k_total, ctas);
-}
-
-// Workspace bytes of the partial slots of `s` for tiles of `tile_elems` elements.
-uint64_t tail_partial_bytes(const TailSchedule& s, int tile_elems) {
-  return s.tail_tiles == 0
-             ? 0
-             : static_cast<uint64_t>(s.ctas) * kMaxTailPieces * tile_elems * sizeof(float);
-}
-
-// C over the tail tiles of `s` that several CTAs share: per element, the partials of the CTAs
-// whose ranges touch the tile, summed in CTA order (the order of the k-blocks); four elements of a
-// row a step, each pair through store_pair(row, col, v0, v1) (bf16 into C; col < N, col + 1 may
-// not be). The slots hold (kTileM, kTileN) fp32 tiles, row-major. Tail tile t is block
-// s.waves * s.ctas + t; tile_of(block) gives its {m0, n0}. The caller has waited for the grid
-// that wrote the partials.
-template <int kTileM, int kTileN, typename TileOf, typename StorePair>
-__device__ __forceinline__ void sum_tail_tiles(const float* partials, const TailSchedule& s, int M,
-                                               int N, TileOf&& tile_of, StorePair&& store_pair) {
-  constexpr int kQuads = kTileM * kTileN / 4;
-  const int64_t steps = static_cast<int64_t>(s.tail_tiles) * kQuads;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < steps; i += stride) {
-    const int t = static_cast<int>(i / kQuads), e = static_cast<int>(i % kQuads) * 4;
-    const int first = s.first_cta(t), last = s.last_cta(t);
-    if (first == last) continue;  // inside one CTA's range: stored as C by that CTA
-    auto piece = [&](int cta) {
-      return __ldcg(reinterpret_cast<const float4*>(
-          partials + static_cast<int64_t>(s.slot(cta, t)) * kTileM * kTileN + e));
-    };
-    float4 sum = piece(first);
-    for (int cta = first + 1; cta <= last; ++cta) {
-      const float4 p = piece(cta);
-      sum.x += p.x;
-      sum.y += p.y;
-      sum.z += p.z;
-      sum.w += p.w;
-    }
-    const auto tile = tile_of(s.waves * s.ctas + t);
-    const int row = tile.m0 + e / kTileN, col = tile.n0 + e % kTileN;
-    if (row >= M || col >= N) continue;
-    store_pair(row, col, sum.x, sum.y);
-    if (col + 2 < N) store_pair(row, col + 2, sum.z, sum.w);
-  }
-}
-
-}  // namespace
-// ==== end kernels/gemm/sm90_gemm_tail_schedule.cuh ====
 
 namespace {
 
 static_assert(kBlockN == 128 && kBlockK == 128, "one scale block of B per tile and k-block");
 static_assert(kStagedScales, "the promotion reads each stage's scales from its ScaleSlot");
-
-// Whether the last, partial wave of output tiles is spread over every CTA (stream-K on the tail,
-// gemm/sm90_gemm_tail_schedule.cuh, as the bf16 TMA expert does; 8192^3: 4096 tiles = 31 waves
-// of 132 and 4, so 4 CTAs compute a 32nd wave alone), its partials summed by reduce_tail (a
-// programmatic dependent launch). Only with one split of K, single-CTA launches and at least
-// kStreamKMinWaves full waves (below that the partials and their sum cost more than the tail
-// saves: the bf16 expert's measurements). Each piece of a tail tile promotes the scales of its
-// own k-blocks, so the pieces' partials add up. Off: correct and slower on every timed shape,
-// those it never takes included (H100, bench/results/2026-12-05g-h100-session, call 1: 0.780 /
-// 0.795 / 0.934 / 0.797 of cuBLASLt against 0.891 / 0.854 / 0.944 / 0.898; bench/gemm_dev/
-// variants.sh `fp8b_streamk`; with it on ptxas spills 16 bytes, two addresses of the consumers'
-// epilogue, once per tile). Off, the GEMM kernel's SASS is as without it up to its parameters'
-// offsets.
-constexpr bool kStreamKTail = false;
-constexpr int kStreamKMinWaves = 8;
-static_assert(!kStreamKTail || kPersistent, "the tail schedule runs on persistent CTAs");
 
 // The k-block scales of this thread's rows `row` and row + 8 and of the tile's n-block.
 struct BlockScales {
@@ -1409,12 +1256,10 @@ __global__ void __launch_bounds__(kThreads, 1)
                               const __grid_constant__ CUtensorMap map_sa,
                               const __grid_constant__ CUtensorMap map_sb, bool store_by_tma,
                               __nv_bfloat16* c, float* partials, int M, int N, int K, int split_kb,
-                              int splits, const TailSchedule tail) {
+                              int splits) {
   SharedStorage& smem = shared_storage();
-  // reduce_splits (kSplitK) or reduce_tail (kStreamKTail) may launch now; it waits for this grid
-  // to complete.
-  const bool tail_pieces = kStreamKTail && tail.tail_tiles > 0;
-  if ((kSplitK && splits > 1) || tail_pieces) griddep_launch_dependents();
+  // reduce_splits may launch now (kSplitK); it waits for this grid to complete.
+  if (kSplitK && splits > 1) griddep_launch_dependents();
   const int warpgroup = threadIdx.x / 128;
   const UnitMap<kCluster> map(M, N);
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
@@ -1422,12 +1267,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // the promotions of a split apply the block scales of its own k-blocks.
   auto kb_begin_of = [&](int u) { return map.split(u) * split_kb; };
   auto k_blocks_of = [&](int u) { return min(k_blocks - kb_begin_of(u), split_kb); };
-  // With tail pieces (one split, single CTAs) this CTA's units come from the tail schedule
-  // instead: its full waves' tiles, then its range of the tail's k-blocks.
-  auto for_each_tail_unit = [&](auto&& body) {
-    TailUnit t;
-    for (int j = 0; tail_unit(tail, map.blocks, static_cast<int>(blockIdx.x), j, t); ++j) body(t);
-  };
 
   if (threadIdx.x == 0) init_barriers<kCluster>(smem);
   barriers_ready<kCluster>();
@@ -1436,20 +1275,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
-      const StagedScaleLoads scale_loads{&map_sa, &map_sb, M, k_blocks};
-      if (tail_pieces) {
-        for_each_tail_unit([&](const TailUnit& t) {
-          const TileCoord tile = map.tile(t.block);
-          produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, t.k_blocks, ring, t.kb_begin,
-                            scale_loads);
-        });
-      } else {
-        for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
-          const TileCoord tile = map.tile(u);
-          produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), ring,
-                            kb_begin_of(u), scale_loads);
-        });
-      }
+      for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
+        const TileCoord tile = map.tile(u);
+        produce<kCluster>(smem, &map_a, &map_b, tile.m0, tile.n0, k_blocks_of(u), ring,
+                          kb_begin_of(u), StagedScaleLoads{&map_sa, &map_sb, M, k_blocks});
+      });
       producer_tail<kCluster>(smem, ring);
     }
     return;
@@ -1457,79 +1287,20 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   setmaxnreg_inc<232>();
   const int consumer = warpgroup - 1;
-  // This consumer's half of tile `tile` over k-blocks kb_begin .. kb_begin + count - 1, in acc.
-  auto consume_tile = [&](const TileCoord& tile, int kb_begin, int count, float(&acc)[kAccum]) {
+  for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
+    const TileCoord tile = map.tile(u);
+    float acc[kAccum];
     const StagedBlockScalePromotion promotion{scale_slots(smem), fragment_row(consumer * 64), M,
                                               tile.m0, (tile.n0 / kBlockN) * k_blocks};
-    consume<kCluster>(smem, consumer, count, promotion, acc, ring, kb_begin);
-  };
-  auto store_whole = [&](const float(&acc)[kAccum], const TileCoord& tile) {
-    store_output(acc, 1.f, smem, &map_c, store_by_tma, c, consumer, tile.m0 + consumer * 64,
-                 tile.n0, M, N);
-  };
-  if (tail_pieces) {
-    for_each_tail_unit([&](const TailUnit& t) {
-      const TileCoord tile = map.tile(t.block);
-      float acc[kAccum];
-      consume_tile(tile, t.kb_begin, t.k_blocks, acc);
-      if (t.slot >= 0)  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
-        store_partial(acc, 1.f, partials + static_cast<int64_t>(t.slot) * kBlockM * kBlockN,
-                      consumer * 64, 0, kBlockM, kBlockN);
-      else
-        store_whole(acc, tile);
-    });
-  } else {
-    for_each_tile<kCluster>(map.blocks * splits, [&](int u) {
-      const TileCoord tile = map.tile(u);
-      float acc[kAccum];
-      consume_tile(tile, kb_begin_of(u), k_blocks_of(u), acc);
-      if (splits > 1)
-        store_partial(acc, 1.f, partials + static_cast<int64_t>(map.split(u)) * M * N,
-                      tile.m0 + consumer * 64, tile.n0, M, N);
-      else
-        store_whole(acc, tile);
-    });
-  }
+    consume<kCluster>(smem, consumer, k_blocks_of(u), promotion, acc, ring, kb_begin_of(u));
+    if (splits > 1)
+      store_partial(acc, 1.f, partials + static_cast<int64_t>(map.split(u)) * M * N,
+                    tile.m0 + consumer * 64, tile.n0, M, N);
+    else
+      store_output(acc, 1.f, smem, &map_c, store_by_tma, c, consumer, tile.m0 + consumer * 64,
+                   tile.n0, M, N);
+  });
   finish_stores();
-}
-
-// C over the tail tiles that several CTAs share (kStreamKTail): sum_tail_tiles, launched as a
-// programmatic dependent of the GEMM kernel (griddep_wait returns at once after an ordinary
-// launch); bf16 pairs where N is even, else one by one.
-__global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailSchedule s, int M,
-                            int N) {
-  griddep_wait();
-  const int rows = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-  sum_tail_tiles<kBlockM, kBlockN>(
-      partials, s, M, N, [&](int block) { return tile_of_block(block, rows, tiles_n); },
-      [&](int row, int col, float v0, float v1) {
-        __nv_bfloat16* dst = c + static_cast<int64_t>(row) * N + col;
-        if (N % 2 == 0) {
-          *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
-        } else {
-          dst[0] = __float2bfloat16_rn(v0);
-          if (col + 1 < N) dst[1] = __float2bfloat16_rn(v1);
-        }
-      });
-}
-
-// The tail schedule of an (M, N, K) problem cut as `split` (kStreamKTail): none with several
-// splits or CTA pairs, or below kStreamKMinWaves full waves (gated_tail_schedule).
-TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
-  if (!kStreamKTail || split.splits > 1 || cluster_for(split, M) > 1) return {};
-  return gated_tail_schedule(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN),
-                             static_cast<int>((K + kBlockK - 1) / kBlockK), g_sms,
-                             kStreamKMinWaves);
-}
-
-// The workspace of the tail pieces' partials of `problem` (kStreamKTail), as
-// split_workspace_bytes gives that of its splits (a problem has one or the other).
-uint64_t tail_workspace_bytes(const ptxb_problem& problem) {
-  if (problem.num_inputs < 2 || problem.inputs[0].rank != 2 || problem.inputs[1].rank != 2)
-    return 0;
-  const int64_t M = problem.inputs[0].shape[0], K = problem.inputs[0].shape[1],
-                N = problem.inputs[1].shape[0];
-  return tail_partial_bytes(plan_tail(M, N, K, split_k(M, N, K, g_sms)), kBlockM * kBlockN);
 }
 
 bool is_f32_2d(const ptxb_tensor_desc& t, int64_t rows, int64_t cols) {
@@ -1557,7 +1328,7 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
   if (!read_sm_count() || !allow_shared_bytes(gemm_fp8_blockwise_tma_ws<1>) ||
       !allow_shared_bytes(gemm_fp8_blockwise_tma_ws<kClusterM>))
     return kLaunchFailed;
-  *workspace_bytes = std::max(split_workspace_bytes(*problem), tail_workspace_bytes(*problem));
+  *workspace_bytes = split_workspace_bytes(*problem);
   return PTXB_OK;
 }
 
@@ -1587,10 +1358,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   // NOTE: an N without a 16-byte row pitch keeps the stores from registers.
   const bool store_by_tma = map_output(&map_c, args->outputs[0], M, N);
 
-  const TailSchedule tail = plan_tail(M, N, K, split);
-  if (args->workspace_bytes <
-      std::max(split_partial_bytes(split, M, N), tail_partial_bytes(tail, kBlockM * kBlockN)))
-    return kBadProblem;
+  if (args->workspace_bytes < split_partial_bytes(split, M, N)) return kBadProblem;
   const auto stream = static_cast<cudaStream_t>(args->stream);
   auto* c = static_cast<__nv_bfloat16*>(args->outputs[0]);
   auto* partials = static_cast<float*>(args->workspace);
@@ -1601,14 +1369,9 @@ extern "C" int ptxb_run(const ptxb_args* args) {
           cluster == 1 ? gemm_fp8_blockwise_tma_ws<1> : gemm_fp8_blockwise_tma_ws<kClusterM>,
           grid_for(blocks * split.splits, cluster), cluster, stream, map_a, map_b, map_c, map_sa,
           map_sb, store_by_tma, c, partials, static_cast<int>(M), static_cast<int>(N),
-          static_cast<int>(K), split.split_kb, split.splits, tail) != cudaSuccess)
+          static_cast<int>(K), split.split_kb, split.splits) != cudaSuccess)
     return kLaunchFailed;
   if (sum_splits(split, partials, c, M, N, g_sms, true, stream) != cudaSuccess)
-    return kLaunchFailed;
-  if (tail.tail_tiles > 0 &&
-      launch_dependent(reduce_tail, static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4,
-                       g_sms, true, stream, static_cast<const float*>(partials), c, tail,
-                       static_cast<int>(M), static_cast<int>(N)) != cudaSuccess)
     return kLaunchFailed;
   return cudaGetLastError() == cudaSuccess ? PTXB_OK : kLaunchFailed;
 }
