@@ -60,6 +60,7 @@ narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD6
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
+slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
 twoconsumers='s/^constexpr bool kThreeConsumersD64 = true;/constexpr bool kThreeConsumersD64 = false;/'
@@ -136,6 +137,8 @@ fp8b_cluster2|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2
 fp8b_cluster2_groupm16|fp8_blockwise|sm90/gemm/fp8-blockwise|$cluster2; $groupm16from8
 fp8b_stages4|fp8_blockwise|sm90/gemm/fp8-blockwise|$fp8bstages4
 fp8_stages4|fp8_e4m3|sm90/gemm/fp8-e4m3|$fp8stages4
+fp8b_slicedesc|fp8_blockwise|sm90/gemm/fp8-blockwise|$slicedesc
+fp8_slicedesc|fp8_e4m3|sm90/gemm/fp8-e4m3|$slicedesc
 "
 declare -A task_of
 names=()

@@ -682,12 +682,12 @@ struct SharedStorage {
 // the 16-byte boundary at or before the first value the tile needs: a[lead + r] = sa[kb, m0 + r]
 // for the tile's rows, lead = scale_lead(kb * M + m0) (rows past M hold whatever follows in sa,
 // or zeros past its end: those rows are never stored), and b[lead] = sb[n0 / kBlockN, kb], lead =
-// scale_lead(n-block * k_blocks + kb) (the rest unused). NOTE: loads of 16-byte boxes of sb at
-// those coordinates, not all multiples of 4, stopped the kernel with "illegal instruction" while
-// the 512-byte boxes of sa at multiples of 4 ran (H100, 2026-12-05); whether the box's size or its
-// start is what the hardware refuses is not known yet (bench/probes/tma_1d_probe.cu asks it), so
-// these boxes avoid both. Placed after SharedStorage (sizeof a multiple of its 1024-byte
-// alignment), so that its layout is the same either way.
+// scale_lead(n-block * k_blocks + kb) (the rest unused). NOTE: a 1-D TMA load must start on a
+// 16-byte boundary: at element starts 1, 2, 3, 5 and 31 every box size from 4 to 128 fp32 values
+// stopped with "illegal instruction", at 0, 4, 8, 32 and 60 all loaded (H100,
+// bench/probes/tma_1d_probe.cu, bench/results/2026-12-05f-h100-session). Placed after
+// SharedStorage (sizeof a multiple of its 1024-byte alignment), so that its layout is the same
+// either way.
 constexpr int kScaleLead = 4;    // fp32 values in 16 bytes: boxes start at multiples of it
 struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
   float a[kBlockM + kScaleLead];
@@ -696,10 +696,12 @@ struct alignas(128) ScaleSlot {  // NOTE: 128-byte aligned TMA destinations
 static_assert(kBlockM + kScaleLead <= 256, "a TMA box holds at most 256 values a dimension");
 static_assert(sizeof(ScaleSlot::a) % 16 == 0 && sizeof(ScaleSlot::b) % 16 == 0,
               "a TMA box's inner dimension is a multiple of 16 bytes");
-// The place in its slot's box of the scale at flat index `first` (the values before it in the
-// box: its 16-byte boundary's). The producer's box starts at first - scale_lead(first).
+// The place in its slot's box of the scale at flat index `first` >= 0 (the values before it in
+// the box: its 16-byte boundary's). The producer's box starts at first - scale_lead(first).
+// NOTE: an unsigned remainder, a mask; a signed one costs the consumers a sign fix-up (four
+// instructions in two k-blocks).
 [[maybe_unused]] __host__ __device__ constexpr int scale_lead(int first) {
-  return first % kScaleLead;
+  return static_cast<int>(static_cast<uint32_t>(first) % kScaleLead);
 }
 // NOTE: [[maybe_unused]]: the per-tensor expert has no use for the slots.
 [[maybe_unused]] constexpr uint32_t kScaleABytes = sizeof(ScaleSlot::a);
@@ -1002,19 +1004,38 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // 0.837/0.844/0.908/0.785 (bench/gemm_dev/variants.sh `fp8_nooverlap`, `fp8b_nooverlap`).
 constexpr bool kOverlapPromotion = true;
 
+// Whether mma_k_block forms the descriptors of a k-block's k-slices by adding each slice's offset
+// to the first slice's descriptor (32 bytes: 2 in its address field, bits 0-13, which cannot
+// carry: shared memory ends below 256 KB) instead of from each slice's address (a mask, a shift
+// and an or per descriptor: 8 descriptors a k-block). In the block-scaled consumers' loop, 109 ->
+// 93 instructions besides the FFMAs in two k-blocks (ptxas 13.0). H100, one machine start
+// (bench/results/2026-12-05g-h100-session, calls 7 and 8): kernels alone, block-scaled 126.2 ->
+// 119.6 us at 4096^3 and 913.7 -> 871.7 at 8192^3, per tensor 111.7 -> 108.8 and 828.8 -> 827.5;
+// `ptxbench eval`, one round, block-scaled (with the unsigned scale_lead below) 0.905 / 0.896 /
+// 0.942 / 0.901 -> 0.946 / 0.944 / 0.944 / 0.932 of cuBLASLt, per tensor 0.917 / 0.910 / 1.102 /
+// 0.917 -> 0.925 / 0.909 / 1.103 / 0.926 (bench/gemm_dev/variants.sh `fp8b_slicedesc`,
+// `fp8_slicedesc` turn it off).
+constexpr bool kStepDescriptors = true;
+
 // The MMAs of one k-block (stage s) for consumer warpgroup `consumer` into `part`, committed as
 // one group.
 __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, uint32_t s,
                                             float (&part)[kAccum]) {
   const uint8_t* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
   const uint8_t* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
+  const uint64_t a_desc = wgmma_desc_sw128(a_tile, 16, 1024);
+  const uint64_t b_desc = wgmma_desc_sw128(b_tile, 16, 1024);
   wgmma_fence();
 #pragma unroll
   for (int k = 0; k < kBlockK / 32; ++k) {
     // NOTE: inside a 128-byte swizzled row, the k-th 32-element slice starts 32*k bytes in;
     // the hardware applies the swizzle to the computed addresses.
-    wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
-                          wgmma_desc_sw128(b_tile + k * 32, 16, 1024), k > 0 ? 1 : 0);
+    if constexpr (kStepDescriptors) {
+      wgmma_m64n128k32_e4m3(part, a_desc + 2 * k, b_desc + 2 * k, k > 0 ? 1 : 0);
+    } else {
+      wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
+                            wgmma_desc_sw128(b_tile + k * 32, 16, 1024), k > 0 ? 1 : 0);
+    }
   }
   wgmma_commit();
 }
