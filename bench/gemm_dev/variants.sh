@@ -61,6 +61,11 @@ fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
+stepdesc='s/^constexpr bool kStepDescriptors = false;/constexpr bool kStepDescriptors = true;/'
+# The warpgroup index through a warp shuffle of lane 0's: provably warp-uniform, so ptxas keeps
+# what derives from it (descriptors, tile addresses) in uniform registers (the idiom of CUTLASS's
+# canonical_warp_group_idx).
+uniformwg='s#^  const int warpgroup = threadIdx.x / \(128\|kWgThreads\);#  const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / \1), 0);#'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
 twoconsumers='s/^constexpr bool kThreeConsumersD64 = true;/constexpr bool kThreeConsumersD64 = false;/'
@@ -139,6 +144,18 @@ fp8b_stages4|fp8_blockwise|sm90/gemm/fp8-blockwise|$fp8bstages4
 fp8_stages4|fp8_e4m3|sm90/gemm/fp8-e4m3|$fp8stages4
 fp8b_slicedesc|fp8_blockwise|sm90/gemm/fp8-blockwise|$slicedesc
 fp8_slicedesc|fp8_e4m3|sm90/gemm/fp8-e4m3|$slicedesc
+bwd_stepdesc|attention_bwd_bf16|sm90/attention/bwd-bf16|$stepdesc
+bwd_gqa_stepdesc|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$stepdesc
+bwd_d96_stepdesc|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$stepdesc
+tma_stepdesc|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$stepdesc
+wgmma_stepdesc|bf16_wgmma|sm90/gemm/bf16-wgmma|$stepdesc
+fp8b_uniformwg|fp8_blockwise|sm90/gemm/fp8-blockwise|$uniformwg
+fp8_uniformwg|fp8_e4m3|sm90/gemm/fp8-e4m3|$uniformwg
+tma_uniformwg|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$uniformwg
+tma_stepdesc_uniformwg|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$stepdesc; $uniformwg
+bwd_stepdesc_uniformwg|attention_bwd_bf16|sm90/attention/bwd-bf16|$stepdesc; $uniformwg
+bwd_gqa_stepdesc_uniformwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$stepdesc; $uniformwg
+fwd_uniformwg|attention_fwd_bf16|sm90/attention/fwd-bf16|$uniformwg
 "
 declare -A task_of
 names=()

@@ -682,6 +682,14 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // kProxyFence: the stage's bytes were written through the generic proxy by other threads (cp.async
 // completing on the barrier), so each consumer thread fences its view to the async proxy before
 // wgmma reads them; TMA writes through the async proxy and needs none.
+// Whether consume() forms the descriptors of a k-block's k-slices by adding each slice's offset
+// (32 bytes: 2 in the start address field, bits 0-13, which cannot carry below 256 KB of shared
+// memory) to the first slice's instead of from each slice's address (a mask, a shift and an or per
+// descriptor, 8 a k-block). The fp8 experts gained 3-5% from it (their consumers also promote
+// every k-block; bench/results/2026-12-05g-h100-session, calls 7-8); these consumers are lighter.
+// Not yet measured: off until it is (bench/gemm_dev/variants.sh `tma_stepdesc`, `wgmma_stepdesc`).
+constexpr bool kStepDescriptors = false;
+
 template <bool kProxyFence = false>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
                                         float (&d)[kBlockN / 2], uint32_t& it) {
@@ -695,13 +703,19 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     if constexpr (kProxyFence) fence_proxy_async_shared();
     const __nv_bfloat16* a_tile = smem.a[s] + consumer * 64 * kBlockK;  // (64, kBlockK)
     const __nv_bfloat16* b_tile = smem.b[s];                            // (kBlockN, kBlockK)
+    const uint64_t a_desc = wgmma_desc_sw128(a_tile, 16, 1024);
+    const uint64_t b_desc = wgmma_desc_sw128(b_tile, 16, 1024);
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < kBlockK / 16; ++k) {
       // NOTE: inside a 128-byte swizzled row, the k-th 16-element slice starts 32*k bytes in;
       // the hardware applies the swizzle to the computed addresses.
-      wgmma_m64n256k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
-                       wgmma_desc_sw128(b_tile + k * 16, 16, 1024), 1);
+      if constexpr (kStepDescriptors) {
+        wgmma_m64n256k16(d, a_desc + 2 * k, b_desc + 2 * k, 1);
+      } else {
+        wgmma_m64n256k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
+                         wgmma_desc_sw128(b_tile + k * 16, 16, 1024), 1);
+      }
     }
     wgmma_commit();
     if (kb > 0) {
