@@ -1,8 +1,9 @@
 """Does a call's time depend on its place in the round? For every verdict JSON (or .json.xz or
 .json.gz) given, prints per timed shape the candidate's and the library's median in rounds where
-each ran first and where it ran second (even rounds: candidate first; docs/timing.md). A ratio far from 1.00 means
-host work of that side was timed when the stream had drained before it (the flaw the launch gate
-closed: cuDNN's backward at B=2 H=8 S=1000 D=128 ran 64 us second and 76-106 us first at 968781b).
+each ran first and where it ran second (even rounds: candidate first; docs/timing.md). A ratio far
+from 1.00 means host work of that side was timed when the stream had drained before it (the flaw
+the launch gate closed: cuDNN's backward at B=2 H=8 S=1000 D=128 ran 64 us second and 76-106 us
+first at 968781b).
 Usage: python3 bench/summarize_round_order.py VERDICT.json[.xz|.gz]..."""
 import gzip
 import json
