@@ -622,6 +622,57 @@ constexpr int kGroupM = 8;
 constexpr bool kStagedScales = true;
 }  // namespace
 
+// ==== begin kernels/gemm/sm90_ring_position.cuh (generated: scripts/amalgamate.py) ====
+// Where the next k-block goes in a warp-specialized kernel's ring of kDepth shared-memory stages:
+// stage() and the parity of that stage's phase (the number of earlier passes over the ring, mod
+// 2), phase(), which the full and empty mbarrier waits take; previous_stage(), the stage the
+// consumers hand back after the next k-block's MMAs are issued. Two forms with the same sequence
+// (checked on the host by tests/kernels/ring_position.cu): RingCount keeps a running count and
+// divides it by kDepth at each use, RingPosition advances stage and phase one k-block at a time
+// (no division, where kDepth is no power of two). Side by side on an H100
+// (bench/results/2026-12-05g-h100-session, call 4), RingPosition took the block-scaled fp8 expert
+// (kDepth 5) from 0.891 / 0.851 / 0.942 / 0.899 to 0.897 / 0.877 / 0.941 / 0.924 of cuBLASLt
+// (4096^3 / 8192^3 / 128x8192x8192 / hidden) and the per-tensor one (kDepth 6) from 0.924 / 0.905
+// to 0.909 / 0.891 (4096^3 / 8192^3): that one keeps RingCount. Experts hold a copy
+// (scripts/amalgamate.py).
+
+namespace {
+
+template <uint32_t kDepth>
+struct RingCount {
+  static_assert(kDepth >= 1, "a ring of at least one stage");
+  uint32_t count = 0;  // k-blocks through the ring so far
+  __host__ __device__ __forceinline__ uint32_t stage() const { return count % kDepth; }
+  __host__ __device__ __forceinline__ uint32_t phase() const { return (count / kDepth) & 1; }
+  /// The stage of the k-block before this one (meaningless before the first advance()).
+  __host__ __device__ __forceinline__ uint32_t previous_stage() const {
+    return (count - 1) % kDepth;
+  }
+  __host__ __device__ __forceinline__ void advance() { ++count; }
+};
+
+template <uint32_t kDepth>
+struct RingPosition {
+  static_assert(kDepth >= 1, "a ring of at least one stage");
+  uint32_t stage_ = 0;
+  uint32_t phase_ = 0;
+  __host__ __device__ __forceinline__ uint32_t stage() const { return stage_; }
+  __host__ __device__ __forceinline__ uint32_t phase() const { return phase_; }
+  /// The stage of the k-block before this one, around the ring (meaningless before the first
+  /// advance()).
+  __host__ __device__ __forceinline__ uint32_t previous_stage() const {
+    return stage_ == 0 ? kDepth - 1 : stage_ - 1;
+  }
+  __host__ __device__ __forceinline__ void advance() {
+    if (++stage_ == kDepth) {
+      stage_ = 0;
+      phase_ ^= 1;
+    }
+  }
+};
+
+}  // namespace
+// ==== end kernels/gemm/sm90_ring_position.cuh ====
 // ==== begin kernels/gemm/sm90_gemm_fp8_tma_ws.cuh (generated: scripts/amalgamate.py) ====
 // The pieces of the warp-specialized TMA + wgmma E4M3 GEMM of the fp8 expert solutions (C = A *
 // B^T with E4M3 operands, fp32 accumulation, bf16 out; row-major, K-major): the tile's shared
@@ -889,50 +940,15 @@ __device__ __forceinline__ void barriers_ready() {
   }
 }
 
-// Where the next k-block goes in a ring of kDepth stages: stage() and the parity of that stage's
-// phase (the number of earlier passes over the ring, mod 2), phase(). Two forms, each expert picks
-// one with kDepth = kStages. RingCount keeps a running count and divides it by kDepth (5 or 6 here,
-// no power of two) at each use; RingPosition advances stage and phase one k-block at a time. Side
-// by side on an H100 (bench/results/2026-12-05g-h100-session, call 4), RingPosition took the
-// block-scaled expert from 0.891 / 0.851 / 0.942 / 0.899 to 0.897 / 0.877 / 0.941 / 0.924 of
-// cuBLASLt (4096^3 / 8192^3 / 128x8192x8192 / hidden) and the per-tensor one from 0.924 / 0.905 to
-// 0.909 / 0.891 (4096^3 / 8192^3): that one keeps RingCount.
-template <uint32_t kDepth>
-struct RingCount {
-  uint32_t count = 0;  // k-blocks through the ring so far
-  __device__ __forceinline__ uint32_t stage() const { return count % kDepth; }
-  __device__ __forceinline__ uint32_t phase() const { return (count / kDepth) & 1; }
-  /// The stage of the k-block before this one.
-  __device__ __forceinline__ uint32_t previous_stage() const { return (count - 1) % kDepth; }
-  __device__ __forceinline__ void advance() { ++count; }
-};
-
-template <uint32_t kDepth>
-struct RingPosition {
-  uint32_t stage_ = 0;
-  uint32_t phase_ = 0;
-  __device__ __forceinline__ uint32_t stage() const { return stage_; }
-  __device__ __forceinline__ uint32_t phase() const { return phase_; }
-  /// The stage of the k-block before this one (around the ring).
-  __device__ __forceinline__ uint32_t previous_stage() const {
-    return stage_ == 0 ? kDepth - 1 : stage_ - 1;
-  }
-  __device__ __forceinline__ void advance() {
-    if (++stage_ == kDepth) {
-      stage_ = 0;
-      phase_ ^= 1;
-    }
-  }
-};
-
 // The producer thread: streams the tile's (kBlockM, kBlockK) A and (kBlockN, kBlockK) B k-blocks
 // through the ring: k_blocks of them from k-block kb_begin (a split of K; 0: the whole K). `ring`
-// (RingCount or RingPosition) is where this CTA's earlier tiles left the ring (a fresh one for the
-// first) and is advanced past this tile's. In a cluster of 2 (map_b's box: kBlockN / 2 rows) each
-// CTA loads its half of B into both CTAs; a CTA's full barrier still expects the whole B tile.
-// `extra` loads StageLoads::kBytes more into stage s for k-block kb of tile (m0, n0) on the
-// stage's full barrier: extra.load(smem, s, kb, m0, n0). Each expert defines its StageLoads (the
-// per-tensor expert: none; the block-scaled one: its scales, into the stage's ScaleSlot).
+// (RingCount or RingPosition, gemm/sm90_ring_position.cuh) is where this CTA's earlier tiles left
+// the ring (a fresh one for the first) and is advanced past this tile's. In a cluster of 2 (map_b's
+// box: kBlockN / 2 rows) each CTA loads its half of B into both CTAs; a CTA's full barrier still
+// expects the whole B tile. `extra` loads StageLoads::kBytes more into stage s for k-block kb of
+// tile (m0, n0) on the stage's full barrier: extra.load(smem, s, kb, m0, n0). Each expert defines
+// its StageLoads (the per-tensor expert: none; the block-scaled one: its scales, into the stage's
+// ScaleSlot).
 template <int kCluster, typename StageLoads, typename Ring>
 __device__ __forceinline__ void produce(SharedStorage& smem, const CUtensorMap* map_a,
                                         const CUtensorMap* map_b, int m0, int n0, int k_blocks,
