@@ -4,10 +4,11 @@
 # expert (descriptors stepped since calls 7-8 of this folder, one round) against its variant with
 # them formed per k-slice again (`fp8b_slicedesc`, `fp8_slicedesc`) and with the warpgroup index
 # made warp-uniform (`fp8b_uniformwg`, `fp8_uniformwg`: 89 -> 76 instructions besides the FFMAs
-# in two k-blocks of the block-scaled loop). (b) `ptxbench eval`, interleaved, two rounds: those,
-# and the bf16 experts against `tma_stepdesc`, `tma_uniformwg`, `tma_stepdesc_uniformwg`,
-# `wgmma_stepdesc`, within what is left of the call.
-# Usage (repository root of the GPU machine): callA.sh BIN OUT   (about 9 minutes; the second round may be cut short)
+# in two k-blocks of the block-scaled loop). (b) `ptxbench eval`, interleaved, three rounds (the
+# evidence in the first only): those, and the bf16 experts against `tma_stepdesc`,
+# `tma_uniformwg`, `tma_stepdesc_uniformwg`, `wgmma_stepdesc`, within what is left of the call.
+# Usage (repository root of the GPU machine): callA.sh BIN OUT   (about 9 minutes; the last round
+# may be cut short)
 set -uo pipefail
 bin="$1" out="$2"; mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/gpu.txt"
@@ -26,7 +27,8 @@ tar -C "$out" -czf "$out/probes.tar.gz" probe_block probe_tensor && rm -rf "$out
 cat "$out/probe_block.log" "$out/probe_tensor.log"
 echo "(a) done after $((SECONDS - start)) s"
 left=$((570 - (SECONDS - start)))
-PTXB_BUDGET_S=$((left - 40)) bench/gemm_dev/variants.sh "$bin" /tmp/vf 2 "$variants" \
+PTXB_BUDGET_S=$((left - 40)) PTXB_EVIDENCE_ROUNDS=1 bench/gemm_dev/variants.sh "$bin" /tmp/vf 3 \
+  "$variants" \
   > "$out/variants.log" 2>&1
 tar -C /tmp/vf --exclude=cache --exclude=src -czf "$out/variants.tar.gz" .
 grep json "$out/variants.log"
