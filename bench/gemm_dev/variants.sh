@@ -159,6 +159,7 @@ tma_stepdesc_uniformwg|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$stepdesc; $unifo
 bwd_stepdesc_uniformwg|attention_bwd_bf16|sm90/attention/bwd-bf16|$stepdesc; $uniformwg
 bwd_gqa_stepdesc_uniformwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$stepdesc; $uniformwg
 fwd_uniformwg|attention_fwd_bf16|sm90/attention/fwd-bf16|$uniformwg
+fwd_d256_uniformwg|attention_fwd_bf16_d256|sm90/attention/fwd-bf16-d256|$uniformwg
 "
 declare -A task_of
 names=()
