@@ -2,10 +2,10 @@
 # Prepared in session 2026-12-05 (fourteenth), for the first call that lands on an H200 (never
 # run): the acceptance numbers the H100 sessions could not give. Three `ptxbench eval` of each
 # expert whose issue names H200 numbers, one after the other on one machine start (issue 19: both
-# fp8 experts; issue 24: the varlen forward with dynamic slots and the GQA backward), then a
-# summary: outcome, cold and sustained speedups per timed shape, stage seconds (the budget rule
-# of issue 17). Exits at once on another GPU (the numbers would not count).
-# Usage (repository root of the GPU machine): callH200.sh BIN OUT   (about 5-6 minutes)
+# fp8 experts; issue 24: the varlen forward with dynamic slots and the GQA backward; issue 18: the
+# TMA and cp.async GEMM experts), then a summary: outcome, cold and sustained speedups per timed
+# shape, stage seconds (the budget rule of issue 17). Exits at once on another GPU (the numbers would not count).
+# Usage (repository root of the GPU machine): callH200.sh BIN OUT   (about 6-9 minutes)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2"; mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt"
@@ -16,7 +16,8 @@ start=$SECONDS
 for r in 1 2 3; do
   for pair in sm90/gemm/fp8-e4m3:sm90_gemm_fp8_e4m3 sm90/gemm/fp8-blockwise:sm90_gemm_fp8_blockwise \
     sm90/attention/fwd-varlen:sm90_attention_fwd_varlen \
-    sm90/attention/bwd-bf16-gqa:sm90_attention_bwd_bf16_gqa; do
+    sm90/attention/bwd-bf16-gqa:sm90_attention_bwd_bf16_gqa \
+    sm90/gemm/bf16-wgmma-tma:sm90_gemm_bf16_wgmma_tma sm90/gemm/bf16-wgmma:sm90_gemm_bf16_wgmma; do
     task="${pair%%:*}" name="${pair#*:}"
     [[ $((SECONDS - start)) -gt 540 ]] && { echo "time up before $name round $r"; break 2; }
     t0=$(date +%s.%N)
