@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Variants of the GEMM experts (and of the attention ones, `attention_*` below) made by changing
 # their constexpr knobs, judged by `ptxbench eval` side by side with the expert they come from,
-# interleaved, N rounds; prints the cold speedups per timed shape. A variant that beats its
+# interleaved, N rounds; prints the cold speedups per timed shape, then each variant's over its
+# expert's in the same round (mean over the rounds). A variant that beats its
 # expert on every shape in every round is a candidate for the expert (change the knob in
 # kernels/gemm/ or the expert, re-amalgamate).
 # Usage (GPU machine, repository root): bench/gemm_dev/variants.sh BIN_DIR OUT [N] [VARIANTS]
@@ -163,6 +164,7 @@ fwd_d256_uniformwg|attention_fwd_bf16_d256|sm90/attention/fwd-bf16-d256|$uniform
 "
 declare -A task_of
 names=()
+baseline_of=()  # "variant=its expert's name", for the summary's side-by-side ratios
 while IFS='|' read -r name expert task program; do
   [[ -z "$name" ]] && continue
   [[ -n "$only" && ",$only," != *",$name,"* ]] && continue
@@ -187,7 +189,7 @@ while IFS='|' read -r name expert task program; do
       cp "$old" "$out/src/old_$expert.cu"; task_of[old_$expert]="$task"; names+=("old_$expert")
     fi
   fi
-  task_of[$name]="$task"; names+=("$name")
+  task_of[$name]="$task"; names+=("$name"); baseline_of+=("$name=expert_$expert")
 done <<< "$table"
 if [[ -n "$only" ]]; then  # a misspelt name would otherwise judge only the experts
   IFS=',' read -r -a wanted <<< "$only"
@@ -209,15 +211,34 @@ for r in $(seq 1 "$rounds"); do
       --json-out "$out/${name}_$r.json" > "$out/${name}_$r.txt" 2>&1
   done
 done
-python3 - "$out" "${names[@]}" <<'PY'
+python3 - "$out" "${#names[@]}" "${names[@]}" ${baseline_of[@]+"${baseline_of[@]}"} <<'PY'
 import glob, json, os, sys
-out, names = sys.argv[1], sys.argv[2:]
+out, count = sys.argv[1], int(sys.argv[2])
+names, pairs = sys.argv[3:3 + count], dict(p.split("=", 1) for p in sys.argv[3 + count:])
+speedups = {}  # (name, round) -> [median speedup per timed shape]
 for name in names:
     for f in sorted(glob.glob(os.path.join(out, f"{name}_[0-9]*.json"))):
         try:
             v = json.load(open(f))
         except Exception as e:
             print(f"{os.path.basename(f):32s} unreadable: {e}"); continue
-        sp = " / ".join(f"{t['speedup']['median']:.3f}" for t in v.get("timing", []))
-        print(f"{os.path.basename(f):32s} {v['outcome']:14s} {sp}")
+        medians = [t["speedup"]["median"] for t in v.get("timing", []) if "speedup" in t]
+        speedups[(name, f[:-5].rsplit("_", 1)[1])] = medians
+        print(f"{os.path.basename(f):32s} {v['outcome']:14s} " + " / ".join(f"{m:.3f}" for m in medians))
+# Each variant's speedups over its expert's in the same round, per timed shape, then their mean
+# over the rounds both finished: above 1 the variant is faster there.
+lines = []
+for name, expert in pairs.items():
+    rounds = [r for (n, r) in speedups if n == name and (expert, r) in speedups]
+    ratios = [[a / b for a, b in zip(speedups[(name, r)], speedups[(expert, r)]) if b > 0]
+              for r in sorted(rounds)]
+    ratios = [r for r in ratios if r]
+    if not ratios:
+        continue
+    shapes = min(len(r) for r in ratios)
+    means = [sum(r[i] for r in ratios) / len(ratios) for i in range(shapes)]
+    lines.append(f"{name:32s} {len(ratios)} round(s)  " + " / ".join(f"{m:.3f}" for m in means))
+if lines:
+    print("variant / its expert, same round (mean over rounds):")
+    print("\n".join(lines))
 PY

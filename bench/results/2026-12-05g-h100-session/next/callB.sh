@@ -19,5 +19,5 @@ PTXB_BUDGET_S=$((left - 40)) PTXB_EVIDENCE_ROUNDS=1 bench/gemm_dev/variants.sh "
   "$variants" \
   > "$out/variants.log" 2>&1
 tar -C /tmp/vf --exclude=cache --exclude=src -czf "$out/variants.tar.gz" .
-grep json "$out/variants.log"
+grep -E "json|round\(s\)|^variant /" "$out/variants.log"
 echo "(b) done after $((SECONDS - start)) s"
