@@ -300,6 +300,13 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo
   desc |= uint64_t(1) << 62;  // 128-byte swizzle
   return desc;
 }
+// `desc` with its start address `bytes` further (a multiple of 16): the k-slices of a tile take
+// the first slice's descriptor plus their offset instead of a descriptor formed from each address
+// (a mask, a shift and an or each). The start address field (bits 0-13, in 16-byte units) cannot
+// carry into the next field: every shared-memory address lies below 256 KB.
+__device__ __forceinline__ uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
+  return desc + (bytes >> 4);
+}
 // Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
 __device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
                                                            uint32_t sbo) {
@@ -526,26 +533,22 @@ __device__ __forceinline__ float ex2(float x) {
 }
 
 // ---- wgmma operands and instructions ----
-// Whether desc_k and desc_mn form a k-step's descriptor by adding the step's offset to the
-// descriptor of the tile's start (desc_step) instead of from the step's address: the tile's
+// Whether desc_k and desc_mn form a k-step's descriptor from the tile's start
+// (wgmma_desc_advance by the step's offset) instead of from the step's address: the tile's
 // descriptor is then formed once a product (the unrolled steps share it) and each step costs an
 // add instead of a mask, a shift and an or. In the fp8 GEMM experts the same change took 16 of 109
 // instructions out of two k-blocks of the consumers' loop and 5% off the kernel's time (H100,
 // bench/results/2026-12-05g-h100-session, call 7). Not yet measured here: off until it is
 // (bench/gemm_dev/variants.sh `bwd_stepdesc`, `bwd_gqa_stepdesc`, `bwd_d96_stepdesc`).
 constexpr bool kStepDescriptors = false;
-// `desc` advanced by `elements` bf16 values: the start address field (bits 0-13, in 16-byte
-// units) cannot carry, as every shared address lies below 256 KB; offsets are whole 16 bytes.
-__device__ __forceinline__ uint64_t desc_step(uint64_t desc, int elements) {
-  return desc + static_cast<uint64_t>(elements * static_cast<int>(sizeof(bf16)) / 16);
-}
 // K-major operand (the reduction dimension is the contiguous one), k-step kk (16 columns) of a
 // tile stored as column blocks of `rows` x 64: 8-row groups are 1024 bytes apart (SBO); the LBO
 // is unused with swizzling; inside a 128-byte row the kk-th slice starts 32 * (kk % 4) bytes in
 // and the hardware applies the swizzle to the computed addresses.
 __device__ __forceinline__ uint64_t desc_k(const bf16* tile, int rows, int kk) {
   const int offset = (kk / 4) * rows * kSwz + (kk % 4) * 16;  // elements
-  if constexpr (kStepDescriptors) return desc_step(wgmma_desc_sw128(tile, 16, 1024), offset);
+  if constexpr (kStepDescriptors)
+    return wgmma_desc_advance(wgmma_desc_sw128(tile, 16, 1024), offset * sizeof(bf16));
   return wgmma_desc_sw128(tile + offset, 16, 1024);
 }
 // MN-major operand B (N contiguous) for transpose-B: the k-step kk covers tile rows 16kk..16kk+15.
@@ -556,7 +559,7 @@ __device__ __forceinline__ uint64_t desc_k(const bf16* tile, int rows, int kk) {
 __device__ __forceinline__ uint64_t desc_mn(const bf16* tile, int rows, int kk) {
   const int offset = kk * 16 * kSwz;  // elements
   if constexpr (kStepDescriptors)
-    return desc_step(wgmma_desc_sw128(tile, rows * 128, 1024), offset);
+    return wgmma_desc_advance(wgmma_desc_sw128(tile, rows * 128, 1024), offset * sizeof(bf16));
   return wgmma_desc_sw128(tile + offset, rows * 128, 1024);
 }
 

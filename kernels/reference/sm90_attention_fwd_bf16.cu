@@ -251,6 +251,13 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo
   desc |= uint64_t(1) << 62;  // 128-byte swizzle
   return desc;
 }
+// `desc` with its start address `bytes` further (a multiple of 16): the k-slices of a tile take
+// the first slice's descriptor plus their offset instead of a descriptor formed from each address
+// (a mask, a shift and an or each). The start address field (bits 0-13, in 16-byte units) cannot
+// carry into the next field: every shared-memory address lies below 256 KB.
+__device__ __forceinline__ uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
+  return desc + (bytes >> 4);
+}
 // Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
 __device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
                                                            uint32_t sbo) {
@@ -584,9 +591,11 @@ __device__ __forceinline__ void issue_qk(float (&s)[kS], const __nv_bfloat16* q_
     const uint32_t column = (kk % 4) * 32;  // 16 columns further inside the box
     const uint32_t q_off = (kk / 4) * kQBoxBytes + column, k_off = (kk / 4) * kKBoxBytes + column;
     if constexpr (kS == 64) {
-      wgmma_ss_m64n128k16(s, qd + (q_off >> 4), kd + (k_off >> 4), kk > 0 ? 1 : 0);
+      wgmma_ss_m64n128k16(s, wgmma_desc_advance(qd, q_off), wgmma_desc_advance(kd, k_off),
+                          kk > 0 ? 1 : 0);
     } else {
-      wgmma_ss_m64n64k16(s, qd + (q_off >> 4), kd + (k_off >> 4), kk > 0 ? 1 : 0);
+      wgmma_ss_m64n64k16(s, wgmma_desc_advance(qd, q_off), wgmma_desc_advance(kd, k_off),
+                         kk > 0 ? 1 : 0);
     }
   }
 }
@@ -601,7 +610,7 @@ __device__ __forceinline__ void issue_pv(float (&o)[kO], const uint32_t (&pa)[kP
   const uint64_t vd = desc_mn_major<kVBoxBytes>(v_tile);
 #pragma unroll
   for (int kk = 0; kk < kP / 4; ++kk) {
-    const uint64_t desc = vd + ((kk * 16 * kChunk * 2) >> 4);  // 16 keys = 16 swizzled rows
+    const uint64_t desc = wgmma_desc_advance(vd, kk * 16 * kChunk * 2);  // 16 keys: 16 rows
     // NOTE: columns 64c.. of an m64nN fragment are entries 32c.. (i >= 8c).
     if constexpr (kO == 32) {
       wgmma_rs_m64n64k16_tb(o, &pa[4 * kk], desc);
@@ -612,7 +621,7 @@ __device__ __forceinline__ void issue_pv(float (&o)[kO], const uint32_t (&pa)[kP
     } else if constexpr (kSplit) {
       wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[0]), &pa[4 * kk], desc);
       wgmma_rs_m64n64k16_tb(*reinterpret_cast<float(*)[32]>(&o[32]), &pa[4 * kk],
-                            desc + (kVBoxBytes >> 4));
+                            wgmma_desc_advance(desc, kVBoxBytes));
     } else {
       wgmma_rs_m64n128k16_tb(o, &pa[4 * kk], desc);
     }

@@ -318,6 +318,13 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo
   desc |= uint64_t(1) << 62;  // 128-byte swizzle
   return desc;
 }
+// `desc` with its start address `bytes` further (a multiple of 16): the k-slices of a tile take
+// the first slice's descriptor plus their offset instead of a descriptor formed from each address
+// (a mask, a shift and an or each). The start address field (bits 0-13, in 16-byte units) cannot
+// carry into the next field: every shared-memory address lies below 256 KB.
+__device__ __forceinline__ uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
+  return desc + (bytes >> 4);
+}
 // Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
 __device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
                                                            uint32_t sbo) {
@@ -702,12 +709,12 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // kProxyFence: the stage's bytes were written through the generic proxy by other threads (cp.async
 // completing on the barrier), so each consumer thread fences its view to the async proxy before
 // wgmma reads them; TMA writes through the async proxy and needs none.
-// Whether consume() forms the descriptors of a k-block's k-slices by adding each slice's offset
-// (32 bytes: 2 in the start address field, bits 0-13, which cannot carry below 256 KB of shared
-// memory) to the first slice's instead of from each slice's address (a mask, a shift and an or per
-// descriptor, 8 a k-block). The fp8 experts gained 3-5% from it (their consumers also promote
-// every k-block; bench/results/2026-12-05g-h100-session, calls 7-8); these consumers are lighter.
-// Not yet measured: off until it is (bench/gemm_dev/variants.sh `tma_stepdesc`, `wgmma_stepdesc`).
+// Whether consume() forms the descriptors of a k-block's k-slices from the first slice's
+// (wgmma_desc_advance by the slice's 32 bytes) instead of from each slice's address (a mask, a
+// shift and an or per descriptor, 8 a k-block). The fp8 experts gained 3-5% from it (their
+// consumers also promote every k-block; bench/results/2026-12-05g-h100-session, calls 7-8); these
+// consumers are lighter. Not yet measured: off until it is (bench/gemm_dev/variants.sh
+// `tma_stepdesc`, `wgmma_stepdesc`).
 constexpr bool kStepDescriptors = false;
 
 template <bool kProxyFence = false>
@@ -731,7 +738,8 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
       // NOTE: inside a 128-byte swizzled row, the k-th 16-element slice starts 32*k bytes in;
       // the hardware applies the swizzle to the computed addresses.
       if constexpr (kStepDescriptors) {
-        wgmma_m64n256k16(d, a_desc + 2 * k, b_desc + 2 * k, 1);
+        wgmma_m64n256k16(d, wgmma_desc_advance(a_desc, 32 * k), wgmma_desc_advance(b_desc, 32 * k),
+                         1);
       } else {
         wgmma_m64n256k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
                          wgmma_desc_sw128(b_tile + k * 16, 16, 1024), 1);

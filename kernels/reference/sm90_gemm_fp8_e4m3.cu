@@ -302,6 +302,13 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo
   desc |= uint64_t(1) << 62;  // 128-byte swizzle
   return desc;
 }
+// `desc` with its start address `bytes` further (a multiple of 16): the k-slices of a tile take
+// the first slice's descriptor plus their offset instead of a descriptor formed from each address
+// (a mask, a shift and an or each). The start address field (bits 0-13, in 16-byte units) cannot
+// carry into the next field: every shared-memory address lies below 256 KB.
+__device__ __forceinline__ uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
+  return desc + (bytes >> 4);
+}
 // Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
 __device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
                                                            uint32_t sbo) {
@@ -1020,11 +1027,10 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // 0.837/0.844/0.908/0.785 (bench/gemm_dev/variants.sh `fp8_nooverlap`, `fp8b_nooverlap`).
 constexpr bool kOverlapPromotion = true;
 
-// Whether mma_k_block forms the descriptors of a k-block's k-slices by adding each slice's offset
-// to the first slice's descriptor (32 bytes: 2 in its address field, bits 0-13, which cannot
-// carry: shared memory ends below 256 KB) instead of from each slice's address (a mask, a shift
-// and an or per descriptor: 8 descriptors a k-block). In the block-scaled consumers' loop, 109 ->
-// 93 instructions besides the FFMAs in two k-blocks (ptxas 13.0). H100, one machine start
+// Whether mma_k_block forms the descriptors of a k-block's k-slices from the first slice's
+// (wgmma_desc_advance by the slice's 32 bytes) instead of from each slice's address (a mask, a
+// shift and an or per descriptor: 8 descriptors a k-block). In the block-scaled consumers' loop,
+// 109 -> 93 instructions besides the FFMAs in two k-blocks (ptxas 13.0). H100, one machine start
 // (bench/results/2026-12-05g-h100-session, calls 7 and 8): kernels alone, block-scaled 126.2 ->
 // 119.6 us at 4096^3 and 913.7 -> 871.7 at 8192^3, per tensor 111.7 -> 108.8 and 828.8 -> 827.5;
 // `ptxbench eval`, one round, block-scaled (with the unsigned scale_lead below) 0.905 / 0.896 /
@@ -1047,7 +1053,8 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
     // NOTE: inside a 128-byte swizzled row, the k-th 32-element slice starts 32*k bytes in;
     // the hardware applies the swizzle to the computed addresses.
     if constexpr (kStepDescriptors) {
-      wgmma_m64n128k32_e4m3(part, a_desc + 2 * k, b_desc + 2 * k, k > 0 ? 1 : 0);
+      wgmma_m64n128k32_e4m3(part, wgmma_desc_advance(a_desc, 32 * k),
+                            wgmma_desc_advance(b_desc, 32 * k), k > 0 ? 1 : 0);
     } else {
       wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
                             wgmma_desc_sw128(b_tile + k * 32, 16, 1024), k > 0 ? 1 : 0);

@@ -82,6 +82,13 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo
   desc |= uint64_t(1) << 62;  // 128-byte swizzle
   return desc;
 }
+// `desc` with its start address `bytes` further (a multiple of 16): the k-slices of a tile take
+// the first slice's descriptor plus their offset instead of a descriptor formed from each address
+// (a mask, a shift and an or each). The start address field (bits 0-13, in 16-byte units) cannot
+// carry into the next field: every shared-memory address lies below 256 KB.
+__device__ __forceinline__ uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
+  return desc + (bytes >> 4);
+}
 // Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
 __device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
                                                            uint32_t sbo) {
