@@ -26,10 +26,5 @@ rm -rf "$out"/probe_*/*.so "$out"/probe_*/{gemm,fp8,grouped}_probe
 tar -C "$out" -czf "$out/probes.tar.gz" probe_block probe_tensor && rm -rf "$out"/probe_block "$out"/probe_tensor
 cat "$out/probe_block.log" "$out/probe_tensor.log"
 echo "(a) done after $((SECONDS - start)) s"
-left=$((570 - (SECONDS - start)))
-PTXB_BUDGET_S=$((left - 40)) PTXB_EVIDENCE_ROUNDS=1 bench/gemm_dev/variants.sh "$bin" /tmp/vf 3 \
-  "$variants" \
-  > "$out/variants.log" 2>&1
-tar -C /tmp/vf --exclude=cache --exclude=src -czf "$out/variants.tar.gz" .
-grep -E "json|round\(s\)|^variant /" "$out/variants.log"
+"$(dirname "${BASH_SOURCE[0]}")/judge_variants.sh" "$bin" "$out" "$variants" $((570 - (SECONDS - start)))
 echo "(b) done after $((SECONDS - start)) s"
