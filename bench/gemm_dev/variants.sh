@@ -65,11 +65,12 @@ fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
-stepdesc='s/^constexpr bool kStepDescriptors = false;/constexpr bool kStepDescriptors = true;/'
-# The warpgroup index through a warp shuffle of lane 0's: provably warp-uniform, so ptxas keeps
-# what derives from it (descriptors, tile addresses) in uniform registers (the idiom of CUTLASS's
-# canonical_warp_group_idx).
-uniformwg='s#^  const int warpgroup = threadIdx.x / \(128\|kWgThreads\);#  const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / \1), 0);#'
+# The warpgroup index through a warp shuffle of lane 0's (warpgroup_index() of kernels/ptx/wgmma.cuh):
+# provably warp-uniform, so ptxas keeps what derives from it (descriptors, tile addresses) in
+# uniform registers; threadwg undoes it where an expert has it.
+uniformwg='s#^  const int warpgroup = threadIdx.x / \(128\|kWgThreads\);#  const int warpgroup = warpgroup_index();#'
+threadwg='s#^\(  const int warpgroup = .*\)warpgroup_index();#\1static_cast<int>(threadIdx.x / 128);#'
+genericstaging='s/^constexpr bool kStagingStoresShared = true;/constexpr bool kStagingStoresShared = false;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
 twoconsumers='s/^constexpr bool kThreeConsumersD64 = true;/constexpr bool kThreeConsumersD64 = false;/'
@@ -148,19 +149,24 @@ fp8b_stages4|fp8_blockwise|sm90/gemm/fp8-blockwise|$fp8bstages4
 fp8_stages4|fp8_e4m3|sm90/gemm/fp8-e4m3|$fp8stages4
 fp8b_slicedesc|fp8_blockwise|sm90/gemm/fp8-blockwise|$slicedesc
 fp8_slicedesc|fp8_e4m3|sm90/gemm/fp8-e4m3|$slicedesc
-bwd_stepdesc|attention_bwd_bf16|sm90/attention/bwd-bf16|$stepdesc
-bwd_gqa_stepdesc|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$stepdesc
-bwd_d96_stepdesc|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$stepdesc
-tma_stepdesc|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$stepdesc
-wgmma_stepdesc|bf16_wgmma|sm90/gemm/bf16-wgmma|$stepdesc
-fp8b_uniformwg|fp8_blockwise|sm90/gemm/fp8-blockwise|$uniformwg
-fp8_uniformwg|fp8_e4m3|sm90/gemm/fp8-e4m3|$uniformwg
-tma_uniformwg|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$uniformwg
-tma_stepdesc_uniformwg|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$stepdesc; $uniformwg
-bwd_stepdesc_uniformwg|attention_bwd_bf16|sm90/attention/bwd-bf16|$stepdesc; $uniformwg
-bwd_gqa_stepdesc_uniformwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$stepdesc; $uniformwg
+bwd_slicedesc_threadwg|attention_bwd_bf16|sm90/attention/bwd-bf16|$slicedesc; $threadwg
+bwd_gqa_slicedesc_threadwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$slicedesc; $threadwg
+bwd_d96_slicedesc_threadwg|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$slicedesc; $threadwg
+tma_slicedesc_threadwg|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$slicedesc; $threadwg
+wgmma_slicedesc|bf16_wgmma|sm90/gemm/bf16-wgmma|$slicedesc
+wgmma_uniformwg|bf16_wgmma|sm90/gemm/bf16-wgmma|$uniformwg
+fp8b_threadwg|fp8_blockwise|sm90/gemm/fp8-blockwise|$threadwg
+fp8_threadwg|fp8_e4m3|sm90/gemm/fp8-e4m3|$threadwg
 fwd_uniformwg|attention_fwd_bf16|sm90/attention/fwd-bf16|$uniformwg
 fwd_d256_uniformwg|attention_fwd_bf16_d256|sm90/attention/fwd-bf16-d256|$uniformwg
+varlen_uniformwg|attention_fwd_varlen|sm90/attention/fwd-varlen|$uniformwg
+grouped_uniformwg|bf16_grouped|sm90/gemm/bf16-grouped|$uniformwg
+grouped_slicedesc|bf16_grouped|sm90/gemm/bf16-grouped|$slicedesc
+llm_slicedesc_threadwg|bf16_llm|sm90/gemm/bf16-llm|$slicedesc; $threadwg
+fp8b_generic_staging|fp8_blockwise|sm90/gemm/fp8-blockwise|$genericstaging
+fp8_generic_staging|fp8_e4m3|sm90/gemm/fp8-e4m3|$genericstaging
+tma_generic_staging|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$genericstaging
+grouped_generic_staging|bf16_grouped|sm90/gemm/bf16-grouped|$genericstaging
 "
 declare -A task_of
 names=()

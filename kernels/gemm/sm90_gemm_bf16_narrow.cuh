@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ uint8_t narrow_raw[];
   NarrowStorage& smem = *reinterpret_cast<NarrowStorage*>(
       (reinterpret_cast<uintptr_t>(narrow_raw) + 1023) & ~uintptr_t(1023));
-  const int warpgroup = threadIdx.x / 128;
+  const int warpgroup = warpgroup_index();
   const int m0 = (blockIdx.x / tiles_n) * kBlockM, n0 = (blockIdx.x % tiles_n) * kNarrowN;
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
   const uint32_t rank = kNarrowCluster == 1 ? 0 : cluster_ctarank();

@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // without a dependent launch.
   if (kSplitPdl && (splits > 1 || (kStreamKTail && tail.tail_tiles > 0)))
     griddep_launch_dependents();
-  const int warpgroup = threadIdx.x / 128;
+  const int warpgroup = warpgroup_index();
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
   const int tiles_n = (N + kBlockN - 1) / kBlockN;
   const int blocks = rows * tiles_n;
@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                    const __grid_constant__ CUtensorMap map_b, __nv_bfloat16* c,
                                    int M, int N, int K, int split_kb, int splits) {
   SharedStorage& smem = shared_storage();
-  const int warpgroup = threadIdx.x / 128;
+  const int warpgroup = warpgroup_index();
   const int rank = static_cast<int>(cluster_ctarank());  // the split
   const TileCoord tile =
       tile_of_block(blockIdx.x / splits, (M + kBlockM - 1) / kBlockM, (N + kBlockN - 1) / kBlockN);

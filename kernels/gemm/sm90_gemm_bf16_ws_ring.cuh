@@ -222,9 +222,11 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // (wgmma_desc_advance by the slice's 32 bytes) instead of from each slice's address (a mask, a
 // shift and an or per descriptor, 8 a k-block). The fp8 experts gained 3-5% from it (their
 // consumers also promote every k-block; bench/results/2026-12-05g-h100-session, calls 7-8); these
-// consumers are lighter. Not yet measured: off until it is (bench/gemm_dev/variants.sh
-// `tma_stepdesc`, `wgmma_stepdesc`).
-constexpr bool kStepDescriptors = false;
+// consumers are lighter: on an H100 (bench/results/2026-12-05h-h100-session, call 1, `ptxbench
+// eval`, three rounds) the TMA expert's speedups moved by 1.000-1.002x, the cp.async one's by
+// 0.998-1.006x; kept for its fewer instructions (variants `tma_slicedesc_threadwg`,
+// `wgmma_slicedesc` turn it off).
+constexpr bool kStepDescriptors = true;
 
 template <bool kProxyFence = false>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,

@@ -27,6 +27,14 @@
 namespace {
 
 constexpr int kStoreBoxCols = 64;
+// Whether the staging is written by st.shared at 32-bit shared addresses instead of through a
+// generic pointer (ST.E with 64-bit addresses: ptxas does not see that the staging is shared).
+// With the uniform warpgroup index the generic form made ptxas spill 8 bytes in the block-scaled
+// fp8 kernel; this form does not. Measured together with the index and stepped descriptors, not
+// apart (H100, kernels alone, one run, bench/results/2026-12-05h-h100-session call 3): block-scaled
+// 119.4 / 879.1 us before both, 113.0 / 830.8 with generic stores (the spill), 114.1 / 863.6 with
+// these at 4096^3 / 8192^3; variants `*_generic_staging` (bench/gemm_dev/variants.sh) turn it off.
+constexpr bool kStagingStoresShared = true;
 
 // One pass: columns [kPass * kCols, (kPass + 1) * kCols) of the tile, through buffer
 // kPass % kBuffers.
@@ -53,7 +61,11 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
       const uint32_t offset = r * 128 + ((chunk ^ (r % 8)) * 16) + (lane % 4) * 4;
       float v0 = d[i * 4 + half * 2], v1 = d[i * 4 + half * 2 + 1];
       if constexpr (kScaled) v0 *= scale, v1 *= scale;
-      *reinterpret_cast<__nv_bfloat162*>(box + offset) = __floats2bfloat162_rn(v0, v1);
+      const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
+      if constexpr (kStagingStoresShared)
+        st_shared_b32(smem_addr(box) + offset, *reinterpret_cast<const uint32_t*>(&pair));
+      else
+        *reinterpret_cast<__nv_bfloat162*>(box + offset) = pair;
     }
   }
   fence_proxy_async_shared();

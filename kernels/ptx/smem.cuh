@@ -20,3 +20,8 @@ __device__ __forceinline__ float ld_shared_f32(const void* p) {
   asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
   return v;
 }
+// Stores 32 bits at shared-memory address `addr` (smem_addr) by st.shared, where a store through
+// a generic pointer would take a generic store (ST.E: a 64-bit address register per pointer).
+__device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}

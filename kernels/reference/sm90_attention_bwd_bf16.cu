@@ -87,6 +87,11 @@ __device__ __forceinline__ float ld_shared_f32(const void* p) {
   asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
   return v;
 }
+// Stores 32 bits at shared-memory address `addr` (smem_addr) by st.shared, where a store through
+// a generic pointer would take a generic store (ST.E: a 64-bit address register per pointer).
+__device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
@@ -289,6 +294,16 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 // register fence that keeps the compiler from moving accumulator accesses across an asynchronous
 // wgmma. The mma_async instructions themselves are written where they are used (one form per
 // tile shape and operand source).
+
+// The calling thread's warpgroup (128 consecutive threads of the block), read from lane 0.
+// NOTE: threadIdx.x / 128 is the same in every lane of a warp, but ptxas does not know it; read
+// through shfl.sync it is known warp-uniform, and what derives from it (shared-memory offsets,
+// descriptors, barrier addresses) stays in uniform registers: fewer instructions in the
+// consumers' loops (2-5% faster fp8 GEMM and attention backward experts on an H100). Call it with
+// every lane of the warp active.
+__device__ __forceinline__ int warpgroup_index() {
+  return __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
+}
 
 // Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
 // (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
@@ -538,9 +553,12 @@ __device__ __forceinline__ float ex2(float x) {
 // descriptor is then formed once a product (the unrolled steps share it) and each step costs an
 // add instead of a mask, a shift and an or. In the fp8 GEMM experts the same change took 16 of 109
 // instructions out of two k-blocks of the consumers' loop and 5% off the kernel's time (H100,
-// bench/results/2026-12-05g-h100-session, call 7). Not yet measured here: off until it is
-// (bench/gemm_dev/variants.sh `bwd_stepdesc`, `bwd_gqa_stepdesc`, `bwd_d96_stepdesc`).
-constexpr bool kStepDescriptors = false;
+// bench/results/2026-12-05g-h100-session, call 7). Here, on an H100
+// (bench/results/2026-12-05h-h100-session, call 2, three rounds): 0.990-1.017x the speedups without
+// it over the six timed shapes; with the uniform warpgroup index as well 1.009-1.046x (0.986x at D
+// 64, where that index now stays off). Variants `bwd_slicedesc_threadwg`,
+// `bwd_gqa_slicedesc_threadwg` turn both off.
+constexpr bool kStepDescriptors = true;
 // K-major operand (the reduction dimension is the contiguous one), k-step kk (16 columns) of a
 // tile stored as column blocks of `rows` x 64: 8-row groups are 1024 bytes apart (SBO); the LBO
 // is unused with swizzling; inside a 128-byte row the kk-th slice starts 32 * (kk % 4) bytes in
@@ -825,7 +843,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int first = p.causal ? n0 / kQStep : 0;
   const int per_head = (p.seq + kQStep - 1) / kQStep - first;  // >= 1: n0 < seq
   const int iters = per_head * heads_per_cta;
-  const int warpgroup = threadIdx.x / kWgThreads;
+  // NOTE: at D 64 the uniform index's registers make ptxas spill 12-36 bytes in this kernel
+  // (0.986 of the thread-derived index's speed there on an H100; 1.02-1.05 at D 128).
+  const int warpgroup = kD == 64 ? static_cast<int>(threadIdx.x / kWgThreads) : warpgroup_index();
 
   init_barriers(&sm.kv_full, sm.full, sm.empty);
   chain_wait_previous();  // k0's LSE and Delta
@@ -1044,7 +1064,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int bh_kv = blockIdx.z * p.kv_heads + blockIdx.y / p.group;  // and its kv head
   const int key_tiles = (p.seq + kKStep - 1) / kKStep;
   const int iters = p.causal ? min(key_tiles, (m0 + kCtaRows - 1) / kKStep + 1) : key_tiles;
-  const int warpgroup = threadIdx.x / kWgThreads;
+  const int warpgroup = warpgroup_index();
 
   init_barriers(&sm.qd_full, sm.full, sm.empty);
   chain_wait_previous();  // k0's LSE and Delta (through k1, the kernel before it)

@@ -53,6 +53,11 @@ __device__ __forceinline__ float ld_shared_f32(const void* p) {
   asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
   return v;
 }
+// Stores 32 bits at shared-memory address `addr` (smem_addr) by st.shared, where a store through
+// a generic pointer would take a generic store (ST.E: a 64-bit address register per pointer).
+__device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/cluster.cuh (generated: scripts/amalgamate.py) ====
 // Thread-block clusters (sm_90): this CTA's rank in its cluster, the cluster-wide barrier, an
@@ -183,6 +188,16 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 // register fence that keeps the compiler from moving accumulator accesses across an asynchronous
 // wgmma. The mma_async instructions themselves are written where they are used (one form per
 // tile shape and operand source).
+
+// The calling thread's warpgroup (128 consecutive threads of the block), read from lane 0.
+// NOTE: threadIdx.x / 128 is the same in every lane of a warp, but ptxas does not know it; read
+// through shfl.sync it is known warp-uniform, and what derives from it (shared-memory offsets,
+// descriptors, barrier addresses) stays in uniform registers: fewer instructions in the
+// consumers' loops (2-5% faster fp8 GEMM and attention backward experts on an H100). Call it with
+// every lane of the warp active.
+__device__ __forceinline__ int warpgroup_index() {
+  return __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
+}
 
 // Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
 // (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
@@ -509,9 +524,11 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // (wgmma_desc_advance by the slice's 32 bytes) instead of from each slice's address (a mask, a
 // shift and an or per descriptor, 8 a k-block). The fp8 experts gained 3-5% from it (their
 // consumers also promote every k-block; bench/results/2026-12-05g-h100-session, calls 7-8); these
-// consumers are lighter. Not yet measured: off until it is (bench/gemm_dev/variants.sh
-// `tma_stepdesc`, `wgmma_stepdesc`).
-constexpr bool kStepDescriptors = false;
+// consumers are lighter: on an H100 (bench/results/2026-12-05h-h100-session, call 1, `ptxbench
+// eval`, three rounds) the TMA expert's speedups moved by 1.000-1.002x, the cp.async one's by
+// 0.998-1.006x; kept for its fewer instructions (variants `tma_slicedesc_threadwg`,
+// `wgmma_slicedesc` turn it off).
+constexpr bool kStepDescriptors = true;
 
 template <bool kProxyFence = false>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,

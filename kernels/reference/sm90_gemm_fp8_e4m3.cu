@@ -53,6 +53,11 @@ __device__ __forceinline__ float ld_shared_f32(const void* p) {
   asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
   return v;
 }
+// Stores 32 bits at shared-memory address `addr` (smem_addr) by st.shared, where a store through
+// a generic pointer would take a generic store (ST.E: a 64-bit address register per pointer).
+__device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
 // ==== end kernels/ptx/smem.cuh ====
 // ==== begin kernels/ptx/cluster.cuh (generated: scripts/amalgamate.py) ====
 // Thread-block clusters (sm_90): this CTA's rank in its cluster, the cluster-wide barrier, an
@@ -291,6 +296,16 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 // register fence that keeps the compiler from moving accumulator accesses across an asynchronous
 // wgmma. The mma_async instructions themselves are written where they are used (one form per
 // tile shape and operand source).
+
+// The calling thread's warpgroup (128 consecutive threads of the block), read from lane 0.
+// NOTE: threadIdx.x / 128 is the same in every lane of a warp, but ptxas does not know it; read
+// through shfl.sync it is known warp-uniform, and what derives from it (shared-memory offsets,
+// descriptors, barrier addresses) stays in uniform registers: fewer instructions in the
+// consumers' loops (2-5% faster fp8 GEMM and attention backward experts on an H100). Call it with
+// every lane of the warp active.
+__device__ __forceinline__ int warpgroup_index() {
+  return __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
+}
 
 // Descriptor of a tile stored with the 128-byte swizzle: start address, leading byte offset
 // (LBO) and stride byte offset (SBO), each encoded as (bytes & 0x3FFFF) >> 4; swizzle mode 1.
@@ -545,6 +560,14 @@ __device__ __forceinline__ void named_barrier_arrive(int id) {
 namespace {
 
 constexpr int kStoreBoxCols = 64;
+// Whether the staging is written by st.shared at 32-bit shared addresses instead of through a
+// generic pointer (ST.E with 64-bit addresses: ptxas does not see that the staging is shared).
+// With the uniform warpgroup index the generic form made ptxas spill 8 bytes in the block-scaled
+// fp8 kernel; this form does not. Measured together with the index and stepped descriptors, not
+// apart (H100, kernels alone, one run, bench/results/2026-12-05h-h100-session call 3): block-scaled
+// 119.4 / 879.1 us before both, 113.0 / 830.8 with generic stores (the spill), 114.1 / 863.6 with
+// these at 4096^3 / 8192^3; variants `*_generic_staging` (bench/gemm_dev/variants.sh) turn it off.
+constexpr bool kStagingStoresShared = true;
 
 // One pass: columns [kPass * kCols, (kPass + 1) * kCols) of the tile, through buffer
 // kPass % kBuffers.
@@ -571,7 +594,11 @@ __device__ __forceinline__ void store_pass_tma(const float (&d)[kTileCols / 2], 
       const uint32_t offset = r * 128 + ((chunk ^ (r % 8)) * 16) + (lane % 4) * 4;
       float v0 = d[i * 4 + half * 2], v1 = d[i * 4 + half * 2 + 1];
       if constexpr (kScaled) v0 *= scale, v1 *= scale;
-      *reinterpret_cast<__nv_bfloat162*>(box + offset) = __floats2bfloat162_rn(v0, v1);
+      const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
+      if constexpr (kStagingStoresShared)
+        st_shared_b32(smem_addr(box) + offset, *reinterpret_cast<const uint32_t*>(&pair));
+      else
+        *reinterpret_cast<__nv_bfloat162*>(box + offset) = pair;
     }
   }
   fence_proxy_async_shared();
@@ -1335,7 +1362,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ uint8_t narrow_raw[];
   NarrowStorage& smem = *reinterpret_cast<NarrowStorage*>(
       (reinterpret_cast<uintptr_t>(narrow_raw) + 1023) & ~uintptr_t(1023));
-  const int warpgroup = threadIdx.x / 128;
+  const int warpgroup = warpgroup_index();
   const int n0 = blockIdx.x * kNarrowN;
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
   if (threadIdx.x == 0) {
@@ -1453,7 +1480,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   SharedStorage& smem = shared_storage();
   // reduce_splits may launch now (kSplitK); it waits for this grid to complete.
   if (kSplitK && splits > 1) griddep_launch_dependents();
-  const int warpgroup = threadIdx.x / 128;
+  const int warpgroup = warpgroup_index();
   const UnitMap<kCluster> map(M, N);
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
   // Work unit u (UnitMap): this CTA's tile of it, k-blocks [split * split_kb, ...) of its split.
