@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Session 2026-12-05 (fifteenth), prepared, not run (no machine came): the experts as changed
 # after calls 1-2 (warpgroup_index(), stepped descriptors in the bf16 ring and the attention
-# backward, st.shared staging stores). (a) One `ptxbench eval` of the production-shape, grouped
-# and D 96 backward experts (call 3 judged the last; the first two only in the probe harness);
+# backward, st.shared staging stores). (a) One `ptxbench eval` of the experts that no GPU has
+# judged in their committed form (both fp8 ones, the production-shape and the grouped one: call 3
+# ran them only in the probe harnesses, which for fp8 and grouped do not compare results);
 # then their hostile submissions, with a changed expert as the control (one evaluation at the
 # start and one at the end of each group): (b) attention/ (control: the GQA backward expert),
 # (c) llm/, (d) grouped/, (e) fp8/ (the block-scaled expert); each step skipped when less than
@@ -23,8 +24,8 @@ group() {  # group NAME CONTROL TASK ESTIMATE_S FILES...
   echo "== $name (after $((SECONDS - start)) s)"; tail -n $(($# + 4)) "$out/cheats_$name.log"
 }
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR=/tmp/dcache
-for pair in gemm/bf16-llm:sm90_gemm_bf16_llm gemm/bf16-grouped:sm90_gemm_bf16_grouped \
-  attention/bwd-bf16-d96:sm90_attention_bwd_bf16_d96; do
+for pair in gemm/fp8-blockwise:sm90_gemm_fp8_blockwise gemm/fp8-e4m3:sm90_gemm_fp8_e4m3 \
+  gemm/bf16-llm:sm90_gemm_bf16_llm gemm/bf16-grouped:sm90_gemm_bf16_grouped; do
   task="sm90/${pair%%:*}" name="${pair#*:}"
   [[ $(left) -lt 45 ]] && { echo "$name: skipped, $(left) s left"; continue; }
   timeout "$(left)" "$bin/ptxbench" eval "kernels/reference/$name.cu" --task "$task" \
