@@ -1,7 +1,7 @@
-// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
-// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
-// wgmma. The mma_async instructions themselves are written where they are used (one form per
-// tile shape and operand source).
+// Hopper warpgroup MMA plumbing: the warpgroup index, shared-memory matrix descriptors, fence /
+// commit / wait, and the register fence that keeps the compiler from moving accumulator accesses
+// across an asynchronous wgmma. The mma_async instructions themselves are written where they are
+// used (one form per tile shape and operand source).
 #pragma once
 
 #include <cstdint>

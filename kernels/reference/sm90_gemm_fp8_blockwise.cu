@@ -269,10 +269,10 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 }
 // ==== end kernels/ptx/setmaxnreg.cuh ====
 // ==== begin kernels/ptx/wgmma.cuh (generated: scripts/amalgamate.py) ====
-// Hopper warpgroup MMA plumbing: shared-memory matrix descriptors, fence / commit / wait, and the
-// register fence that keeps the compiler from moving accumulator accesses across an asynchronous
-// wgmma. The mma_async instructions themselves are written where they are used (one form per
-// tile shape and operand source).
+// Hopper warpgroup MMA plumbing: the warpgroup index, shared-memory matrix descriptors, fence /
+// commit / wait, and the register fence that keeps the compiler from moving accumulator accesses
+// across an asynchronous wgmma. The mma_async instructions themselves are written where they are
+// used (one form per tile shape and operand source).
 
 // The calling thread's warpgroup (128 consecutive threads of the block), read from lane 0.
 // NOTE: threadIdx.x / 128 is the same in every lane of a warp, but ptxas does not know it; read
