@@ -425,6 +425,14 @@ constexpr bool kWideQStepD64 = true;
 template <int kD>
 constexpr int kQStepOf = kD == 64 && kWideQStepD64 ? 128 : 64;
 
+// Whether k1 applies the causal mask to P^T in a loop of its own, branched around off the
+// diagonal, instead of in the exponent's loop, where ptxas predicates it: a compare, a select and
+// index arithmetic per element on every step, the non-causal shapes' included. Static counts
+// (ptxas 13.0): the D 128 dK/dV consumer's step 409 instructions, 329 off the diagonal with the
+// loop apart (D 96: 397, 318). Not at D 64 (it spills there). Not yet measured: off until it is
+// (bench/gemm_dev/variants.sh `bwd_diagloop`, `bwd_gqa_diagloop`, `bwd_d96_diagloop`).
+constexpr bool kDiagonalLoopApart = false;
+
 // Whether k1 also computes dQ at D 128 (k1 "dkdvq"): after dS^T, each consumer warpgroup writes
 // its 64 keys' dS^T (bf16) to shared memory of its own and computes the (kQStep queries, D)
 // contribution of those keys, dS K (wgmma m64n128k16, A = dS read MN-major from the dS^T rows,
@@ -918,12 +926,30 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float* lse2 = sm.lse2[st];
       const float* delta = sm.delta[st];
       const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
+      if constexpr (kDiagonalLoopApart && kD != 64) {  // NOTE: at D 64 it spills 52-56 bytes
+        // NOTE: the LSE pairs loaded as float2 (acc_col of an even e is even): written as single
+        // floats, ptxas loads them one at a time, each address formed apart.
 #pragma unroll
-      for (int e = 0; e < kQStep / 2; ++e) {
-        const int col = acc_col(e, t_id);
-        float pe = ex2(s[e] * p.scale_log2 - lse2[col]);
-        if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
-        s[e] = pe;
+        for (int e = 0; e < kQStep / 2; e += 2) {
+          const float2 l = *reinterpret_cast<const float2*>(lse2 + acc_col(e, t_id));
+          s[e] = ex2(s[e] * p.scale_log2 - l.x);
+          s[e + 1] = ex2(s[e + 1] * p.scale_log2 - l.y);
+        }
+        if (diagonal) {
+          // key0 + acc_row > m0 + acc_col, the thread's part of both taken out of the loop
+          const int margin = key0 - m0 + acc_row(0, t_id) - acc_col(0, t_id);
+#pragma unroll
+          for (int e = 0; e < kQStep / 2; ++e)
+            if (margin + 8 * ((e >> 1) & 1) > 8 * (e >> 2) + (e & 1)) s[e] = 0.f;
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < kQStep / 2; ++e) {
+          const int col = acc_col(e, t_id);
+          float pe = ex2(s[e] * p.scale_log2 - lse2[col]);
+          if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
+          s[e] = pe;
+        }
       }
       uint32_t a[kQStep / 16][4];  // P^T as the bf16 A operand, one set per 16 queries
       to_a_frags(s, a);
