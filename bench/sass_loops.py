@@ -48,10 +48,17 @@ def branches(instructions):
 
 
 def mma_loop(instructions):
-    """(start, end) of the innermost loop holding a wgmma, or None."""
+    """(start, end) of the innermost loop holding a wgmma, or None.
+    NOTE: ptxas moves the retry paths of waits (mbarrier try_wait) out of line, after the
+    function's last EXIT, and branches back from there into the loop; those backward branches
+    close no loop, so only branches before the last EXIT count."""
     mma = [a for a, t in instructions if OPCODE.match(t) and OPCODE.match(t).group(1) in MMA]
+    exits = [a for a, t in instructions if OPCODE.match(t) and OPCODE.match(t).group(1) == "EXIT"]
+    end = max(exits, default=instructions[-1][0] if instructions else 0)
     loops = [
-        (target, address) for address, target, _ in branches(instructions) if target <= address
+        (target, address)
+        for address, target, _ in branches(instructions)
+        if target <= address <= end
     ]
     loops = [(s, e) for s, e in loops if any(s <= a <= e for a in mma)]
     return min(loops, key=lambda span: span[1] - span[0], default=None)
