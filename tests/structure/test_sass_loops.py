@@ -64,6 +64,24 @@ class SassLoops(unittest.TestCase):
         self.assertNotIn("0x70 may skip", out)  # the spin loop is no block
         self.assertIn("FSEL 2", out)
 
+    def test_a_wait_path_after_the_last_exit_closes_no_loop(self):
+        # ptxas's out-of-line retry path of a wait branches back into the loop from after EXIT:
+        # its span (0x40-0x80) is shorter than the loop's (0x00-0x60) and holds a wgmma too.
+        body = [
+            "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R0",  # 0x00 loop start
+            "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], RZ, !UPT",  # 0x10
+            "@!P0 BRA 0x80",  # 0x20 to the retry path
+            "FADD R1, R1, R1",  # 0x30
+            "MUFU.EX2 R2, R2",  # 0x40 where the retry path returns
+            "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24",  # 0x50
+            "@P1 BRA 0x0",  # 0x60 loop end
+            "EXIT",  # 0x70
+            "BRA 0x40",  # 0x80 retry path, back into the loop
+        ]
+        code, out, _ = self.run_tool(listing("waits", body))
+        self.assertEqual(code, 0)
+        self.assertIn("wgmma loop 0x0-0x60: 7 instructions", out)
+
     def test_a_function_without_wgmma_says_so(self):
         code, out, _ = self.run_tool(listing("plain", ["FADD R0, R0, R0", "@P0 BRA 0x0", "EXIT"]))
         self.assertEqual(code, 0)
