@@ -71,6 +71,7 @@ slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescri
 uniformwg='s#^  const int warpgroup = threadIdx.x / \(128\|kWgThreads\);#  const int warpgroup = warpgroup_index();#'
 threadwg='s#^\(  const int warpgroup = .*\)warpgroup_index();#\1static_cast<int>(threadIdx.x / 128);#'
 genericstaging='s/^constexpr bool kStagingStoresShared = true;/constexpr bool kStagingStoresShared = false;/'
+maskmargin='s/^constexpr bool kMaskByMargin = false;/constexpr bool kMaskByMargin = true;/'
 diagloop='s/^constexpr bool kDiagonalLoopApart = false;/constexpr bool kDiagonalLoopApart = true;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
@@ -168,9 +169,12 @@ fp8b_generic_staging|fp8_blockwise|sm90/gemm/fp8-blockwise|$genericstaging
 fp8_generic_staging|fp8_e4m3|sm90/gemm/fp8-e4m3|$genericstaging
 tma_generic_staging|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$genericstaging
 grouped_generic_staging|bf16_grouped|sm90/gemm/bf16-grouped|$genericstaging
-bwd_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$diagloop
-bwd_gqa_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$diagloop
-bwd_d96_diagloop|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$diagloop
+bwd_margin|attention_bwd_bf16|sm90/attention/bwd-bf16|$maskmargin
+bwd_gqa_margin|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$maskmargin
+bwd_d96_margin|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$maskmargin
+bwd_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$maskmargin; $diagloop
+bwd_gqa_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$maskmargin; $diagloop
+bwd_d96_diagloop|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$maskmargin; $diagloop
 "
 declare -A task_of
 names=()

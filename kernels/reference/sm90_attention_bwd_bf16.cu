@@ -425,12 +425,18 @@ constexpr bool kWideQStepD64 = true;
 template <int kD>
 constexpr int kQStepOf = kD == 64 && kWideQStepD64 ? 128 : 64;
 
-// Whether k1 applies the causal mask to P^T in a loop of its own, branched around off the
-// diagonal, instead of in the exponent's loop, where ptxas predicates it: a compare, a select and
-// index arithmetic per element on every step, the non-causal shapes' included. Static counts
-// (ptxas 13.0): the D 128 dK/dV consumer's step 409 instructions, 329 off the diagonal with the
-// loop apart (D 96: 397, 318). Not at D 64 (it spills there). Not yet measured: off until it is
-// (bench/gemm_dev/variants.sh `bwd_diagloop`, `bwd_gqa_diagloop`, `bwd_d96_diagloop`).
+// Whether k1 computes P^T through probabilities() (the causal mask as one compare of a per-thread
+// margin with a constant an element, the LSE loaded in pairs) instead of comparing key and query
+// indices formed per element: the dK/dV step 712 -> 649 instructions at D 64, 397 -> 372 at D 96,
+// 409 -> 384 at D 128 (static counts, ptxas 13.0, bench/sass_loops.py), no spills.
+// Not yet measured: off until it is (bench/gemm_dev/variants.sh `bwd_margin`, `bwd_gqa_margin`,
+// `bwd_d96_margin`).
+constexpr bool kMaskByMargin = false;
+// With kMaskByMargin, whether the mask is a loop of its own that steps off the causal diagonal
+// branch around (mask_future_keys) instead of predicated inside the exponent's loop on every step,
+// the non-causal shapes' included (ptxas predicates it, it does not branch): off the diagonal a
+// D 128 step 329 instructions, D 96 318. Not at D 64, where it spills 52-56 bytes. Not yet
+// measured: off until it is (variants `bwd_diagloop`, `bwd_gqa_diagloop`, `bwd_d96_diagloop`).
 constexpr bool kDiagonalLoopApart = false;
 
 // Whether k1 also computes dQ at D 128 (k1 "dkdvq"): after dS^T, each consumer warpgroup writes
@@ -682,6 +688,35 @@ __device__ __forceinline__ int acc_col(int e, int t) {
   return 8 * (e >> 2) + 2 * (t % 4) + (e & 1);
 }
 
+// Whether element e of a k1 step's P^T is a key past its query (masked when causal): key0 +
+// acc_row(e, t) > m0 + acc_col(e, t), with margin = key0 - m0 + acc_row(0, t) - acc_col(0, t) and
+// the element's part a constant once unrolled.
+__device__ __forceinline__ bool future_key(int e, int margin) {
+  return margin > acc_col(e, 0) - acc_row(e, 0);  // acc_col(0, 0) = acc_row(0, 0) = 0
+}
+// P^T of a k1 step in place: s[e] = 2^(s[e] * scale_log2 - lse2[column]), zero where `mask` and
+// future_key. The LSE pairs are loaded as float2 (acc_col of an even e is even): loaded one by
+// one, each took an address of its own.
+template <int kN>
+__device__ __forceinline__ void probabilities(float (&s)[kN], const float* lse2, float scale_log2,
+                                              int t, bool mask, int margin) {
+#pragma unroll
+  for (int e = 0; e < kN; e += 2) {
+    const float2 l = *reinterpret_cast<const float2*>(lse2 + acc_col(e, t));
+    float p0 = ex2(s[e] * scale_log2 - l.x), p1 = ex2(s[e + 1] * scale_log2 - l.y);
+    if (mask && future_key(e, margin)) p0 = 0.f;
+    if (mask && future_key(e + 1, margin)) p1 = 0.f;
+    s[e] = p0, s[e + 1] = p1;
+  }
+}
+// The mask of probabilities() alone, for the steps on the causal diagonal (kDiagonalLoopApart).
+template <int kN>
+__device__ __forceinline__ void mask_future_keys(float (&s)[kN], int margin) {
+#pragma unroll
+  for (int e = 0; e < kN; ++e)
+    if (future_key(e, margin)) s[e] = 0.f;
+}
+
 // NOTE: the A-register fragment of m64nNk16 (per warp a 16x16 block: {a0,a1} row g, columns
 // 2c, 2c+1; {a2,a3} row g+8; {a4,a5} row g, columns 8+2c..; {a6,a7} row g+8, with g = lane / 4,
 // c = lane % 4) holds the same (row, column) pairs as accumulator elements 8kk..8kk+7 for the
@@ -926,22 +961,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float* lse2 = sm.lse2[st];
       const float* delta = sm.delta[st];
       const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
-      if constexpr (kDiagonalLoopApart && kD != 64) {  // NOTE: at D 64 it spills 52-56 bytes
-        // NOTE: the LSE pairs loaded as float2 (acc_col of an even e is even): written as single
-        // floats, ptxas loads them one at a time, each address formed apart.
-#pragma unroll
-        for (int e = 0; e < kQStep / 2; e += 2) {
-          const float2 l = *reinterpret_cast<const float2*>(lse2 + acc_col(e, t_id));
-          s[e] = ex2(s[e] * p.scale_log2 - l.x);
-          s[e + 1] = ex2(s[e + 1] * p.scale_log2 - l.y);
-        }
-        if (diagonal) {
-          // key0 + acc_row > m0 + acc_col, the thread's part of both taken out of the loop
-          const int margin = key0 - m0 + acc_row(0, t_id) - acc_col(0, t_id);
-#pragma unroll
-          for (int e = 0; e < kQStep / 2; ++e)
-            if (margin + 8 * ((e >> 1) & 1) > 8 * (e >> 2) + (e & 1)) s[e] = 0.f;
-        }
+      if constexpr (kMaskByMargin) {
+        constexpr bool kApart = kDiagonalLoopApart && kD != 64;
+        const int margin = key0 - m0 + acc_row(0, t_id) - acc_col(0, t_id);
+        probabilities(s, lse2, p.scale_log2, t_id, !kApart && diagonal, margin);
+        if (kApart && diagonal) mask_future_keys(s, margin);
       } else {
 #pragma unroll
         for (int e = 0; e < kQStep / 2; ++e) {
