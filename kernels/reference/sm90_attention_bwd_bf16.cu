@@ -691,7 +691,7 @@ __device__ __forceinline__ int acc_col(int e, int t) {
 // Whether element e of a k1 step's P^T is a key past its query (masked when causal): key0 +
 // acc_row(e, t) > m0 + acc_col(e, t), with margin = key0 - m0 + acc_row(0, t) - acc_col(0, t) and
 // the element's part a constant once unrolled.
-__device__ __forceinline__ bool future_key(int e, int margin) {
+[[maybe_unused]] __device__ __forceinline__ bool future_key(int e, int margin) {
   return margin > acc_col(e, 0) - acc_row(e, 0);  // acc_col(0, 0) = acc_row(0, 0) = 0
 }
 // P^T of a k1 step in place: s[e] = 2^(s[e] * scale_log2 - lse2[column]), zero where `mask` and
