@@ -427,10 +427,10 @@ constexpr int kQStepOf = kD == 64 && kWideQStepD64 ? 128 : 64;
 
 // Whether k1 computes P^T through probabilities() (the causal mask as one compare of a per-thread
 // margin with a constant an element, the LSE loaded in pairs) instead of comparing key and query
-// indices formed per element: the dK/dV step 712 -> 649 instructions at D 64, 397 -> 372 at D 96,
-// 409 -> 384 at D 128 (static counts, ptxas 13.0, bench/sass_loops.py), no spills.
-// Not yet measured: off until it is (bench/gemm_dev/variants.sh `bwd_margin`, `bwd_gqa_margin`,
-// `bwd_d96_margin`).
+// indices formed per element: the dK/dV step 397 -> 372 instructions at D 96, 409 -> 384 at D 128,
+// 712 -> 613 at D 64 with the uniform warpgroup index it leaves room for (static counts,
+// ptxas 13.0, bench/sass_loops.py), no spills. Not yet measured: off until it is
+// (bench/gemm_dev/variants.sh `bwd_margin`, `bwd_gqa_margin`, `bwd_d96_margin`).
 constexpr bool kMaskByMargin = false;
 // With kMaskByMargin, whether the mask is a loop of its own that steps off the causal diagonal
 // branch around (mask_future_keys) instead of predicated inside the exponent's loop on every step,
@@ -887,8 +887,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int per_head = (p.seq + kQStep - 1) / kQStep - first;  // >= 1: n0 < seq
   const int iters = per_head * heads_per_cta;
   // NOTE: at D 64 the uniform index's registers make ptxas spill 12-36 bytes in this kernel
-  // (0.986 of the thread-derived index's speed there on an H100; 1.02-1.05 at D 128).
-  const int warpgroup = kD == 64 ? static_cast<int>(threadIdx.x / kWgThreads) : warpgroup_index();
+  // (0.986 of the thread-derived index's speed there on an H100; 1.02-1.05 at D 128), unless
+  // kMaskByMargin frees them (no spill; the D 64 step 649 -> 613 instructions, static).
+  constexpr bool kThreadIndex = kD == 64 && !kMaskByMargin;
+  const int warpgroup = kThreadIndex ? static_cast<int>(threadIdx.x / 128) : warpgroup_index();
 
   init_barriers(&sm.kv_full, sm.full, sm.empty);
   chain_wait_previous();  // k0's LSE and Delta
