@@ -3,11 +3,12 @@
 
 For each function (those matching --function, a regex; default all): its instruction count, and
 for the innermost loop that holds a wgmma (HGMMA/QGMMA/IGMMA: the backward branch with the
-smallest span around one) its span and instruction count, the forward branches inside it that
-can skip a block (with the block's size), and its opcodes. A knob that takes work out of a
-consumer's loop shows here before any GPU run; what it saves at run time still has to be
-measured. Reads the SASS the judge stores (`sass.txt` of a compile artefact) or any cuobjdump
-output. Usage: bench/sass_loops.py SASS_TXT [--function REGEX] [--opcodes N]
+smallest span around one; --around names other opcodes, e.g. LDGSTS or UTMALDG for a producer's
+loop) its span and instruction count, the forward branches inside it that can skip a block (with
+the block's size), and its opcodes. A knob that takes work out of a consumer's loop shows here
+before any GPU run; what it saves at run time still has to be measured. Reads the SASS the judge
+stores (`sass.txt` of a compile artefact) or any cuobjdump output.
+Usage: bench/sass_loops.py SASS_TXT [--function REGEX] [--around OP,OP] [--opcodes N]
 """
 
 import argparse
@@ -47,12 +48,13 @@ def branches(instructions):
     return out
 
 
-def mma_loop(instructions):
-    """(start, end) of the innermost loop holding a wgmma, or None.
+def innermost_loop(instructions, around):
+    """(start, end) of the innermost loop holding an instruction whose opcode is in `around`,
+    or None.
     NOTE: ptxas moves the retry paths of waits (mbarrier try_wait) out of line, after the
     function's last EXIT, and branches back from there into the loop; those backward branches
     close no loop, so only branches before the last EXIT count."""
-    mma = [a for a, t in instructions if OPCODE.match(t) and OPCODE.match(t).group(1) in MMA]
+    held = [a for a, t in instructions if OPCODE.match(t) and OPCODE.match(t).group(1) in around]
     exits = [a for a, t in instructions if OPCODE.match(t) and OPCODE.match(t).group(1) == "EXIT"]
     end = max(exits, default=instructions[-1][0] if instructions else 0)
     loops = [
@@ -60,19 +62,20 @@ def mma_loop(instructions):
         for address, target, _ in branches(instructions)
         if target <= address <= end
     ]
-    loops = [(s, e) for s, e in loops if any(s <= a <= e for a in mma)]
+    loops = [(s, e) for s, e in loops if any(s <= a <= e for a in held)]
     return min(loops, key=lambda span: span[1] - span[0], default=None)
 
 
-def report(name, instructions, top):
+def report(name, instructions, top, around=MMA):
+    label = "wgmma" if around == MMA else "/".join(around)
     lines = [f"{name}: {len(instructions)} instructions"]
-    span = mma_loop(instructions)
+    span = innermost_loop(instructions, around)
     if span is None:
-        lines.append("  no loop holds a wgmma")
+        lines.append(f"  no loop holds a {label}")
         return lines
     start, end = span
     body = [(a, t) for a, t in instructions if start <= a <= end]
-    lines.append(f"  wgmma loop 0x{start:x}-0x{end:x}: {len(body)} instructions")
+    lines.append(f"  {label} loop 0x{start:x}-0x{end:x}: {len(body)} instructions")
     for address, target, conditional in branches(body):
         if conditional and address < target <= end:
             skipped = sum(1 for a, _ in body if address < a < target)
@@ -86,6 +89,7 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sass", help="cuobjdump -sass text (the judge's sass.txt)")
     parser.add_argument("--function", default="", help="regex on the mangled function name")
+    parser.add_argument("--around", default=",".join(MMA), help="opcodes the loop must hold")
     parser.add_argument("--opcodes", type=int, default=12, help="opcodes listed per loop")
     args = parser.parse_args(argv)
     try:
@@ -99,8 +103,9 @@ def main(argv):
     if not chosen:
         print(f"sass_loops: no function matches '{args.function}' in {args.sass}", file=sys.stderr)
         return 1
+    around = tuple(op.strip() for op in args.around.split(",") if op.strip())
     for name, instructions in chosen.items():
-        print("\n".join(report(name, instructions, args.opcodes)))
+        print("\n".join(report(name, instructions, args.opcodes, around)))
     return 0
 
 

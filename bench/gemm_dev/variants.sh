@@ -71,6 +71,7 @@ slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescri
 uniformwg='s#^  const int warpgroup = threadIdx.x / \(128\|kWgThreads\);#  const int warpgroup = warpgroup_index();#'
 threadwg='s#^\(  const int warpgroup = .*\)warpgroup_index();#\1static_cast<int>(threadIdx.x / 128);#'
 genericstaging='s/^constexpr bool kStagingStoresShared = true;/constexpr bool kStagingStoresShared = false;/'
+unchecked='s/^constexpr bool kUncheckedInterior = false;/constexpr bool kUncheckedInterior = true;/'
 maskmargin='s/^constexpr bool kMaskByMargin = false;/constexpr bool kMaskByMargin = true;/'
 diagloop='s/^constexpr bool kDiagonalLoopApart = false;/constexpr bool kDiagonalLoopApart = true;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
@@ -157,6 +158,8 @@ bwd_d96_slicedesc_threadwg|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$s
 tma_slicedesc_threadwg|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$slicedesc; $threadwg
 wgmma_slicedesc|bf16_wgmma|sm90/gemm/bf16-wgmma|$slicedesc
 wgmma_uniformwg|bf16_wgmma|sm90/gemm/bf16-wgmma|$uniformwg
+wgmma_unchecked|bf16_wgmma|sm90/gemm/bf16-wgmma|$unchecked
+wgmma_unchecked_uniformwg|bf16_wgmma|sm90/gemm/bf16-wgmma|$unchecked; $uniformwg
 fp8b_threadwg|fp8_blockwise|sm90/gemm/fp8-blockwise|$threadwg
 fp8_threadwg|fp8_e4m3|sm90/gemm/fp8-e4m3|$threadwg
 fwd_uniformwg|attention_fwd_bf16|sm90/attention/fwd-bf16|$uniformwg

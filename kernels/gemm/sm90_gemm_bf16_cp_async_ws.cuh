@@ -50,6 +50,12 @@ constexpr bool kArriveOnCompletion = true;
 // their lines in L2 more often than in DRAM. 2 and 4 were 1-16% slower on every timed shape (H100,
 // bench/results/2026-12-05d-h100-session, variants `wgmma_prefetch2`, `wgmma_prefetch4`).
 constexpr int kL2PrefetchAhead = 0;
+// Whether a producer thread whose rows of a tile are all in bounds (every tile but the last row
+// and column of tiles) copies without the per-copy bound, selects and source size
+// (copy_tile_chunks' unchecked path): the producer's k-block 160 -> 99 instructions on such tiles
+// (static, ptxas 13.0, bench/sass_loops.py --around LDGSTS). Not yet measured: off until it is
+// (bench/gemm_dev/variants.sh `wgmma_unchecked`, `wgmma_unchecked_uniformwg`).
+constexpr bool kUncheckedInterior = false;
 static_assert(kStages >= kLag + 2, "the ring must hold the lag and the consumers' two stages");
 static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
 static_assert(kBlockM % kRowsPerPass == 0 && kBlockN % kRowsPerPass == 0, "whole passes");
@@ -83,6 +89,15 @@ __device__ __forceinline__ void copy_tile_chunks(__nv_bfloat16* stage, const __n
   const int64_t pass_stride = static_cast<int64_t>(kRowsPerPass) * K;
   // (first % 8) == (r % 8) for every row r this thread copies: one swizzled chunk position.
   __nv_bfloat16* to = stage + first * kBlockK + ((chunk ^ (first % 8)) * 8);
+  // The last row's bound, which every earlier row also meets.
+  if (kUncheckedInterior && (kRows / kRowsPerPass - 1) * kRowsPerPass < rows_left) {
+#pragma unroll
+    for (int i = 0; i < kRows / kRowsPerPass; ++i) {
+      cp_async_16_full(to + i * kRowsPerPass * kBlockK, from);
+      from += pass_stride;
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < kRows / kRowsPerPass; ++i) {
     const bool in_bounds = i * kRowsPerPass < rows_left;

@@ -82,6 +82,13 @@ class SassLoops(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertIn("wgmma loop 0x0-0x60: 7 instructions", out)
 
+    def test_a_loop_around_other_opcodes(self):
+        # The loop at 0xc0-0xd0 holds no wgmma but an FADD: --around FADD finds the innermost
+        # loop holding one (the wgmma loop 0x20-0x90 holds none; the outer loop does, at 0xa0).
+        code, out, _ = self.run_tool(listing("kernel_a", KERNEL), "--around", "FADD")
+        self.assertEqual(code, 0)
+        self.assertIn("FADD loop 0xc0-0xd0: 2 instructions", out)
+
     def test_a_function_without_wgmma_says_so(self):
         code, out, _ = self.run_tool(listing("plain", ["FADD R0, R0, R0", "@P0 BRA 0x0", "EXIT"]))
         self.assertEqual(code, 0)
