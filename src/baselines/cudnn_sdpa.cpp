@@ -280,16 +280,15 @@ int CudnnSdpa::plan_dims(const Dims& dims) {
   Scratch scratch = make_scratch(dims, direction_, stream.get());
   int64_t best = -1, built_count = 0;
   Trial best_trial;
-  std::optional<double> best_median_us;  // best_trial's median, once there is a best
   for (nlohmann::json& entry : built.plans) {
     if (!entry["built"].get<bool>()) continue;
     ++built_count;
+    const std::optional<double> best_median_us =
+        best < 0 ? std::nullopt : std::optional<double>(best_trial.median_us);
     const Trial t =
         time_plan(*built.graph, entry, handle, scratch.pointers, stream.get(), best_median_us);
-    if (t.ran && (best < 0 || t.median_us < best_trial.median_us)) {
+    if (t.ran && (best < 0 || t.median_us < best_trial.median_us))
       best = entry["index"].get<int64_t>(), best_trial = t;
-      best_median_us = t.median_us;
-    }
   }
   report_["plans"] = built.plans;
   if (built_count == 0)
