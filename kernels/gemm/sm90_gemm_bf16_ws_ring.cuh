@@ -248,13 +248,8 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     for (int k = 0; k < kBlockK / 16; ++k) {
       // NOTE: inside a 128-byte swizzled row, the k-th 16-element slice starts 32*k bytes in;
       // the hardware applies the swizzle to the computed addresses.
-      if constexpr (kStepDescriptors) {
-        wgmma_m64n256k16(d, wgmma_desc_advance(a_desc, 32 * k), wgmma_desc_advance(b_desc, 32 * k),
-                         1);
-      } else {
-        wgmma_m64n256k16(d, wgmma_desc_sw128(a_tile + k * 16, 16, 1024),
-                         wgmma_desc_sw128(b_tile + k * 16, 16, 1024), 1);
-      }
+      wgmma_m64n256k16(d, wgmma_desc_sw128_slice<kStepDescriptors>(a_tile, a_desc, 32 * k),
+                       wgmma_desc_sw128_slice<kStepDescriptors>(b_tile, b_desc, 32 * k), 1);
     }
     wgmma_commit();
     if (kb > 0) {

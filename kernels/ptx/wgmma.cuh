@@ -35,6 +35,15 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo
 __device__ __forceinline__ uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
   return desc + (bytes >> 4);
 }
+// The descriptor of the k-slice `bytes` into a K-major 128-byte-swizzled tile (LBO 16, SBO 1024),
+// whose own descriptor is `tile_desc`: stepped from it (kStep) or formed from the slice's address.
+// The GEMM experts' consumers take one of the two forms by a knob (kStepDescriptors).
+template <bool kStep>
+__device__ __forceinline__ uint64_t wgmma_desc_sw128_slice(const void* tile, uint64_t tile_desc,
+                                                           uint32_t bytes) {
+  if constexpr (kStep) return wgmma_desc_advance(tile_desc, bytes);
+  return wgmma_desc_sw128(static_cast<const uint8_t*>(tile) + bytes, 16, 1024);
+}
 // Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
 __device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
                                                            uint32_t sbo) {

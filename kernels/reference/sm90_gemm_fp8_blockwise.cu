@@ -301,6 +301,15 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(const void* p, uint32_t lbo
 __device__ __forceinline__ uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
   return desc + (bytes >> 4);
 }
+// The descriptor of the k-slice `bytes` into a K-major 128-byte-swizzled tile (LBO 16, SBO 1024),
+// whose own descriptor is `tile_desc`: stepped from it (kStep) or formed from the slice's address.
+// The GEMM experts' consumers take one of the two forms by a knob (kStepDescriptors).
+template <bool kStep>
+__device__ __forceinline__ uint64_t wgmma_desc_sw128_slice(const void* tile, uint64_t tile_desc,
+                                                           uint32_t bytes) {
+  if constexpr (kStep) return wgmma_desc_advance(tile_desc, bytes);
+  return wgmma_desc_sw128(static_cast<const uint8_t*>(tile) + bytes, 16, 1024);
+}
 // Descriptor of an unswizzled tile of 8x16-byte core matrices, LBO and SBO as above.
 __device__ __forceinline__ uint64_t wgmma_desc_interleaved(const void* p, uint32_t lbo,
                                                            uint32_t sbo) {
@@ -1068,13 +1077,9 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
   for (int k = 0; k < kBlockK / 32; ++k) {
     // NOTE: inside a 128-byte swizzled row, the k-th 32-element slice starts 32*k bytes in;
     // the hardware applies the swizzle to the computed addresses.
-    if constexpr (kStepDescriptors) {
-      wgmma_m64n128k32_e4m3(part, wgmma_desc_advance(a_desc, 32 * k),
-                            wgmma_desc_advance(b_desc, 32 * k), k > 0 ? 1 : 0);
-    } else {
-      wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128(a_tile + k * 32, 16, 1024),
-                            wgmma_desc_sw128(b_tile + k * 32, 16, 1024), k > 0 ? 1 : 0);
-    }
+    wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128_slice<kStepDescriptors>(a_tile, a_desc, 32 * k),
+                          wgmma_desc_sw128_slice<kStepDescriptors>(b_tile, b_desc, 32 * k),
+                          k > 0 ? 1 : 0);
   }
   wgmma_commit();
 }
