@@ -1077,9 +1077,9 @@ __device__ __forceinline__ void mma_k_block(SharedStorage& smem, int consumer, u
   for (int k = 0; k < kBlockK / 32; ++k) {
     // NOTE: inside a 128-byte swizzled row, the k-th 32-element slice starts 32*k bytes in;
     // the hardware applies the swizzle to the computed addresses.
-    wgmma_m64n128k32_e4m3(part, wgmma_desc_sw128_slice<kStepDescriptors>(a_tile, a_desc, 32 * k),
-                          wgmma_desc_sw128_slice<kStepDescriptors>(b_tile, b_desc, 32 * k),
-                          k > 0 ? 1 : 0);
+    const uint64_t a_slice = wgmma_desc_sw128_slice<kStepDescriptors>(a_tile, a_desc, 32 * k);
+    const uint64_t b_slice = wgmma_desc_sw128_slice<kStepDescriptors>(b_tile, b_desc, 32 * k);
+    wgmma_m64n128k32_e4m3(part, a_slice, b_slice, k > 0 ? 1 : 0);
   }
   wgmma_commit();
 }
