@@ -31,7 +31,20 @@ done
 # bf16-llm one for llm/, the grouped one for grouped/, the attention backward one for attention/,
 # the variable-length attention one for varlen/, the paged decode one for paged/, or the file a
 # "// ptxbench-base: PATH" line names) with its entry points renamed and the edits
-# of the cheat's "// ptxbench-sed: EXPR" lines applied, then the cheat.
+# of the cheat's "// ptxbench-sed(N): EXPR" lines applied, then the cheat. N is the number of
+# the base's lines EXPR changes, checked here: when an expert is reformatted (a call split over
+# lines, a line moved into a helper), a cheat whose edit now misses one of its lines stops the
+# generation instead of compiling into a different cheat than the one its expectation was for.
+
+# lines_changed EXPR FILE: how many of FILE's lines the sed command EXPR changes (`t` branches
+# only after a substitution on the current line; `=` prints that line's number once).
+lines_changed() {
+  local n
+  n="$(sed -n -e "$1" -e 't changed' -e 'd' -e ':changed' -e '=' "$2" | wc -l)"
+  echo $((n))
+}
+sed_line='^// ptxbench-sed\(([1-9][0-9]*)\): (.+)$'  # the count, then the sed command
+
 declare -A default_base=([fp8]=kernels/reference/sm90_gemm_fp8_e4m3.cu
   [llm]=kernels/reference/sm90_gemm_bf16_llm.cu
   [grouped]=kernels/reference/sm90_gemm_bf16_grouped.cu
@@ -43,14 +56,19 @@ for folder in fp8 llm grouped attention varlen paged; do
     name="${folder}_$(basename "$cheat" .cu)"
     base="$(sed -n 's|^// ptxbench-base: \(.*\)$|\1|p' "$cheat")"
     base="$root/${base:-${default_base[$folder]}}"
-    # "// ptxbench-sed: EXPR" lines edit the expert's source; each must match in it.
+    # "// ptxbench-sed(N): EXPR" lines edit the expert's source; each must change N of its lines.
     edits=(-e 's|extern "C" int ptxb_plan(|extern "C" int expert_plan(|'
            -e 's|extern "C" int ptxb_run(|extern "C" int expert_run(|')
-    while IFS= read -r expr; do
-      [[ -n "$(sed -n "${expr}p" "$base")" ]] ||
-        { echo "make_cheats: $cheat: '$expr' matches nothing in $base" >&2; exit 1; }
+    while IFS= read -r line; do
+      [[ "$line" =~ $sed_line ]] ||
+        { echo "make_cheats: $cheat: '$line' is not '// ptxbench-sed(N): EXPR'" >&2; exit 1; }
+      expected="${BASH_REMATCH[1]}"; expr="${BASH_REMATCH[2]}"
+      changed="$(lines_changed "$expr" "$base")"
+      [[ "$changed" == "$expected" ]] ||
+        { echo "make_cheats: $cheat: '$expr' changes $changed lines of $base, not $expected" >&2
+          exit 1; }
       edits+=(-e "$expr")
-    done < <(sed -n 's|^// ptxbench-sed: \(.*\)$|\1|p' "$cheat")
+    done < <(grep '^// ptxbench-sed' "$cheat" || true)
     {
       grep -m1 '^// ptxbench-expect:' "$cheat"
       sed "${edits[@]}" "$base"

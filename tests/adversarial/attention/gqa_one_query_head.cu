@@ -1,5 +1,5 @@
 // ptxbench-expect: task=sm90/attention/bwd-bf16-gqa outcome=incorrect
-// ptxbench-sed: s|^  const int iters = per_head \* heads_per_cta;|  const int iters = per_head;|
+// ptxbench-sed(1): s|^  const int iters = per_head \* heads_per_cta;|  const int iters = per_head;|
 // Writes dK and dV from one query head of each group: the real backward expert with its dK/dV
 // kernel's loop over the group's query heads cut to the first, as a kernel that reads the right
 // kv head but forgets that dK and dV sum over the group would. dQ stays right. Right only where

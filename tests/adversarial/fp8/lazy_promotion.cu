@@ -1,9 +1,9 @@
 // ptxbench-expect: task=sm90/gemm/fp8-e4m3 outcome=passed
-// ptxbench-sed: s#^constexpr bool kOverlapPromotion = true;#constexpr bool kOverlapPromotion = false;#
-// ptxbench-sed: s#^  float part\[kAccum\];$#  float part[kAccum] = {};#
-// ptxbench-sed: s#, k > 0 ? 1 : 0);#, 1);#
-// ptxbench-sed: s#^      promotion.apply(scales, part, acc);$#      if (kb % 4 == 3 || kb + 1 == k_blocks) { promotion.apply(scales, part, acc); for (int i = 0; i < kAccum; ++i) part[i] = 0.f; }#
-// ptxbench-sed: s#^constexpr bool kNarrowFewRows = true;#constexpr bool kNarrowFewRows = false;#
+// ptxbench-sed(1): s#^constexpr bool kOverlapPromotion = true;#constexpr bool kOverlapPromotion = false;#
+// ptxbench-sed(1): s#^  float part\[kAccum\];$#  float part[kAccum] = {};#
+// ptxbench-sed(2): s#, k > 0 ? 1 : 0);#, 1);#
+// ptxbench-sed(1): s#^      promotion.apply(scales, part, acc);$#      if (kb % 4 == 3 || kb + 1 == k_blocks) { promotion.apply(scales, part, acc); for (int i = 0; i < kAccum; ++i) part[i] = 0.f; }#
+// ptxbench-sed(1): s#^constexpr bool kNarrowFewRows = true;#constexpr bool kNarrowFewRows = false;#
 // (The expert's narrow whole-K kernel for few-row shapes is turned off: it promotes its own way.)
 // Promotes four times less often: the per-tensor expert with its partial sums left in the
 // tensor cores' accumulator for 512 values of k (four k-blocks) before each add into fp32. The

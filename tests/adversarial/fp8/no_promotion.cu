@@ -1,9 +1,9 @@
 // ptxbench-expect: task=sm90/gemm/fp8-e4m3 outcome=incorrect
-// ptxbench-sed: s#^constexpr bool kOverlapPromotion = true;#constexpr bool kOverlapPromotion = false;#
-// ptxbench-sed: s#^  float part\[kAccum\];$#  float part[kAccum] = {};#
-// ptxbench-sed: s#, k > 0 ? 1 : 0);#, 1);#
-// ptxbench-sed: s#acc\[i\] += part\[i\];#acc[i] = part[i];#
-// ptxbench-sed: s#^constexpr bool kNarrowFewRows = true;#constexpr bool kNarrowFewRows = false;#
+// ptxbench-sed(1): s#^constexpr bool kOverlapPromotion = true;#constexpr bool kOverlapPromotion = false;#
+// ptxbench-sed(1): s#^  float part\[kAccum\];$#  float part[kAccum] = {};#
+// ptxbench-sed(2): s#, k > 0 ? 1 : 0);#, 1);#
+// ptxbench-sed(1): s#acc\[i\] += part\[i\];#acc[i] = part[i];#
+// ptxbench-sed(1): s#^constexpr bool kNarrowFewRows = true;#constexpr bool kNarrowFewRows = false;#
 // (The expert's narrow whole-K kernel for few-row shapes is turned off: it promotes its own way.)
 // Never promotes: the per-tensor expert with its partial sums left in the tensor cores'
 // accumulator for the whole K (each wgmma adds to the previous ones' result) instead of being

@@ -1,6 +1,6 @@
 // ptxbench-expect: task=sm90/gemm/fp8-e4m3 outcome=instruction_missing target=wgmma.mma_async.e4m3
 // ptxbench-base: kernels/reference/sm90_gemm_bf16_wgmma_tma.cu
-// ptxbench-sed: s#^constexpr bool kStreamKTail = true;#constexpr bool kStreamKTail = false;#
+// ptxbench-sed(1): s#^constexpr bool kStreamKTail = true;#constexpr bool kStreamKTail = false;#
 // Widens the E4M3 operands to bf16 (each times its scale: exact, 4 + 4 significant bits) into the
 // workspace and runs the bf16 TMA expert on them: right answers, HGMMA instead of QGMMA. The task
 // asks for the e4m3 form of wgmma, which this never issues (S0: no e4m3 wgmma in the PTX). The

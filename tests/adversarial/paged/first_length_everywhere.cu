@@ -1,6 +1,6 @@
 // ptxbench-expect: task=sm90/attention/decode-paged outcome=incorrect
 // clang-format off
-// ptxbench-sed: s|const int len = b < p.batch ? __ldg(p.seq_lens + b) : 0;|const int len = b < p.batch ? __ldg(p.seq_lens) : 0;|
+// ptxbench-sed(1): s|const int len = b < p.batch ? __ldg(p.seq_lens + b) : 0;|const int len = b < p.batch ? __ldg(p.seq_lens) : 0;|
 // clang-format on
 // Reads one length only: the paged decode expert giving every sequence the first one's history
 // length, as a kernel tested on a batch of equal lengths would.

@@ -1,6 +1,6 @@
 // ptxbench-expect: task=sm90/attention/decode-paged outcome=incorrect
 // clang-format off
-// ptxbench-sed: s|return len - p.q_len + min(row / p.group, p.q_len - 1);|return len - 1;|
+// ptxbench-sed(1): s|return len - p.q_len + min(row / p.group, p.q_len - 1);|return len - 1;|
 // clang-format on
 // Every new token sees the whole history, its later new tokens included: the paged decode expert
 // without the bottom-right causal mask, as a kernel written for one new token per sequence (SQ =

@@ -1,6 +1,6 @@
 // ptxbench-expect: task=sm90/attention/decode-paged outcome=incorrect
 // clang-format off
-// ptxbench-sed: s|const int token = __ldg(table + page_index) \* p.page_size + key % p.page_size;|const int token = page_index * p.page_size + key % p.page_size;|
+// ptxbench-sed(1): s|const int token = __ldg(table + page_index) \* p.page_size + key % p.page_size;|const int token = page_index * p.page_size + key % p.page_size;|
 // clang-format on
 // Ignores the page table: the paged decode expert reading a sequence's page p from pool page p, as
 // a kernel written for a contiguous cache (or one tested only on an identity table) would. Right

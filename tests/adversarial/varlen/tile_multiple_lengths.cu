@@ -1,8 +1,8 @@
 // ptxbench-expect: task=sm90/attention/fwd-varlen outcome=incorrect
 // clang-format off
-// ptxbench-sed: s|^\( *\)return (kCausal \&\& j == job.m_tile) \|\| (j + 1) \* kBlockN > job.len;|\1return kCausal \&\& j == job.m_tile;|
-// ptxbench-sed: s|^\( *\)return (kCausal \&\& (j + 1) \* kBlockN - 1 > row0) \|\| (j + 1) \* kBlockN > job.len;|\1return kCausal \&\& (j + 1) \* kBlockN - 1 > row0;|
-// ptxbench-sed: s|if (key >= len \|\| (causal \&\& key > row0 + frag_row(h)))|if (causal \&\& key > row0 + frag_row(h))|
+// ptxbench-sed(1): s|^\( *\)return (kCausal \&\& j == job.m_tile) \|\| (j + 1) \* kBlockN > job.len;|\1return kCausal \&\& j == job.m_tile;|
+// ptxbench-sed(1): s|^\( *\)return (kCausal \&\& (j + 1) \* kBlockN - 1 > row0) \|\| (j + 1) \* kBlockN > job.len;|\1return kCausal \&\& (j + 1) \* kBlockN - 1 > row0;|
+// ptxbench-sed(1): s|if (key >= len \|\| (causal \&\& key > row0 + frag_row(h)))|if (causal \&\& key > row0 + frag_row(h))|
 // clang-format on
 // Assumes every length is a multiple of the 128-key tile: the real variable-length expert with
 // the mask of keys past a sequence's end removed, so the last key tile of a sequence also sees the
