@@ -254,7 +254,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int u = blockIdx.x; u < units; u += gridDim.x) {
     const TileWork w = work_of(u);
     float d[kBlockN / 2];
-    consume<kArriveOnCompletion>(smem, consumer, w.k_blocks, d, it);
+    consume<kArriveOnCompletion>(smem, consumer, w.k_blocks, d, it,
+                                 slices_in_last_k_block(w.kb_begin + w.k_blocks, K));
     if (splits > 1)
       store_partial(d, partials + static_cast<int64_t>(u / blocks) * M * N, w.m0 + consumer * 64,
                     w.n0, M, N);

@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(kThreads, 1)
        ++j) {
     const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
     float d[kBlockN / 2];
-    consume(smem, consumer, t.k_blocks, d, it);
+    consume(smem, consumer, t.k_blocks, d, it, slices_in_last_k_block(t.kb_begin + t.k_blocks, K));
     if (t.slot >= 0)  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
       store_partial(d, partials + static_cast<int64_t>(t.slot) * kBlockM * kBlockN, consumer * 64,
                     0, kBlockM, kBlockN);
@@ -154,8 +154,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int u = cluster; (!kStreamKTail || tail.tail_tiles == 0) && u < units; u += clusters) {
     const TileCoord tile = tile_of(u);
     const int split = u / blocks;
+    const int kb_begin = split * split_kb;
+    const int k_blocks = min(k_total - kb_begin, split_kb);
     float d[kBlockN / 2];
-    consume(smem, consumer, min(k_total - split * split_kb, split_kb), d, it);
+    consume(smem, consumer, k_blocks, d, it, slices_in_last_k_block(kb_begin + k_blocks, K));
     if (splits > 1)
       store_partial<kSplitL2Policy>(d, partials + static_cast<int64_t>(split) * M * N,
                                     tile.m0 + consumer * 64, tile.n0, M, N,
@@ -206,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_inc<232>();
     const int consumer = warpgroup - 1;
     float d[kBlockN / 2];
-    consume(smem, consumer, k_blocks, d, it);
+    consume(smem, consumer, k_blocks, d, it, slices_in_last_k_block(kb_begin + k_blocks, K));
     // Both consumer warpgroups are done with the stage buffers before either overwrites them.
     named_barrier_sync_immediate<1, 128 * kConsumers>();
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;

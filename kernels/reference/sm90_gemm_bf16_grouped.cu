@@ -719,12 +719,6 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
   }
 }
 
-// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32). `it`
-// as in produce(): the consumers' count runs in step with the producer's. Every stage read goes
-// back to the producer, the last one too (a CTA that loops over tiles refills it for the next).
-// kProxyFence: the stage's bytes were written through the generic proxy by other threads (cp.async
-// completing on the barrier), so each consumer thread fences its view to the async proxy before
-// wgmma reads them; TMA writes through the async proxy and needs none.
 // Whether consume() forms the descriptors of a k-block's k-slices from the first slice's
 // (wgmma_desc_advance by the slice's 32 bytes) instead of from each slice's address (a mask, a
 // shift and an or per descriptor, 8 a k-block). The fp8 experts gained 3-5% from it (their
@@ -735,14 +729,38 @@ __device__ __forceinline__ void release_stage(SharedStorage& smem, uint32_t s) {
 // `wgmma_slicedesc` turn it off).
 constexpr bool kStepDescriptors = true;
 
+// Whether consume() issues only the k-slices of a unit's last k-block that hold data when the
+// unit ends at K's end and K is not a multiple of kBlockK (the loads zero-fill the rest, and
+// zeros add nothing): K 2000 is 31 k-blocks and one slice, where the whole 32nd k-block costs
+// 2.4% more tensor work. Off: not yet measured (variant `tma_lastslices`).
+constexpr bool kPartialLastKBlock = false;
+constexpr int kSlicesPerKBlock = kBlockK / 16;
+
+// The k-slices with data in the last k-block of a unit whose k-blocks end at kb_end (exclusive),
+// for a K of `K` columns: kSlicesPerKBlock unless that k-block runs past K.
+__device__ __forceinline__ int slices_in_last_k_block(int kb_end, int K) {
+  return (min(kBlockK, K - (kb_end - 1) * kBlockK) + 15) / 16;
+}
+
+// Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32). `it`
+// as in produce(): the consumers' count runs in step with the producer's. Every stage read goes
+// back to the producer, the last one too (a CTA that loops over tiles refills it for the next).
+// kProxyFence: the stage's bytes were written through the generic proxy by other threads (cp.async
+// completing on the barrier), so each consumer thread fences its view to the async proxy before
+// wgmma reads them; TMA writes through the async proxy and needs none.
+// last_slices: the k-slices of the last k-block to issue (slices_in_last_k_block; used with
+// kPartialLastKBlock only).
 template <bool kProxyFence = false>
 __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k_blocks,
-                                        float (&d)[kBlockN / 2], uint32_t& it) {
+                                        float (&d)[kBlockN / 2], uint32_t& it,
+                                        int last_slices = kSlicesPerKBlock) {
   const bool lane0 = (threadIdx.x % 32) == 0;
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) d[i] = 0.f;
 
-  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+  // k-block kb through stage it % kStages, its first `slices` k-slices (the whole k-block in the
+  // main loop, where `slices` is a constant).
+  auto k_block = [&](int kb, int slices) {
     const uint32_t s = it % kStages;
     mbar_wait(&smem.full[s], (it / kStages) & 1);
     if constexpr (kProxyFence) fence_proxy_async_shared();
@@ -752,18 +770,25 @@ __device__ __forceinline__ void consume(SharedStorage& smem, int consumer, int k
     const uint64_t b_desc = wgmma_desc_sw128(b_tile, 16, 1024);
     wgmma_fence();
 #pragma unroll
-    for (int k = 0; k < kBlockK / 16; ++k) {
+    for (int k = 0; k < kSlicesPerKBlock; ++k) {
       // NOTE: inside a 128-byte swizzled row, the k-th 16-element slice starts 32*k bytes in;
       // the hardware applies the swizzle to the computed addresses.
-      wgmma_m64n256k16(d, wgmma_desc_sw128_slice<kStepDescriptors>(a_tile, a_desc, 32 * k),
-                       wgmma_desc_sw128_slice<kStepDescriptors>(b_tile, b_desc, 32 * k), 1);
+      if (k < slices)
+        wgmma_m64n256k16(d, wgmma_desc_sw128_slice<kStepDescriptors>(a_tile, a_desc, 32 * k),
+                         wgmma_desc_sw128_slice<kStepDescriptors>(b_tile, b_desc, 32 * k), 1);
     }
     wgmma_commit();
     if (kb > 0) {
       wgmma_wait<1>();  // the group that read stage it-1 is done: hand it back to the producer
       if (lane0) release_stage(smem, (it - 1) % kStages);
     }
-  }
+    ++it;
+  };
+  const int whole = kPartialLastKBlock ? k_blocks - 1 : k_blocks;
+  for (int kb = 0; kb < whole; ++kb) k_block(kb, kSlicesPerKBlock);
+  // NOTE: through a warp shuffle, which ptxas can prove warp-uniform: branches around wgmma on a
+  // value it cannot prove uniform make it serialize the kernel's wgmma (C7520).
+  if (kPartialLastKBlock && k_blocks > 0) k_block(k_blocks - 1, __shfl_sync(~0u, last_slices, 0));
   wgmma_wait<0>();
   if (k_blocks > 0 && lane0) release_stage(smem, (it - 1) % kStages);
 #pragma unroll
@@ -1064,7 +1089,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const GroupTile tile = group_tile(offsets, prefix, groups, u, records);
     if (tile.group < 0) break;
     float d[kBlockN / 2];
-    consume(smem, consumer, k_blocks, d, it);
+    consume(smem, consumer, k_blocks, d, it, slices_in_last_k_block(k_blocks, K));
     const int row0 = tile.m0 + consumer * 64;
     if (kWholeHalfTmaStore && store_by_tma && row0 + 64 <= tile.m_end)  // uniform per warpgroup
       store_tile_tma<kBlockN, kStagingCols>(d, 1.f, smem.staging + consumer * kStagingBytes,
