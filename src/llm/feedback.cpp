@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include "llm/compiler_notes.hpp"
 #include "tasks/task_json.hpp"
 #include "verdict/verdict_parts.hpp"
 
@@ -240,7 +241,10 @@ std::string render_feedback(const TaskSpec& task, const json& verdict,
   const VerdictParts parts = read_verdict_parts(verdict);
   render_correctness(os, task, parts.correctness, options);
   render_violations(os, verdict);
-  if (outcome != "compile_error") render_targets(os, parts.targets, verdict);
+  if (outcome != "compile_error") {
+    render_targets(os, parts.targets, verdict);
+    os << compiler_notes(verdict.value("compile", json::object()));
+  }
   render_timing(os, task, parts.timing);
   std::string text = redact_hidden_shapes(task, os.str());
   if (text.size() > options.max_chars) {

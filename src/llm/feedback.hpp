@@ -1,6 +1,7 @@
 // The feedback a model gets about its previous answer in the repair loop: a short structured text
 // built from the verdict (outcome, compiler errors, first mismatches with coordinates, target
-// evidence per kernel, time against the library). One redaction rule for hidden shapes: a model
+// evidence per kernel, what the compiler said about code that compiled (llm/compiler_notes.hpp),
+// time against the library). One redaction rule for hidden shapes: a model
 // learns their label ("hidden shape #n"), pass/fail and speedup only: no sizes, times, TFLOP/s,
 // element, byte or instruction counts, coordinates or shares, in any part, the reason included.
 #pragma once
