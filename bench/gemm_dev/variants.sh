@@ -20,7 +20,8 @@ bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-2}" only="${4:-}"
 mkdir -p "$out/src"; out="$(cd "$out" && pwd)"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR="$out/cache"
-# Knobs (kernels/gemm/*.cuh, amalgamated into the experts; each sed must change its expert).
+# Knobs (kernels/gemm/*.cuh, amalgamated into the experts; each sed must change its expert, also
+# where a variant joins several with "; ").
 single='s/^constexpr bool kPersistent = true;/constexpr bool kPersistent = false;/'
 sharedstaging='s/^constexpr bool kOwnStaging = true;/constexpr bool kOwnStaging = false;/'
 groupm8='s/^constexpr int kGroupM = 16;/constexpr int kGroupM = 8;/'
@@ -201,7 +202,17 @@ while IFS='|' read -r name expert task program; do
       if cmp -s "$file" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
     fi
   else
-    sed -e "$program" "$src" > "$out/src/$name.cu"
+    # Each of the program's "; "-joined knobs must change the source on its own (where one of a
+    # variant's knobs had been renamed in its expert, the variant silently measured the others).
+    cp "$src" "$out/src/$name.cu"
+    IFS=$'\n' read -r -d '' -a knobs < <(printf '%s' "$program" | sed 's/; /\n/g'; printf '\0')
+    for knob in "${knobs[@]}"; do
+      before="$(cat "$out/src/$name.cu")"
+      sed -i -e "$knob" "$out/src/$name.cu" || exit 2
+      if [[ "$before" == "$(cat "$out/src/$name.cu")" ]]; then
+        echo "variant $name: '$knob' changes nothing" >&2; exit 2
+      fi
+    done
   fi
   if cmp -s "$src" "$out/src/$name.cu"; then echo "variant $name changes nothing" >&2; exit 2; fi
   if [[ -z "${task_of[expert_$expert]:-}" ]]; then
