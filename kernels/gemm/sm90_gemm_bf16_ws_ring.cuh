@@ -230,9 +230,11 @@ constexpr bool kPartialLastKBlock = false;
 constexpr int kSlicesPerKBlock = kBlockK / 16;
 
 // The k-slices with data in the last k-block of a unit whose k-blocks end at kb_end (exclusive),
-// for a K of `K` columns: kSlicesPerKBlock unless that k-block runs past K.
-__device__ __forceinline__ int slices_in_last_k_block(int kb_end, int K) {
-  return (min(kBlockK, K - (kb_end - 1) * kBlockK) + 15) / 16;
+// for a K of `K` columns: kSlicesPerKBlock unless that k-block runs past K. Checked on the host
+// against the split-K and stream-K units (tests/kernels/gemm_tail_schedule.cu).
+__host__ __device__ __forceinline__ int slices_in_last_k_block(int kb_end, int K) {
+  const int rest = K - (kb_end - 1) * kBlockK;  // K's columns from the k-block's start on
+  return ((rest < kBlockK ? rest : kBlockK) + 15) / 16;
 }
 
 // Consumer warpgroup `consumer`: its (64, kBlockN) half of the tile accumulated in d (fp32). `it`

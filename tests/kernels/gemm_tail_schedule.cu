@@ -3,6 +3,10 @@
 // once, a unit stores a partial exactly when it is not a whole tile, partial slots are unique and
 // in range, no CTA has more than its waves plus kMaxTailPieces units, and sum_tail_tiles' view of
 // each shared tile (first_cta..last_cta, slot) is exactly the units that wrote it, in k order.
+// Also the k-slices the ring's consumers issue with kPartialLastKBlock
+// (slices_in_last_k_block, kernels/gemm/sm90_gemm_bf16_ws_ring.cuh): over the units of a tile,
+// stream-K pieces and split-K splits alike, every 16-column slice that holds part of K exactly
+// once and none past it, for K at every multiple of 8 in its last k-block.
 // Compiled to PTX only (no GPU, no ptxas) by the CTest `gemm_tail_schedule`; exit 0 when it holds.
 #include <cstdio>
 #include <map>
@@ -10,9 +14,38 @@
 #include <utility>
 #include <vector>
 
+#include "gemm/sm90_gemm_bf16_ws_ring.cuh"
 #include "gemm/sm90_gemm_tail_schedule.cuh"
 
 namespace {
+
+// The k-slices consume() issues for k-blocks [kb_begin, kb_begin + k_blocks) of a K of `K`
+// columns with kPartialLastKBlock: whole k-blocks, then the last one's slices that hold data.
+int issued_slices(int kb_begin, int k_blocks, int K) {
+  return kSlicesPerKBlock * (k_blocks - 1) + slices_in_last_k_block(kb_begin + k_blocks, K);
+}
+
+// Whether the units' slices of a tile add up to K's slices (ceil(K / 16)) for every K whose
+// k-blocks number k_total; `units` lists each unit's (kb_begin, k_blocks).
+bool slices_cover_k(const std::vector<std::pair<int, int>>& units, int k_total) {
+  for (int K = (k_total - 1) * kBlockK + 8; K <= k_total * kBlockK; K += 8) {
+    int slices = 0;
+    for (const auto& [kb_begin, k_blocks] : units) slices += issued_slices(kb_begin, k_blocks, K);
+    if (slices != (K + 15) / 16) return false;
+  }
+  return true;
+}
+
+// The same for split-K: `splits` splits of split_kb k-blocks (the last one shorter).
+const char* check_split_slices(int k_total) {
+  for (int split_kb = 1; split_kb <= k_total; ++split_kb) {
+    std::vector<std::pair<int, int>> units;
+    for (int kb_begin = 0; kb_begin < k_total; kb_begin += split_kb)
+      units.push_back({kb_begin, split_kb < k_total - kb_begin ? split_kb : k_total - kb_begin});
+    if (!slices_cover_k(units, k_total)) return "split-K units issue other slices than K has";
+  }
+  return "";
+}
 
 // The first broken property of one configuration, or "".
 const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
@@ -62,6 +95,14 @@ const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
     }
     if (next_k != k_total) return "the pieces do not cover the tile";
   }
+  std::map<int, std::vector<std::pair<int, int>>> units_of_tile;  // tile: (kb_begin, k_blocks)
+  for (int c = 0; c < ctas; ++c) {
+    TailUnit u;
+    for (int j = 0; tail_unit(s, tiles, c, j, u); ++j)
+      units_of_tile[u.block].push_back({u.kb_begin, u.k_blocks});
+  }
+  for (const auto& [tile, units] : units_of_tile)
+    if (!slices_cover_k(units, k_total)) return "stream-K units issue other slices than K has";
   return "";
 }
 
@@ -78,6 +119,11 @@ int main() {
           return 1;
         }
       }
+  for (int k_total = 1; k_total <= 200; ++k_total)
+    if (const char* broken = check_split_slices(k_total); *broken) {
+      std::printf("%d k-blocks: %s\n", k_total, broken);
+      return 1;
+    }
   std::printf("tail schedule: %ld configurations, %ld shared tiles: ok\n", configurations,
               shared_tiles);
   return 0;
