@@ -74,9 +74,14 @@ std::string evidence_ncu_metrics(const TaskSpec& task, const Catalog& catalog) {
   std::string metrics = std::string(kOpcodeMetric) + "," + std::string(kDurationMetric);
   for (const CounterSpec& c : catalog.counters_for(task.arch)) metrics.append(",").append(c.metric);
   for (const FlopClass& c : kFlopClasses) metrics.append(",").append(flop_class_metric(c));
-  std::set<std::string> other;  // the TMA targets' other-read metrics, each once
+  // The other-read metrics of the targets whose task caps those reads, each once. NOTE: they take
+  // the run's hardware counters from one replay pass of every profiled kernel to five; where no
+  // cap depends on them (the attention backward, the block-scaled fp8 GEMM) they would only be
+  // reported, so they are left out there (docs/evidence.md, "Cost").
+  std::set<std::string> other;
   for (const TargetSpec& t : task.targets)
-    if (const InstructionEntry* e = catalog.find(t.instruction, task.arch))
+    if (const InstructionEntry* e = catalog.find(t.instruction, task.arch);
+        e != nullptr && t.max_other_read_input_share)
       other.insert(e->other_read_metrics.begin(), e->other_read_metrics.end());
   for (const std::string& m : other) metrics.append(",").append(m);
   return metrics;

@@ -22,8 +22,9 @@ struct EvidenceOptions {
 };
 
 /// The --metrics list of the evidence run: executed opcodes, duration, the catalog's hardware
-/// counters (compared with the timed calls') and the thread-level arithmetic counts of the
-/// non-target rule (docs/evidence.md).
+/// counters (compared with the timed calls'), the thread-level arithmetic counts of the
+/// non-target rule and, for targets whose task caps them, the other-read byte metrics
+/// (docs/evidence.md).
 std::string evidence_ncu_metrics(const TaskSpec& task, const Catalog& catalog);
 
 /// PTXBENCH_NCU, else `ncu` on PATH, else /usr/local/cuda/bin/ncu; empty when none is executable.

@@ -527,13 +527,21 @@ TEST(CatalogByteFloor, InputsLoadedAnotherWayMissR2WhereTheTaskCapsThem) {
   EXPECT_DOUBLE_EQ(*e.other_read_input_share, 6e9 / (2.0 * 2 * 4096 * 4096)) << "six metrics";
 }
 
-TEST(CatalogByteFloor, NcuCollectsTheOtherReadMetricsForTmaTasksOnly) {
+TEST(CatalogByteFloor, NcuCollectsTheOtherReadMetricsWhereTheTaskCapsThemOnly) {
+  // They cost the evidence run replay passes (1 -> 5 with all of them): only where a cap needs
+  // them.
   const std::string tma = evidence_ncu_metrics(task("sm90/gemm/bf16-wgmma-tma"), catalog());
   const std::string cp_async = evidence_ncu_metrics(task("sm90/gemm/bf16-wgmma"), catalog());
+  ASSERT_FALSE(task("sm90/gemm/fp8-blockwise").targets.at(1).max_other_read_input_share);
+  ASSERT_FALSE(task("sm90/attention/bwd-bf16").targets.at(1).max_other_read_input_share);
+  const std::string uncapped_fp8 = evidence_ncu_metrics(task("sm90/gemm/fp8-blockwise"), catalog());
+  const std::string uncapped_bwd = evidence_ncu_metrics(task("sm90/attention/bwd-bf16"), catalog());
   for (const std::string& m :
        catalog().find("cp.async.bulk.tensor", "sm_90a")->other_read_metrics) {
     EXPECT_NE(tma.find(m), std::string::npos) << m;
     EXPECT_EQ(cp_async.find(m), std::string::npos) << m;
+    EXPECT_EQ(uncapped_fp8.find(m), std::string::npos) << m;
+    EXPECT_EQ(uncapped_bwd.find(m), std::string::npos) << m;
   }
 }
 
