@@ -137,8 +137,13 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   v.targets = targets.evidence;
 
   TempDir work("ptxbench-worker");
-  if (config.keep_temp) work.keep();
-  const WorkerJob job = prepare_worker_job(task, catalog, config, compiled, work.path());
+  TempDir binary("ptxbench-binary");  // the loaded shared object, out of the workers' reach
+  if (config.keep_temp) {
+    work.keep();
+    binary.keep();
+  }
+  const WorkerJob job =
+      prepare_worker_job(task, catalog, config, compiled, work.path(), binary.path());
   write_file_atomic(work.path() / "job.json", to_json(job).dump(2));
 
   ProcessSpec spec;

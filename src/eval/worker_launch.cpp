@@ -13,12 +13,21 @@ namespace ptxb {
 namespace fs = std::filesystem;
 
 WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const EvalConfig& config,
-                             const CompileResult& compiled, const fs::path& work_dir) {
-  // The worker reads the shared object after it dropped its privileges: a private copy in a
-  // folder it owns, never the compile cache.
-  const fs::path so = work_dir / "cand.so";
+                             const CompileResult& compiled, const fs::path& work_dir,
+                             const fs::path& binary_dir) {
+  // The worker reads the shared object after it dropped its privileges: a copy it can read and
+  // not change, never the compile cache. NOTE: not in the worker folder: the sandbox user owns
+  // that folder, so it could unlink a file of root's there and put its own in its place (the
+  // timing worker's candidate code swapping the binary the sanitizers and the evidence run load).
+  const fs::path inside = binary_dir.lexically_relative(work_dir);
+  PTXB_ASSERT(inside.empty() || *inside.begin() == "..",
+              "the shared object's folder must lie outside the worker folder");
+  const fs::path so = binary_dir / "cand.so";
   fs::copy_file(compiled.shared_object, so, fs::copy_options::overwrite_existing);
-  fs::permissions(so, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(so, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                          fs::perms::others_read);
+  fs::permissions(binary_dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
   if (config.sandbox && ::geteuid() == 0 &&
       ::chown(work_dir.c_str(), config.sandbox_uid, config.sandbox_uid) != 0)
     throw_api("POSIX", "chown(worker folder)", errno, "", "", __FILE__, __LINE__);

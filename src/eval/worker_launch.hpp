@@ -14,9 +14,14 @@
 
 namespace ptxb {
 
-/// The job for `compiled` in `work_dir`; prepares the folder (copy of the .so, ownership).
+/// The job for `compiled` in `work_dir`; prepares the folder (ownership) and copies the shared
+/// object into `binary_dir`, a folder of the parent's outside `work_dir` (made readable, not
+/// writable, by the sandbox user): every process of the evaluation (timing worker, sanitizers,
+/// evidence run) loads that copy, and candidate code, which may write, rename and remove anything
+/// in its worker folder, cannot change what a later process loads (docs/threat-model.md).
 WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const EvalConfig& config,
-                             const CompileResult& compiled, const std::filesystem::path& work_dir);
+                             const CompileResult& compiled, const std::filesystem::path& work_dir,
+                             const std::filesystem::path& binary_dir);
 
 /// The sandbox policy of a worker in `work_dir`; `under_profiler` keeps the network (ncu talks to
 /// its injection library through sockets). std::nullopt when the sandbox is switched off.

@@ -1,0 +1,66 @@
+// Where the parent puts the shared object the worker processes load (eval/worker_launch.hpp):
+// outside the worker folder, which candidate code may write, rename and remove in, in a folder
+// the sandbox user can read and not change; the job names that copy.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "eval/config.hpp"
+#include "eval/worker_launch.hpp"
+#include "sys/files.hpp"
+#include "tasks/catalog.hpp"
+#include "tasks/spec.hpp"
+
+namespace ptxb {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTasksRoot = fs::path(PTXB_SOURCE_DIR) / "tasks";
+
+struct Prepared {
+  TempDir compiled_dir{"ptxbench-test-compiled"}, work{"ptxbench-test-work"},
+      binary{"ptxbench-test-binary"};
+  CompileResult compiled;
+  EvalConfig config = EvalConfig::from_environment();
+
+  Prepared() {
+    compiled.ok = true;
+    compiled.shared_object = compiled_dir.path() / "cand.so";
+    write_file_atomic(compiled.shared_object, "not really an ELF file, but bytes to copy");
+    config.sandbox = false;  // no chown of the worker folder in a test
+  }
+  WorkerJob job(const fs::path& binary_dir) {
+    const Catalog catalog = load_catalog(kTasksRoot / "catalog");
+    const TaskSpec task = find_task(kTasksRoot, catalog, "sm90/gemm/bf16-wgmma");
+    return prepare_worker_job(task, catalog, config, compiled, work.path(), binary_dir);
+  }
+};
+
+TEST(WorkerLaunch, TheSharedObjectIsACopyOutsideTheWorkerFolderThatOnlyTheParentCanChange) {
+  Prepared p;
+  const WorkerJob job = p.job(p.binary.path());
+  EXPECT_EQ(job.shared_object, p.binary.path() / "cand.so");
+  EXPECT_EQ(read_file(job.shared_object), read_file(p.compiled.shared_object));
+  EXPECT_FALSE(fs::exists(p.work.path() / "cand.so"));
+  struct stat folder {};
+  ASSERT_EQ(::stat(p.binary.path().c_str(), &folder), 0);
+  EXPECT_EQ(folder.st_uid, ::geteuid());
+  EXPECT_EQ(folder.st_mode & 0777, 0755u) << "readable by the sandbox user, writable by none";
+  struct stat file {};
+  ASSERT_EQ(::stat(job.shared_object.c_str(), &file), 0);
+  EXPECT_EQ(file.st_mode & 0777, 0644u);
+}
+
+TEST(WorkerLaunch, AFolderInsideTheWorkerFolderIsRefused) {
+  Prepared p;
+  fs::create_directories(p.work.path() / "bin");
+  EXPECT_THROW(p.job(p.work.path() / "bin"), InternalError);
+  EXPECT_THROW(p.job(p.work.path()), InternalError);
+}
+
+}  // namespace
+}  // namespace ptxb
