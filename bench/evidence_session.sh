@@ -133,9 +133,9 @@ while [[ $# -gt 0 ]]; do
       done
       ;;
     fixture)
-      rm -rf /tmp/ptxbench-worker*
+      rm -rf /tmp/ptxbench-worker* /tmp/ptxbench-evidence*
       PTXBENCH_KEEP_TEMP=1 eval_one fixture_tma "$bin/ptxbench" "$gemm_tma" sm90/gemm/bf16-wgmma-tma --no-timing
-      w="$(ls -d /tmp/ptxbench-worker* | head -1)"
+      w="$(ls -d /tmp/ptxbench-evidence* | head -1)"  # the evidence run's own folder
       mkdir -p "$out/fixture" && cp "$w/ncu.csv" "$w/evidence-messages.jsonl" "$out/fixture/" 2>/dev/null
       ;;
     *) echo "unknown part $part" >&2; exit 2 ;;

@@ -105,17 +105,19 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
   rec["ncu_version_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - version_start).count();
 
+  // NOTE: what the parent reads back lives outside the worker folder, where candidate code may
+  // unlink and replace files: a private folder of this process (0700): ncu's log, the worker's
+  // messages (opened by the worker before it drops its privileges) and ncu's stdout and stderr.
+  // The log is copied into the worker folder only after reading.
+  TempDir profile_dir("ptxbench-ncu");
   job.run_correctness = false;
   job.run_timing = false;
   job.run_evidence = true;
-  job.result_file = work_dir / "evidence-messages.jsonl";
+  job.result_file = profile_dir.path() / "evidence-messages.jsonl";
   // NOTE: the same path as the timing worker's job (which it deleted on reading), so that argv is
   // the same in both processes.
   const fs::path job_file = work_dir / "job.json";
   write_file_atomic(job_file, to_json(job).dump(2));
-  // NOTE: ncu's log lives outside the worker folder, which candidate code may write to: a
-  // private folder of this process (0700), copied into the worker folder only after reading.
-  TempDir profile_dir("ptxbench-ncu");
   const fs::path log = profile_dir.path() / "ncu.csv";
   const size_t launch_cap = 3 + timed_shapes(task) * (options.max_kernels_per_call + 1);
 
@@ -140,8 +142,8 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
                job_file.string()};
   spec.cwd = work_dir;
   spec.env = std::move(env);
-  spec.stdout_path = work_dir / "evidence-stdout.txt";
-  spec.stderr_path = work_dir / "evidence-stderr.txt";
+  spec.stdout_path = profile_dir.path() / "evidence-stdout.txt";
+  spec.stderr_path = profile_dir.path() / "evidence-stderr.txt";
   spec.deadline = options.deadline;
   rec["command"] = spec.argv;
   const ProcessResult proc = run_process(spec);
@@ -155,7 +157,8 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
   }
 
   bool truncated = false;
-  auto messages = parse_worker_messages(read_text_file(job.result_file, 64 << 20), &truncated);
+  const std::string message_text = read_text_file(job.result_file, 64 << 20);
+  auto messages = parse_worker_messages(message_text, &truncated);
   if (const auto forged = first_forged_message(messages, job.message_key)) {
     out.cheat = "line " + std::to_string(*forged + 1) +
                 " of the evidence run's messages was not written by the worker (forged)";
@@ -195,15 +198,22 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     return out;
   }
   std::vector<ProfiledKernel> kernels;
+  const std::string csv = read_text_file(log, 256 << 20);
   try {
-    kernels = parse_ncu_csv(read_text_file(log, 256 << 20));
+    kernels = parse_ncu_csv(csv);
   } catch (const InputError& e) {
     out.judgement.unavailable_reason = std::string("ncu output unreadable: ") + e.what();
     rec["unavailable"] = out.judgement.unavailable_reason;
     return out;
   }
-  std::error_code ignored;  // a copy for people reading the worker folder (PTXBENCH_KEEP_TEMP)
-  fs::copy_file(log, work_dir / "ncu.csv", fs::copy_options::overwrite_existing, ignored);
+  // Copies for people reading the worker folder (PTXBENCH_KEEP_TEMP; bench/evidence_session.sh
+  // records them as test fixtures). NOTE: written as new files renamed into place, which replace
+  // whatever candidate code left under those names (a link included) instead of writing through.
+  try {
+    write_file_atomic(work_dir / "ncu.csv", csv);
+    write_file_atomic(work_dir / "evidence-messages.jsonl", message_text);
+  } catch (const std::exception&) {  // best effort: nothing depends on the copies
+  }
   out.judgement = judge_runtime(task, catalog, kernels, evidence_messages);
   for (auto& [key, value] : out.judgement.record.items()) rec[key] = value;
   if (!out.judgement.available) rec["unavailable"] = out.judgement.unavailable_reason;

@@ -184,7 +184,7 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
     return v;
   }
   if (config.sanitize) {
-    const SanitizeResult s = run_sanitizers(job, config, work.path());
+    const SanitizeResult s = run_sanitizers(job, config);
     r["sanitizer"] = s.record;
     for (const std::string& a : s.audit) r["audit"].push_back(a);
     if (!s.failure.empty()) {
@@ -208,10 +208,12 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
         "the architectures core/arch.hpp marks), so runtime evidence cannot be checked";
     stage.record["unavailable"] = stage.judgement.unavailable_reason;
   } else if (config.run_evidence) {
-    WorkerJob evidence_job = job;
-    evidence_job.sandbox = worker_sandbox(config, work.path(), /*under_profiler=*/true);
+    TempDir evidence_work("ptxbench-evidence");  // a folder of its own (job_in_folder)
+    if (config.keep_temp) evidence_work.keep();
+    const WorkerJob evidence_job =
+        job_in_folder(job, config, evidence_work.path(), /*under_profiler=*/true);
     stage = run_evidence_stage(task, catalog, evidence_job, config.worker, config.evidence,
-                               work.path(), scrubbed_environment(work.path()));
+                               evidence_work.path(), scrubbed_environment(evidence_work.path()));
     clean_up_after_worker(config);
     r["stage_seconds"]["evidence"] = stage.seconds;
   } else {

@@ -52,7 +52,7 @@ fs::path default_compute_sanitizer() {
   return find_cuda_tool("PTXBENCH_COMPUTE_SANITIZER", "compute-sanitizer");
 }
 
-SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config, const fs::path& work_dir) {
+SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config) {
   SanitizeResult out;
   const fs::path tool_path = default_compute_sanitizer();
   if (tool_path.empty()) {
@@ -64,16 +64,24 @@ SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config, const fs:
   job.run_timing = false;
   job.run_evidence = false;
   job.call_deadline_s = 600;  // instrumented kernels run tens of times slower
-  job.sandbox = worker_sandbox(config, work_dir, /*under_profiler=*/true);
-  // NOTE: compute-sanitizer's instrumentation needs more address space than the worker's limit
-  // (every tool failed to start under 64 GiB on the H200); its runs go without that one limit.
-  if (job.sandbox) job.sandbox->address_space_bytes = 0;
   for (const std::string tool : {"memcheck", "initcheck", "racecheck", "synccheck"}) {
-    job.message_key = random_hex(32);
-    job.result_file = work_dir / ("sanitizer-" + tool + "-messages.jsonl");
+    TempDir folder("ptxbench-sanitize");
+    TempDir private_dir("ptxbench-sanitizer-log");  // 0700, this process's: what it reads back
+    if (config.keep_temp) {
+      folder.keep();
+      private_dir.keep();
+    }
+    const fs::path& work_dir = folder.path();
+    job = job_in_folder(job, config, work_dir, /*under_profiler=*/true);
+    // NOTE: compute-sanitizer's instrumentation needs more address space than the worker's limit
+    // (every tool failed to start under 64 GiB on the H200); its runs go without that one limit.
+    if (job.sandbox) job.sandbox->address_space_bytes = 0;
+    // NOTE: the messages too (opened by the worker before it drops its privileges): candidate
+    // code could otherwise unlink them and leave its own, or a link, in their place.
+    job.result_file = private_dir.path() / ("sanitizer-" + tool + "-messages.jsonl");
     const fs::path job_file = work_dir / ("sanitizer-" + tool + "-job.json");
     write_file_atomic(job_file, to_json(job).dump(2));
-    const fs::path log = work_dir / ("sanitizer-" + tool + ".txt");
+    const fs::path log = private_dir.path() / ("sanitizer-" + tool + ".txt");
     ProcessSpec spec;
     spec.argv = {tool_path.string(),
                  "--tool",
@@ -88,7 +96,7 @@ SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config, const fs:
                  job_file.string()};
     spec.cwd = work_dir;
     spec.env = scrubbed_environment(work_dir);
-    spec.stdout_path = work_dir / ("sanitizer-" + tool + "-stdout.txt");
+    spec.stdout_path = private_dir.path() / ("sanitizer-" + tool + "-stdout.txt");
     spec.deadline = std::chrono::seconds(config.sanitize_deadline_s);
     const ProcessResult proc = run_process(spec);
     clean_up_after_worker(config);

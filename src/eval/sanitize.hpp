@@ -33,8 +33,9 @@ struct SanitizeResult {
 /// compute-sanitizer: PTXBENCH_COMPUTE_SANITIZER, else on PATH, else /usr/local/cuda/bin.
 std::filesystem::path default_compute_sanitizer();
 
-/// Runs every tool over `job` (its correctness made quick, timing off) in `work_dir`.
-SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config,
-                              const std::filesystem::path& work_dir);
+/// Runs every tool over `job` (its correctness made quick, timing off), each in a worker folder
+/// of its own (job_in_folder), its log in a folder only this process can write (candidate code
+/// could otherwise replace the log that reports its errors).
+SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config);
 
 }  // namespace ptxb

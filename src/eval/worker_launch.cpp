@@ -11,6 +11,16 @@
 
 namespace ptxb {
 namespace fs = std::filesystem;
+namespace {
+
+// Gives `folder` to the sandbox user (root parents with the sandbox on).
+void claim_worker_folder(const EvalConfig& config, const fs::path& folder) {
+  if (config.sandbox && ::geteuid() == 0 &&
+      ::chown(folder.c_str(), config.sandbox_uid, config.sandbox_uid) != 0)
+    throw_api("POSIX", "chown(worker folder)", errno, "", "", __FILE__, __LINE__);
+}
+
+}  // namespace
 
 WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const EvalConfig& config,
                              const CompileResult& compiled, const fs::path& work_dir,
@@ -28,9 +38,7 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
                           fs::perms::others_read);
   fs::permissions(binary_dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                   fs::perms::others_read | fs::perms::others_exec);
-  if (config.sandbox && ::geteuid() == 0 &&
-      ::chown(work_dir.c_str(), config.sandbox_uid, config.sandbox_uid) != 0)
-    throw_api("POSIX", "chown(worker folder)", errno, "", "", __FILE__, __LINE__);
+  claim_worker_folder(config, work_dir);
 
   WorkerJob job;
   job.task = task_detail_json(task, HiddenShapes::kInclude);
@@ -60,6 +68,15 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
     for (const SassFunction& f : compiled.sass_functions)
       job.candidate_functions->push_back(f.name);
   }
+  return job;
+}
+
+WorkerJob job_in_folder(WorkerJob job, const EvalConfig& config, const fs::path& folder,
+                        bool under_profiler) {
+  claim_worker_folder(config, folder);
+  job.sandbox = worker_sandbox(config, folder, under_profiler);
+  job.environment = scrubbed_environment(folder);
+  job.message_key = random_hex(32);
   return job;
 }
 

@@ -23,6 +23,15 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
                              const CompileResult& compiled, const std::filesystem::path& work_dir,
                              const std::filesystem::path& binary_dir);
 
+/// `job` for a process of its own in `folder`, a fresh folder nothing has run in (made the
+/// sandbox user's): its sandbox policy, the environment candidate code sees and its message key
+/// are the new folder's and a new one. The sanitizers and the evidence run, which come after the
+/// timing worker, each get one, so that nothing an earlier process's candidate code left in its
+/// folder (a link where the parent writes or reads a log, files under the HOME that Nsight
+/// Compute and compute-sanitizer, running as the parent's user, start with) reaches them.
+WorkerJob job_in_folder(WorkerJob job, const EvalConfig& config,
+                        const std::filesystem::path& folder, bool under_profiler);
+
 /// The sandbox policy of a worker in `work_dir`; `under_profiler` keeps the network (ncu talks to
 /// its injection library through sockets). std::nullopt when the sandbox is switched off.
 std::optional<SandboxPolicy> worker_sandbox(const EvalConfig& config,

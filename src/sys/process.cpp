@@ -4,13 +4,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -26,9 +26,11 @@ using Clock = std::chrono::steady_clock;
   throw_api("POSIX", call, errno, "", std::strerror(errno), __FILE__, __LINE__);
 }
 
+// NOTE: O_NOFOLLOW: the parent may run as root and write into a folder that candidate code could
+// write to; it never writes through a link planted there.
 int open_output(const std::filesystem::path& path) {
   if (path.empty()) return ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 }
 
 // Runs in the forked child: only async-signal-safe calls until execvp.
@@ -167,12 +169,25 @@ ProcessResult run_process(const ProcessSpec& spec) {
 }
 
 std::string read_text_file(const std::filesystem::path& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::string text(max_bytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(max_bytes));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (in.peek() != EOF) text += "\n[... cut at " + std::to_string(max_bytes) + " bytes]\n";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return {};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return "[not a regular file: " + path.filename().string() + "]\n";
+  }
+  std::string text(max_bytes + 1, '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  const bool cut = done > max_bytes;
+  text.resize(cut ? max_bytes : done);
+  if (cut) text += "\n[... cut at " + std::to_string(max_bytes) + " bytes]\n";
   return text;
 }
 

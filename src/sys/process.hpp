@@ -53,7 +53,10 @@ ProcessResult run_process(const ProcessSpec& spec);
 /// read it.
 void replace_environment(const std::vector<std::string>& env);
 
-/// Reads a whole file (for logs); at most max_bytes, with a note when cut.
+/// Reads a whole file (for logs); at most max_bytes, with a note when cut. "" when it cannot be
+/// opened. NOTE: never through a symbolic link, and only a regular file (else a one-line note):
+/// the parent, possibly root, reads files in worker folders, where candidate code could have put
+/// a link to a file only root may read, whose text would then reach the verdict.
 std::string read_text_file(const std::filesystem::path& path, size_t max_bytes = 1 << 20);
 
 }  // namespace ptxb

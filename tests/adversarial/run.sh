@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs the adversarial submissions through `ptxbench eval` and checks each verdict against the
 # `// ptxbench-expect: task=T outcome=O [target=I] [timing=yes] [max_speedup=X] [samples=N]
-# [max_cases=C]` line at the top of its file. With target=, the verdict's targets[] must also hold
-# a row for instruction I with met == false; with max_speedup=, every timed shape's median speedup
-# must be below X; with max_cases=, the worker must have judged at most C correctness cases (a
-# violation ends it at once). Files are judged with --no-timing unless they say timing=yes (their cheat shows only in
-# timed rounds); samples=N times at least N calls a shape (PTXBENCH_TIMING_SAMPLES) whatever the
-# caller's environment says (a cheat that needs several rounds to act).
+# [max_cases=C] [verdict_lacks=S]` line at the top of its file. With target=, the verdict's
+# targets[] must also hold a row for instruction I with met == false; with max_speedup=, every
+# timed shape's median speedup must be below X; with max_cases=, the worker must have judged at
+# most C correctness cases (a violation ends it at once); with verdict_lacks=, the verdict's JSON
+# text must not contain S (text the candidate tried to smuggle in). Files are judged with
+# --no-timing unless they say timing=yes (their cheat shows only in timed rounds); samples=N
+# times at least N calls a shape (PTXBENCH_TIMING_SAMPLES) whatever the caller's environment says
+# (a cheat that needs several rounds to act).
 # A control submission (an expert solution, expected `passed`) runs once first and once last, so
 # that a broken harness or machine shows up as a failed control instead of a row of "expected"
 # failures.
@@ -70,21 +72,23 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = re.match(r"\s*//\s*ptxbench-expect:\s*(.*)$", line)
     if m:
         fields = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
-        keys = ("task", "outcome", "target", "timing", "max_speedup", "samples", "max_cases")
+        keys = ("task", "outcome", "target", "timing", "max_speedup", "samples", "max_cases",
+                "verdict_lacks")
         print("\x1f".join(fields.get(k, "") for k in keys))
         break
 EOF
 }
 
 # Prints "got US ok US reason" for a verdict JSON against an expected outcome, target, speedup
-# bound and case count.
+# bound, case count and text it must lack.
 judge_verdict() {
-  python3 - "$1" "$2" "$3" "${4:-}" "${5:-}" <<'EOF'
+  python3 - "$1" "$2" "$3" "${4:-}" "${5:-}" "${6:-}" <<'EOF'
 import json, sys
-path, want_outcome, want_target, max_speedup, max_cases = sys.argv[1:6]
+path, want_outcome, want_target, max_speedup, max_cases, lacks = sys.argv[1:7]
 try:
     with open(path, encoding="utf-8") as f:
-        v = json.load(f)
+        text = f.read()
+    v = json.loads(text)
 except (OSError, ValueError) as e:
     msg = f"cannot read {path}: {e}".replace("\t", " ").replace("\n", " ")
     print(f"no-verdict\x1fno\x1f{msg}")
@@ -111,21 +115,25 @@ if max_cases:
     cases = len((v.get("correctness") or {}).get("cases", []))
     got += f"[cases<={max_cases}:{cases}]"
     ok = ok and cases <= int(max_cases)
+if lacks:
+    found = lacks in text
+    got += f"[lacks {lacks}:{'no' if found else 'yes'}]"
+    ok = ok and not found
 print(f"{got}\x1f{'yes' if ok else 'no'}\x1f{reason}")
 EOF
 }
 
-# run_case NAME FILE TASK OUTCOME TARGET [TIMING] [MAX_SPEEDUP] [SAMPLES] [MAX_CASES]
+# run_case NAME FILE TASK OUTCOME TARGET [TIMING] [MAX_SPEEDUP] [SAMPLES] [MAX_CASES] [LACKS]
 run_case() {
   local name="$1" file="$2" task="$3" outcome="$4" target="$5" timing="${6:-}" max="${7:-}"
-  local samples="${8:-}" max_cases="${9:-}"
+  local samples="${8:-}" max_cases="${9:-}" lacks="${10:-}"
   local timing_flag=(--no-timing)
   [[ "$timing" == "yes" ]] && timing_flag=()
   local env_set=()
   [[ -n "$samples" ]] && env_set=(env "PTXBENCH_TIMING_SAMPLES=$samples")
   local json="$OUT_DIR/$name.json" log="$OUT_DIR/$name.log"
   local expected="$outcome${target:+[$target:met=false]}${max:+[speedup<$max]}"
-  expected+="${max_cases:+[cases<=$max_cases]}"
+  expected+="${max_cases:+[cases<=$max_cases]}${lacks:+[lacks $lacks:yes]}"
   local got ok reason rc start=$SECONDS
   rm -f "$json"
   if [[ ! -f "$file" ]]; then
@@ -142,7 +150,7 @@ run_case() {
       got="eval-exit-$rc"; ok="no"; reason="ptxbench eval exited $rc (see $log)"
     else
       IFS="$US" read -r got ok reason < <(judge_verdict "$json" "$outcome" "$target" "$max" \
-        "$max_cases")
+        "$max_cases" "$lacks")
     fi
     # A worker that found no GPU where the run expects one: what held the GPU, for the record
     # (one run lost its GPU for the rest of the files after a hostile submission).
@@ -160,11 +168,11 @@ run_case() {
 run_case control-start "$CONTROL" "$CONTROL_TASK" passed ""
 for f in "${FILES[@]}"; do
   name="$(basename "$f" .cu)"
-  task="" outcome="" target="" timing="" max="" samples="" max_cases=""
-  IFS="$US" read -r task outcome target timing max samples max_cases \
+  task="" outcome="" target="" timing="" max="" samples="" max_cases="" lacks=""
+  IFS="$US" read -r task outcome target timing max samples max_cases lacks \
     < <(read_expectation "$f" 2>/dev/null || true)
   run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}" "${timing:-}" "${max:-}" \
-    "${samples:-}" "${max_cases:-}"
+    "${samples:-}" "${max_cases:-}" "${lacks:-}"
 done
 run_case control-end "$CONTROL" "$CONTROL_TASK" passed ""
 

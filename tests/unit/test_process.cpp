@@ -1,13 +1,18 @@
 // Child processes: exit codes, signals, deadlines, output capture and the result pipe.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <csignal>
+#include <filesystem>
 
+#include "core/error.hpp"
 #include "sys/files.hpp"
 #include "sys/process.hpp"
 
 namespace ptxb {
 namespace {
+
+namespace fs = std::filesystem;
 
 ProcessResult sh(const std::string& script,
                  std::chrono::milliseconds deadline = std::chrono::seconds(10),
@@ -68,6 +73,35 @@ TEST(Process, ReadTextFileCapsSize) {
   const std::string text = read_text_file(dir.path() / "big.txt", 10);
   EXPECT_EQ(text.substr(0, 10), std::string(10, 'x'));
   EXPECT_NE(text.find("cut at 10 bytes"), std::string::npos);
+}
+
+TEST(Process, ReadTextFileExactSizeIsNotCut) {
+  TempDir dir;
+  write_file_atomic(dir.path() / "ten.txt", std::string(10, 'y'));
+  EXPECT_EQ(read_text_file(dir.path() / "ten.txt", 10), std::string(10, 'y'));
+  EXPECT_EQ(read_text_file(dir.path() / "missing.txt"), "");
+}
+
+// Candidate code may put links and pipes where the parent, possibly root, reads a worker's output
+// (stdout.txt, the evidence run's messages): a link's target is never read, nor a pipe waited on.
+TEST(Process, ReadTextFileReadsNoLinkAndNoPipe) {
+  TempDir dir;
+  write_file_atomic(dir.path() / "secret.txt", "only root may read this");
+  fs::create_symlink(dir.path() / "secret.txt", dir.path() / "stdout.txt");
+  const std::string through_link = read_text_file(dir.path() / "stdout.txt");
+  EXPECT_EQ(through_link.find("only root"), std::string::npos) << through_link;
+  ASSERT_EQ(::mkfifo((dir.path() / "fifo").c_str(), 0600), 0);
+  EXPECT_EQ(read_text_file(dir.path() / "fifo"), "[not a regular file: fifo]\n");
+}
+
+// ... nor written through: an output file that is a link makes the start fail, its target intact.
+TEST(Process, OutputFilesAreNotOpenedThroughALink) {
+  TempDir dir;
+  write_file_atomic(dir.path() / "precious.txt", "keep");
+  fs::create_symlink(dir.path() / "precious.txt", dir.path() / "out.txt");
+  EXPECT_THROW(sh("echo clobber", std::chrono::seconds(10), dir.path() / "out.txt", false),
+               ApiError);
+  EXPECT_EQ(read_file(dir.path() / "precious.txt"), "keep");
 }
 
 TEST(Files, Sha256KnownVectors) {

@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "eval/config.hpp"
@@ -60,6 +63,28 @@ TEST(WorkerLaunch, AFolderInsideTheWorkerFolderIsRefused) {
   fs::create_directories(p.work.path() / "bin");
   EXPECT_THROW(p.job(p.work.path() / "bin"), InternalError);
   EXPECT_THROW(p.job(p.work.path()), InternalError);
+}
+
+// The later processes (sanitizers, evidence run) each get a fresh folder of their own: the
+// sandbox's writable folder, HOME and TMPDIR are that folder's, the message key a new one, and the
+// shared object the same parent's copy.
+TEST(WorkerLaunch, ALaterProcessGetsItsOwnFolderKeyAndEnvironment) {
+  Prepared p;
+  p.config.sandbox = true;  // the policy only (as root the folders are also chowned)
+  const WorkerJob first = p.job(p.binary.path());
+  TempDir later("ptxbench-test-later");
+  const WorkerJob job = job_in_folder(first, p.config, later.path(), /*under_profiler=*/true);
+  ASSERT_TRUE(job.sandbox.has_value());
+  EXPECT_EQ(job.sandbox->writable, std::vector<fs::path>{later.path()});
+  EXPECT_NE(job.message_key, first.message_key);
+  EXPECT_EQ(job.shared_object, first.shared_object);
+  const auto has = [&](const std::string& entry) {
+    return std::find(job.environment.begin(), job.environment.end(), entry) !=
+           job.environment.end();
+  };
+  EXPECT_TRUE(has("HOME=" + later.path().string()));
+  EXPECT_TRUE(has("TMPDIR=" + later.path().string()));
+  EXPECT_FALSE(has("HOME=" + p.work.path().string()));
 }
 
 }  // namespace
