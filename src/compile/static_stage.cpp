@@ -2,7 +2,11 @@
 // resources, quality flags and ELF imports; every result goes through the content-hashed cache.
 #include "compile/static_stage.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 #include "compile/compile_cache.hpp"
@@ -104,6 +108,10 @@ std::vector<std::string> flag_template(const std::string& arch) {
           kAbiPlaceholder, "cand.cu",         "-o",      "cand.so"};
 }
 
+// The ABI header's folder inside the compile folder (a copy: nvcc may run as a user that cannot
+// read the repository).
+fs::path abi_copy_dir(const fs::path& tmp) { return tmp / "include"; }
+
 std::vector<std::string> nvcc_argv(const CompileOptions& options,
                                    const std::vector<std::string>& flags, const fs::path& tmp) {
   std::vector<std::string> argv = {options.nvcc.string()};
@@ -111,7 +119,7 @@ std::vector<std::string> nvcc_argv(const CompileOptions& options,
     if (flag == kTmpPlaceholder) {
       argv.push_back(tmp.string());
     } else if (flag == kAbiPlaceholder) {
-      argv.push_back("-I" + options.abi_include_dir.string());
+      argv.push_back("-I" + abi_copy_dir(tmp).string());
     } else {
       argv.push_back(flag);
     }
@@ -127,6 +135,17 @@ void complete_cached_sass(CompileResult& hit, const CompileOptions& options) {
   set_sass(hit, std::move(sass));
   hit.log += note("SASS added to the cached entry with " + options.cuobjdump.string());
   update_cache_sass(options.cache_dir, hit, options.cuobjdump.string());
+}
+
+// Gives `folder` and everything in it to user `uid` (its group too), for a child running as it.
+void hand_over(const fs::path& folder, uint32_t uid) {
+  auto give = [uid](const fs::path& p) {
+    if (::lchown(p.c_str(), uid, uid) != 0)
+      throw_api("POSIX", "lchown(compile folder)", errno, "", std::strerror(errno), __FILE__,
+                __LINE__);
+  };
+  give(folder);
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) give(entry.path());
 }
 
 }  // namespace
@@ -150,12 +169,17 @@ CompileResult compile_submission(const std::string& source, const CompileOptions
   result.cache_key = key;
   TempDir tmp("ptxbench-compile");
   write_file_atomic(tmp.path() / "cand.cu", source);
+  write_file_atomic(abi_copy_dir(tmp.path()) / "ptxbench" / "abi.h", abi_header);
+  if (options.run_as_uid) hand_over(tmp.path(), *options.run_as_uid);
   ProcessSpec spec;
   spec.argv = nvcc_argv(options, flags, tmp.path());
   spec.cwd = tmp.path();
+  spec.run_as_uid = options.run_as_uid;
   spec.stdout_path = tmp.path() / "nvcc.log";  // stderr joins stdout: one log in order
   // NOTE: nvcc reads extra flags from these variables; the flags must be exactly the fixed list.
-  spec.extra_env = {"NVCC_PREPEND_FLAGS=", "NVCC_APPEND_FLAGS="};
+  // Its other variables are this process's but for HOME and TMPDIR, which are the folder's.
+  spec.extra_env = {"NVCC_PREPEND_FLAGS=", "NVCC_APPEND_FLAGS=", "HOME=" + tmp.path().string(),
+                    "TMPDIR=" + tmp.path().string()};
   spec.deadline = options.deadline;
   const ProcessResult run = run_process(spec);
   result.seconds = run.wall_seconds;

@@ -21,6 +21,11 @@ struct CompileOptions {
   std::filesystem::path nvcc;                   ///< nvcc executable
   std::filesystem::path cuobjdump;              ///< for SASS; empty: SASS unavailable
   std::filesystem::path abi_include_dir;        ///< folder holding ptxbench/abi.h
+  /// nvcc runs as this user (ProcessSpec::run_as_uid), unset: as this process's. NOTE: the
+  /// compiler reads what the source names: as root, `#include "/etc/shadow"` put a root-only
+  /// file's lines into the compile log (the verdict, the model's feedback) and `.incbin` into
+  /// the binary. EvalConfig sets it for root parents with the sandbox on.
+  std::optional<uint32_t> run_as_uid;
 };
 
 /// ptxas resource usage of one function ("ptxas info : Used N registers ...").

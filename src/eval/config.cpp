@@ -66,6 +66,10 @@ EvalConfig EvalConfig::from_environment() {
   c.device = env_int("PTXBENCH_DEVICE", 0, 0);
   c.sandbox = env_int("PTXBENCH_SANDBOX", 1, 0) != 0;
   c.sandbox_uid = static_cast<uint32_t>(env_int("PTXBENCH_SANDBOX_UID", 61000 + c.device, 1));
+  // nvcc reads what a candidate's source names (#include, .incbin): as root, it runs as a user of
+  // its own, not a worker's (the clean-up after a worker kills every process of the worker's).
+  if (c.sandbox && ::geteuid() == 0)
+    c.compile.run_as_uid = static_cast<uint32_t>(env_int("PTXBENCH_COMPILE_UID", 60999, 1));
   c.call_deadline_s = env_int("PTXBENCH_CALL_DEADLINE_S", 20, 1);
   c.sanitize_deadline_s = env_int("PTXBENCH_SANITIZE_DEADLINE_S", 900, 1);
   c.evidence.ncu = default_ncu();
@@ -74,12 +78,15 @@ EvalConfig EvalConfig::from_environment() {
 }
 
 nlohmann::json EvalConfig::to_json() const {
+  const nlohmann::json compile_uid =
+      compile.run_as_uid ? nlohmann::json(*compile.run_as_uid) : nlohmann::json();
   return {{"tasks_root", tasks_root.string()},
           {"worker", worker.string()},
           {"nvcc", compile.nvcc.string()},
           {"cuobjdump", compile.cuobjdump.string()},
           {"cache_dir", compile.cache_dir.string()},
           {"compile_deadline_s", std::chrono::duration<double>(compile.deadline).count()},
+          {"compile_uid", compile_uid},
           {"worker_deadline_s", worker_deadline.count()},
           {"timing_warmup", timing_warmup},
           {"timing_samples", timing_samples},

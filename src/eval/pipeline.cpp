@@ -37,7 +37,9 @@ std::string first_error_line(const std::string& log) {
     size_t end = log.find('\n', begin);
     if (end == std::string::npos) end = log.size();
     const std::string line = log.substr(begin, end - begin);
-    if (line.find("error") != std::string::npos) return line;
+    // "error" from the compilers, "Error" from the assembler ("Error: file not found: ...").
+    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos)
+      return line;
     begin = end + 1;
   }
   return tail(log, 200);

@@ -74,7 +74,9 @@ void render_compile(std::ostringstream& os, const json& verdict, const FeedbackO
   size_t kept = 0, errors = 0;
   os << "Compiler output (errors first lines):\n";
   while (std::getline(lines, line)) {
-    if (line.find("error") == std::string::npos && line.find("warning") == std::string::npos)
+    // "error"/"warning" from the compilers, "Error" from the assembler.
+    if (line.find("error") == std::string::npos && line.find("Error") == std::string::npos &&
+        line.find("warning") == std::string::npos)
       continue;
     ++errors;
     if (kept == o.max_compile_lines) continue;

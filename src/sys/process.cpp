@@ -1,6 +1,7 @@
 #include "sys/process.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -46,6 +47,15 @@ int open_output(const std::filesystem::path& path) {
     ::dup2(result_fd, 3);  // dup2 clears FD_CLOEXEC on the new descriptor
   }
   if (spec.cwd && ::chdir(spec.cwd->c_str()) != 0) ::_exit(126);
+  if (spec.run_as_uid) {
+    const uid_t id = *spec.run_as_uid;
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(id, id, id) != 0 ||
+        ::setresuid(id, id, id) != 0) {
+      static const char kMessage[] = "ptxbench: could not drop to the unprivileged user\n";
+      if (::write(2, kMessage, sizeof kMessage - 1) < 0) ::_exit(126);
+      ::_exit(126);
+    }
+  }
   if (spec.env) {
     ::clearenv();
     for (const auto& kv : *spec.env) ::putenv(const_cast<char*>(kv.c_str()));

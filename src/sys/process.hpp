@@ -21,6 +21,11 @@ struct ProcessSpec {
   /// Applied in the child before exec. NOTE: allocates between fork and exec, so only for
   /// single-threaded callers (tests, tools); the worker sandboxes itself instead.
   std::optional<SandboxPolicy> sandbox;
+  /// When set, the child runs as this user and group (no supplementary groups), dropped before
+  /// exec by async-signal-safe calls only, so any caller may use it: an unprivileged user for a
+  /// tool that reads untrusted input (nvcc on a candidate's source). A drop that fails ends the
+  /// child (exit 126, a line on stderr) instead of running it as the parent's user.
+  std::optional<uint32_t> run_as_uid;
   /// The result pipe is read up to this many bytes; beyond it the child is killed and
   /// ProcessResult::result_overflow is set.
   size_t max_result_bytes = 64u << 20;

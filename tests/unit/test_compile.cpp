@@ -3,6 +3,7 @@
 // tests below.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -103,6 +104,38 @@ TEST(CompileSubmission, SyntaxErrorIsAResultWithTheNvccError) {
   EXPECT_TRUE(r.shared_object.empty());
   EXPECT_FALSE(r.sass_available);
   EXPECT_TRUE(r.sass_functions.empty());
+}
+
+// The compiler reads what the source names: run as an unprivileged user, it cannot read a file
+// only its owner may (as root it quoted such a file's lines into the compile log).
+TEST(CompileSubmission, AsAnUnprivilegedUserTheSourceCannotReadTheParentsFiles) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop nvcc to another user";
+  TempDir secret_dir("ptxbench-test-secret"), cache("ptxbench-test-compile-uid");
+  const fs::path secret = secret_dir.path() / "secret.txt";
+  write_file_atomic(secret, "sk-not-for-candidates 42\n");
+  fs::permissions(secret, fs::perms::owner_read | fs::perms::owner_write);
+  const std::string source = "#include \"" + secret.string() + "\"\n";
+  CompileOptions options = options_with_cache(cache.path());
+  options.run_as_uid = 60999;
+  const CompileResult dropped = compile_submission(source, options);
+  EXPECT_FALSE(dropped.ok);
+  EXPECT_NE(dropped.log.find("Permission denied"), std::string::npos) << dropped.log;
+  EXPECT_EQ(dropped.log.find("sk-not-for-candidates"), std::string::npos) << dropped.log;
+  // The same source as this process's user: the line is in the log (what the drop prevents).
+  options.run_as_uid.reset();
+  options.cache_dir = cache.path() / "as-root";
+  const CompileResult as_root = compile_submission(source, options);
+  EXPECT_NE(as_root.log.find("sk-not-for-candidates"), std::string::npos) << as_root.log;
+}
+
+TEST(CompileSubmission, AnExpertCompilesAsTheUnprivilegedUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop nvcc to another user";
+  TempDir cache("ptxbench-test-compile-uid");
+  CompileOptions options = options_with_cache(cache.path());
+  options.run_as_uid = 60999;
+  const CompileResult r = compile_submission(fixture_source("live_wgmma.cu"), options);
+  EXPECT_TRUE(r.ok) << r.log;
+  EXPECT_TRUE(r.sass_available) << r.log;
 }
 
 TEST(CompileSubmission, UsesTheArchSpecificGencodeNotTheShorthand) {

@@ -1,6 +1,7 @@
 // Child processes: exit codes, signals, deadlines, output capture and the result pipe.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
@@ -102,6 +103,24 @@ TEST(Process, OutputFilesAreNotOpenedThroughALink) {
   EXPECT_THROW(sh("echo clobber", std::chrono::seconds(10), dir.path() / "out.txt", false),
                ApiError);
   EXPECT_EQ(read_file(dir.path() / "precious.txt"), "keep");
+}
+
+// run_as_uid: as root the child runs as that user with that group alone; otherwise the drop
+// fails and the child never runs the program as the parent's user.
+TEST(Process, RunAsUidDropsToThatUserOrDoesNotRun) {
+  TempDir dir;
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo $(id -u) $(id -g) $(id -G)"};
+  spec.stdout_path = dir.path() / "out.txt";
+  spec.run_as_uid = 60999;
+  const ProcessResult r = run_process(spec);
+  if (::geteuid() == 0) {
+    EXPECT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(read_file(spec.stdout_path), "60999 60999 60999\n");
+  } else {
+    EXPECT_EQ(r.exit_code, 126);
+    EXPECT_NE(read_file(spec.stdout_path).find("could not drop"), std::string::npos);
+  }
 }
 
 TEST(Files, Sha256KnownVectors) {
