@@ -15,10 +15,11 @@
 namespace ptxb {
 
 /// The job for `compiled` in `work_dir`; prepares the folder (ownership) and copies the shared
-/// object into `binary_dir`, a folder of the parent's outside `work_dir` (made readable, not
-/// writable, by the sandbox user): every process of the evaluation (timing worker, sanitizers,
-/// evidence run) loads that copy, and candidate code, which may write, rename and remove anything
-/// in its worker folder, cannot change what a later process loads (docs/threat-model.md).
+/// object into `binary_dir`, a folder of the parent's outside `work_dir` (readable by the
+/// sandbox user's group alone, writable by none of the workers): every process of the evaluation
+/// (timing worker, sanitizers, evidence run) loads that copy, and candidate code, which may write,
+/// rename and remove anything in its worker folder, cannot change what a later process loads
+/// (docs/threat-model.md).
 WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const EvalConfig& config,
                              const CompileResult& compiled, const std::filesystem::path& work_dir,
                              const std::filesystem::path& binary_dir);

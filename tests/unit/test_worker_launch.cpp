@@ -52,10 +52,28 @@ TEST(WorkerLaunch, TheSharedObjectIsACopyOutsideTheWorkerFolderThatOnlyTheParent
   struct stat folder {};
   ASSERT_EQ(::stat(p.binary.path().c_str(), &folder), 0);
   EXPECT_EQ(folder.st_uid, ::geteuid());
-  EXPECT_EQ(folder.st_mode & 0777, 0755u) << "readable by the sandbox user, writable by none";
+  EXPECT_EQ(folder.st_mode & 0777, 0700u) << "no sandbox user: the worker is this user";
   struct stat file {};
   ASSERT_EQ(::stat(job.shared_object.c_str(), &file), 0);
-  EXPECT_EQ(file.st_mode & 0777, 0644u);
+  EXPECT_EQ(file.st_mode & 0777, 0600u);
+}
+
+// As root with the sandbox on: readable by the sandbox user's group, by no other user (not the
+// workers of other GPUs, whose sandbox users differ), writable by root alone.
+TEST(WorkerLaunch, AsRootTheSandboxUsersGroupAloneMayReadTheSharedObject) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the folder's group away";
+  Prepared p;
+  p.config.sandbox = true;
+  const WorkerJob job = p.job(p.binary.path());
+  struct stat folder {
+  }, file{};
+  ASSERT_EQ(::stat(p.binary.path().c_str(), &folder), 0);
+  ASSERT_EQ(::stat(job.shared_object.c_str(), &file), 0);
+  EXPECT_EQ(folder.st_uid, 0u);
+  EXPECT_EQ(folder.st_gid, p.config.sandbox_uid);
+  EXPECT_EQ(folder.st_mode & 0777, 0750u);
+  EXPECT_EQ(file.st_gid, p.config.sandbox_uid);
+  EXPECT_EQ(file.st_mode & 0777, 0640u);
 }
 
 TEST(WorkerLaunch, AFolderInsideTheWorkerFolderIsRefused) {
