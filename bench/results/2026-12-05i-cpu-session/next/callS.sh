@@ -12,7 +12,7 @@
 #     60999, the shared object outside the worker folder, fresh folders for the evidence run):
 #     both must pass with the speedups of earlier calls.
 # Usage (repository root of the GPU machine): callS.sh NEW_BIN OLD_BIN OUT LIMIT_S
-#   NEW_BIN: ptxbench and ptxbench-worker of this session's last commit (.carry/h.tar.xz);
+#   NEW_BIN: ptxbench and ptxbench-worker of this session's last code commit (.carry/h.tar.xz);
 #   OLD_BIN: those of 353df30 (.carry/old353.tar.xz).
 set -uo pipefail
 new="$(cd "$1" && pwd)" old="$(cd "$2" && pwd)" out="$3" limit="$4"; mkdir -p "$out"
