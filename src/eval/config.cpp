@@ -68,7 +68,7 @@ EvalConfig EvalConfig::from_environment() {
   c.sandbox_uid = static_cast<uint32_t>(env_int("PTXBENCH_SANDBOX_UID", 61000 + c.device, 1));
   // nvcc reads what a candidate's source names (#include, .incbin): as root, it runs as a user of
   // its own, not a worker's (the clean-up after a worker kills every process of the worker's).
-  if (c.sandbox && ::geteuid() == 0)
+  if (c.drops_user())
     c.compile.run_as_uid = static_cast<uint32_t>(env_int("PTXBENCH_COMPILE_UID", 60999, 1));
   c.call_deadline_s = env_int("PTXBENCH_CALL_DEADLINE_S", 20, 1);
   c.sanitize_deadline_s = env_int("PTXBENCH_SANITIZE_DEADLINE_S", 900, 1);
@@ -76,6 +76,8 @@ EvalConfig EvalConfig::from_environment() {
   c.evidence.deadline = std::chrono::seconds(env_int("PTXBENCH_EVIDENCE_DEADLINE_S", 300, 1));
   return c;
 }
+
+bool EvalConfig::drops_user() const { return sandbox && ::geteuid() == 0; }
 
 nlohmann::json EvalConfig::to_json() const {
   const nlohmann::json compile_uid =

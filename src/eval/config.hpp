@@ -55,6 +55,9 @@ struct EvalConfig {
   Tier tier = Tier::kFull;        ///< set through quick_tier() (eval/tier.hpp)
 
   std::filesystem::path catalog_dir() const { return tasks_root / "catalog"; }
+  /// Whether workers drop to sandbox_uid (the sandbox on, this process root): their folders and
+  /// the shared object are then handed to that user, and nvcc runs as a user of its own.
+  bool drops_user() const;
   /// Reads the environment once; throws InputError naming a malformed variable.
   static EvalConfig from_environment();
   nlohmann::json to_json() const;

@@ -15,8 +15,7 @@ namespace {
 
 // Gives `folder` to the sandbox user (root parents with the sandbox on).
 void claim_worker_folder(const EvalConfig& config, const fs::path& folder) {
-  if (config.sandbox && ::geteuid() == 0 &&
-      ::chown(folder.c_str(), config.sandbox_uid, config.sandbox_uid) != 0)
+  if (config.drops_user() && ::chown(folder.c_str(), config.sandbox_uid, config.sandbox_uid) != 0)
     throw_api("POSIX", "chown(worker folder)", errno, "", "", __FILE__, __LINE__);
 }
 
@@ -27,7 +26,7 @@ void claim_worker_folder(const EvalConfig& config, const fs::path& folder) {
 void share_with_sandbox_user(const EvalConfig& config, const fs::path& binary_dir,
                              const fs::path& so) {
   using fs::perms;
-  const bool to_group = config.sandbox && ::geteuid() == 0;
+  const bool to_group = config.drops_user();
   if (to_group && (::chown(binary_dir.c_str(), static_cast<uid_t>(-1), config.sandbox_uid) != 0 ||
                    ::chown(so.c_str(), static_cast<uid_t>(-1), config.sandbox_uid) != 0))
     throw_api("POSIX", "chown(shared object folder)", errno, "", "", __FILE__, __LINE__);
