@@ -53,9 +53,25 @@ std::string kept_ptx(const fs::path& dir) {
   return ptx;
 }
 
+// Gives `folder` and everything in it to user `uid` (its group too), for a child running as it.
+void hand_over(const fs::path& folder, uint32_t uid) {
+  auto give = [uid](const fs::path& p) {
+    if (::lchown(p.c_str(), uid, uid) != 0)
+      throw_api("POSIX", "lchown(compile folder)", errno, "", std::strerror(errno), __FILE__,
+                __LINE__);
+  };
+  give(folder);
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) give(entry.path());
+}
+
 /// Runs `cuobjdump -sass` on the shared object; on failure returns nullopt and says why in `log`.
+/// With `run_as_uid` the disassembler runs as that user on a copy of the object (it parses an ELF
+/// whose contents the candidate's source shapes): the copy and the folder it lies in belong to
+/// this process with that user's group, readable and not writable by it; only a scratch folder
+/// (its TMPDIR: cuobjdump writes temporary files) is the user's. Its output is written by this
+/// process into the folder the user cannot change.
 std::optional<std::string> disassemble(const fs::path& so, const fs::path& cuobjdump,
-                                       std::string& log) {
+                                       std::optional<uint32_t> run_as_uid, std::string& log) {
   if (cuobjdump.empty()) {
     log += note("SASS unavailable: no cuobjdump configured (PTXBENCH_CUOBJDUMP)");
     return std::nullopt;
@@ -63,6 +79,23 @@ std::optional<std::string> disassemble(const fs::path& so, const fs::path& cuobj
   TempDir tmp("ptxbench-sass");
   ProcessSpec spec;
   spec.argv = {cuobjdump.string(), "-sass", so.string()};
+  if (run_as_uid) {
+    const fs::path copy = tmp.path() / "cand.so", scratch = tmp.path() / "scratch";
+    fs::copy_file(so, copy);
+    fs::create_directory(scratch);
+    hand_over(scratch, *run_as_uid);
+    for (const fs::path& p : {tmp.path(), copy})
+      if (::lchown(p.c_str(), 0, *run_as_uid) != 0)
+        throw_api("POSIX", "lchown(disassembly folder)", errno, "", std::strerror(errno), __FILE__,
+                  __LINE__);
+    fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::group_exec);
+    fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    fs::permissions(scratch, fs::perms::owner_all);
+    spec.argv.back() = copy.string();
+    spec.cwd = scratch;
+    spec.run_as_uid = run_as_uid;
+    spec.extra_env = {"HOME=" + scratch.string(), "TMPDIR=" + scratch.string()};
+  }
   spec.stdout_path = tmp.path() / "sass.txt";
   spec.stderr_path = tmp.path() / "stderr.txt";
   spec.deadline = kCuobjdumpDeadline;
@@ -130,22 +163,11 @@ std::vector<std::string> nvcc_argv(const CompileOptions& options,
 /// A cache hit made without a disassembler gets its SASS now, if one is configured.
 void complete_cached_sass(CompileResult& hit, const CompileOptions& options) {
   if (!hit.ok || hit.sass_available || options.cuobjdump.empty()) return;
-  auto sass = disassemble(hit.shared_object, options.cuobjdump, hit.log);
+  auto sass = disassemble(hit.shared_object, options.cuobjdump, options.run_as_uid, hit.log);
   if (!sass) return;
   set_sass(hit, std::move(sass));
   hit.log += note("SASS added to the cached entry with " + options.cuobjdump.string());
   update_cache_sass(options.cache_dir, hit, options.cuobjdump.string());
-}
-
-// Gives `folder` and everything in it to user `uid` (its group too), for a child running as it.
-void hand_over(const fs::path& folder, uint32_t uid) {
-  auto give = [uid](const fs::path& p) {
-    if (::lchown(p.c_str(), uid, uid) != 0)
-      throw_api("POSIX", "lchown(compile folder)", errno, "", std::strerror(errno), __FILE__,
-                __LINE__);
-  };
-  give(folder);
-  for (const auto& entry : fs::recursive_directory_iterator(folder)) give(entry.path());
 }
 
 }  // namespace
@@ -200,7 +222,8 @@ CompileResult compile_submission(const std::string& source, const CompileOptions
   result.quality_flags = parse_quality_flags(result.log);
   if (result.ok) {
     read_imports(result);
-    set_sass(result, disassemble(result.shared_object, options.cuobjdump, result.log));
+    set_sass(result,
+             disassemble(result.shared_object, options.cuobjdump, options.run_as_uid, result.log));
   }
 
   const CacheMeta meta{.arch = options.arch,

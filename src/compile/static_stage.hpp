@@ -24,7 +24,8 @@ struct CompileOptions {
   /// nvcc runs as this user (ProcessSpec::run_as_uid), unset: as this process's. NOTE: the
   /// compiler reads what the source names: as root, `#include "/etc/shadow"` put a root-only
   /// file's lines into the compile log (the verdict, the model's feedback) and `.incbin` into
-  /// the binary. EvalConfig sets it for root parents with the sandbox on.
+  /// the binary. cuobjdump, which parses the binary the source shapes, runs as this user too.
+  /// EvalConfig sets it for root parents with the sandbox on.
   std::optional<uint32_t> run_as_uid;
 };
 

@@ -138,6 +138,29 @@ TEST(CompileSubmission, AnExpertCompilesAsTheUnprivilegedUser) {
   EXPECT_TRUE(r.sass_available) << r.log;
 }
 
+// The disassembler parses a binary the candidate's source shapes: it runs as the unprivileged
+// user too (a stand-in cuobjdump prints its user id as a function name).
+TEST(CompileSubmission, TheDisassemblerRunsAsTheUnprivilegedUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop cuobjdump to another user";
+  TempDir tools("ptxbench-test-fake-cuobjdump"), cache("ptxbench-test-compile-uid");
+  const fs::path fake = tools.path() / "cuobjdump";
+  write_file_atomic(fake,
+                    "#!/bin/sh\n"
+                    "test -w \"$3\" && exit 3\n"  // the copy it reads is not its to change
+                    "echo \"\tFunction : uid_$(id -u)_$(test -w \"$TMPDIR\" && echo tmp)\"\n"
+                    "echo '        /*0000*/                   EXIT ;'\n");
+  fs::permissions(tools.path(),
+                  fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(fake, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  CompileOptions options = options_with_cache(cache.path());
+  options.cuobjdump = fake;
+  options.run_as_uid = 60999;
+  const CompileResult r = compile_submission(fixture_source("no_wgmma.cu"), options);
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_TRUE(r.sass_available) << r.log;
+  EXPECT_NE(r.sass.find("uid_60999_tmp"), std::string::npos) << r.sass;
+}
+
 TEST(CompileSubmission, UsesTheArchSpecificGencodeNotTheShorthand) {
   const CompileResult& r = compiled("live_wgmma.cu");
   const auto entry = cache_entry_dir(shared_cache_dir(), r.cache_key);
