@@ -541,7 +541,8 @@ constexpr bool kStepDescriptors = true;
 // Whether consume() issues only the k-slices of a unit's last k-block that hold data when the
 // unit ends at K's end and K is not a multiple of kBlockK (the loads zero-fill the rest, and
 // zeros add nothing): K 2000 is 31 k-blocks and one slice, where the whole 32nd k-block costs
-// 2.4% more tensor work. Off: not yet measured (variant `tma_lastslices`).
+// 2.4% more tensor work. Off: no faster on an H100 (4000x3000x2000 0.952 -> 0.945 of cuBLASLt,
+// TMA expert; docs/tasks.md, "K's tail").
 constexpr bool kPartialLastKBlock = false;
 constexpr int kSlicesPerKBlock = kBlockK / 16;
 
