@@ -57,7 +57,7 @@ std::string kept_ptx(const fs::path& dir) {
 void hand_over(const fs::path& folder, uint32_t uid) {
   auto give = [uid](const fs::path& p) {
     if (::lchown(p.c_str(), uid, uid) != 0)
-      throw_api("POSIX", "lchown(compile folder)", errno, "", std::strerror(errno), __FILE__,
+      throw_api("POSIX", "lchown(folder handed over)", errno, "", std::strerror(errno), __FILE__,
                 __LINE__);
   };
   give(folder);
@@ -84,8 +84,8 @@ std::optional<std::string> disassemble(const fs::path& so, const fs::path& cuobj
     fs::copy_file(so, copy);
     fs::create_directory(scratch);
     hand_over(scratch, *run_as_uid);
-    for (const fs::path& p : {tmp.path(), copy})
-      if (::lchown(p.c_str(), 0, *run_as_uid) != 0)
+    for (const fs::path& p : {tmp.path(), copy})  // the owner stays, the group becomes the user's
+      if (::lchown(p.c_str(), static_cast<uid_t>(-1), *run_as_uid) != 0)
         throw_api("POSIX", "lchown(disassembly folder)", errno, "", std::strerror(errno), __FILE__,
                   __LINE__);
     fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::group_exec);

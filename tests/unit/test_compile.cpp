@@ -146,7 +146,8 @@ TEST(CompileSubmission, TheDisassemblerRunsAsTheUnprivilegedUser) {
   const fs::path fake = tools.path() / "cuobjdump";
   write_file_atomic(fake,
                     "#!/bin/sh\n"
-                    "test -w \"$3\" && exit 3\n"  // the copy it reads is not its to change
+                    "test -r \"$2\" || exit 3\n"  // the copy it reads: readable,
+                    "test -w \"$2\" && exit 4\n"  // not its to change
                     "echo \"\tFunction : uid_$(id -u)_$(test -w \"$TMPDIR\" && echo tmp)\"\n"
                     "echo '        /*0000*/                   EXIT ;'\n");
   fs::permissions(tools.path(),
