@@ -5,13 +5,19 @@
 // a driver. Prints per task the pass count of the evidence run's hardware metrics, then for each
 // metric beyond the catalog's counters the count without it. With METRICS (comma-separated), only
 // the passes of the catalog's counters, gpu__time_duration.sum and those: a replacement's cost.
-// Usage: ptxbench-evidence-passes TASKS_DIR [METRICS]
+// With --sass LISTING TASK: the passes of TASK's evidence run for a candidate whose
+// `cuobjdump -sass` listing is LISTING (the other-read metrics of load kinds it lacks left out,
+// eval/other_read_selection.hpp), and which metrics were left out.
+// Usage: ptxbench-evidence-passes TASKS_DIR [METRICS | --sass LISTING TASK]
 #include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "compile/sass.hpp"
 #include "eval/ncu_evidence.hpp"
+#include "eval/other_read_selection.hpp"
+#include "sys/files.hpp"
 #include "tasks/catalog.hpp"
 #include "tasks/spec.hpp"
 #include "worker/range_profiler.hpp"
@@ -34,14 +40,35 @@ std::vector<std::string> hardware_metrics(const std::string& list) {
   return out;
 }
 
+// The --sass mode: TASK's evidence-run passes for the candidate LISTING lists.
+int passes_for_listing(const std::string& tasks_dir, const ptxb::Catalog& catalog,
+                       const std::string& listing, const std::string& task_id) {
+  const ptxb::TaskSpec task = ptxb::find_task(tasks_dir, catalog, task_id);
+  const ptxb::OtherReadSelection reads =
+      ptxb::select_other_reads(catalog, ptxb::parse_sass(ptxb::read_file(listing)));
+  std::string why;
+  for (const ptxb::Catalog* c : {&catalog, &reads.catalog}) {
+    const std::vector<std::string> metrics = hardware_metrics(ptxb::evidence_ncu_metrics(task, *c));
+    std::printf("%s: %zu hardware metrics, %zu passes %s\n",
+                c == &catalog ? "every other-read metric" : "the listing's load kinds only",
+                metrics.size(), ptxb::RangeProfiler::passes_needed(kChip, metrics, &why),
+                why.c_str());
+  }
+  for (const auto& [metric, families] : reads.left_out)
+    std::printf("left out: %s\n", metric.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 && argc != 3) {
-    std::fprintf(stderr, "usage: %s TASKS_DIR [METRICS]\n", argv[0]);
+  const bool sass_mode = argc == 5 && std::string(argv[2]) == "--sass";
+  if (argc != 2 && argc != 3 && !sass_mode) {
+    std::fprintf(stderr, "usage: %s TASKS_DIR [METRICS | --sass LISTING TASK]\n", argv[0]);
     return 2;
   }
   const ptxb::Catalog catalog = ptxb::load_catalog(std::string(argv[1]) + "/catalog");
+  if (sass_mode) return passes_for_listing(argv[1], catalog, argv[3], argv[4]);
   std::set<std::string> counters;
   for (const ptxb::CounterSpec& c : catalog.counters_for("sm_90a")) counters.insert(c.metric);
   std::string why;

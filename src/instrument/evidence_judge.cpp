@@ -311,6 +311,10 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
     out.unavailable_reason = split.problem;
     return out;
   }
+  for (const std::vector<ProfiledKernel>& call : split.calls)
+    for (const ProfiledKernel& k : call)
+      for (const auto& [opcode, executed] : k.opcodes)
+        if (executed > 0) out.call_opcodes.insert(opcode);
   const ControlCheck controls =
       check_controls(task, catalog, *split.positive, *split.negative, control_flops);
   rec["controls"] = {{"ok", controls.ok},

@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,9 @@ struct RuntimeJudgement {
   /// The catalog's hardware counters summed over each profiled call's kernels, by shape label:
   /// what the timed calls' counters are compared with (instrument/counter_match.hpp).
   std::map<std::string, std::map<std::string, double>> profiled_counters;
+  /// Every opcode (with modifiers) a kernel of a profiled candidate call executed at least once;
+  /// the controls' and markers' kernels are not among them.
+  std::set<std::string> call_opcodes;
   nlohmann::json record;  ///< the verdict's "evidence" object
 };
 
