@@ -5,7 +5,8 @@
 # evidence/tile_gemm_base.inc (the cp.async expert until 2026-12-05) with its kernel diverting to
 # the SIMT path when the cheat's divert_to_simt() says so and its entry points renamed
 # expert_plan/expert_run, then the cheat itself (its own ptxb_plan/ptxb_run). The cheat's
-# "// ptxbench-expect:" line goes first.
+# "// ptxbench-expect:" line goes first. A folder cheat may embed a module it loads at run time
+# ("// ptxbench-embed-cubin(NAME): FILE.ptx", below).
 # NOTE: generated rather than committed whole, so that every cheat runs a real, correct wgmma GEMM
 # (and the other folders' cheats their expert's).
 # Usage: tests/adversarial/make_cheats.sh OUT_DIR   (prints the generated files)
@@ -45,6 +46,26 @@ lines_changed() {
 }
 sed_line='^// ptxbench-sed\(([1-9][0-9]*)\): (.+)$'  # the count, then the sed command
 
+# embed_cubins CHEAT: for each "// ptxbench-embed-cubin(NAME): FILE.ptx" line of CHEAT, FILE (beside
+# CHEAT) assembled by ptxas for sm_90a and written as `static const unsigned char NAME[]`: a
+# module the cheat loads at run time (cuModuleLoadData), whose code no static listing of the
+# submission shows and which needs no JIT compiler (a library mapped at run time is a violation).
+ptxas="${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}"
+embed_line='^// ptxbench-embed-cubin\(([A-Za-z_][A-Za-z0-9_]*)\): (.+)$'
+embed_cubins() {
+  local line cubin
+  while IFS= read -r line; do
+    [[ "$line" =~ $embed_line ]] ||
+      { echo "make_cheats: $1: '$line' is not '// ptxbench-embed-cubin(NAME): FILE'" >&2; exit 1; }
+    cubin="$(mktemp)"
+    "$ptxas" -arch=sm_90a "$(dirname "$1")/${BASH_REMATCH[2]}" -o "$cubin" ||
+      { echo "make_cheats: $1: ptxas failed on ${BASH_REMATCH[2]}" >&2; rm -f "$cubin"; exit 1; }
+    python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); print("alignas(8) static const unsigned char %s[] = {%s};" % (sys.argv[2], ",".join(str(x) for x in b)))' \
+      "$cubin" "${BASH_REMATCH[1]}"
+    rm -f "$cubin"
+  done < <(grep '^// ptxbench-embed-cubin' "$1" || true)
+}
+
 declare -A default_base=([fp8]=kernels/reference/sm90_gemm_fp8_e4m3.cu
   [llm]=kernels/reference/sm90_gemm_bf16_llm.cu
   [grouped]=kernels/reference/sm90_gemm_bf16_grouped.cu
@@ -72,6 +93,7 @@ for folder in fp8 llm grouped attention varlen paged; do
     {
       grep -m1 '^// ptxbench-expect:' "$cheat"
       sed "${edits[@]}" "$base"
+      embed_cubins "$cheat"
       grep -v '^// ptxbench-expect:' "$cheat"
     } > "$out/$name.cu"
     echo "$out/$name.cu"

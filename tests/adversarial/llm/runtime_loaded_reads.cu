@@ -1,53 +1,21 @@
 // ptxbench-expect: task=sm90/gemm/bf16-llm outcome=low_instruction_share target=cp.async.bulk.tensor
+// ptxbench-embed-cubin(kRuntimeReadsCubin): runtime_loaded_reads.ptx
 // Evidence cheat on the other-read selection (docs/evidence.md, "Cost"; docs/threat-model.md,
 // row 29): the evidence run reads only the other-read metrics of the load kinds the candidate's
-// static SASS has. This submission's static SASS (the production-shape expert's) has no cp.async;
-// every call also reads A and B once more by cp.async, from a kernel whose PTX it JIT-compiles
-// when it plans (cuModuleLoadData) and which therefore no static listing shows: 1.0 of the input
-// bytes, where the task caps other reads at 0.4. With the cp.async metrics left out and nothing
-// else, those reads would count nowhere and the calls would pass. Caught: the profiled calls
-// executed LDGSTS, so the evidence is taken again with every metric, and the cap fails.
+// static SASS has. This submission's static SASS (the production-shape expert's and an empty
+// kernel's) has no cp.async; every call also reads A and B once more by cp.async, 1.0 of the
+// input bytes where the task caps other reads at 0.4, from a module it loads when it plans
+// (cuModuleLoadData on a cubin make_cheats.sh embeds: no JIT compiler is mapped) whose kernel
+// bears the empty kernel's name, so the monitor sees a kernel of the candidate's own. With the
+// cp.async metrics left out and nothing else those reads would count nowhere and the calls
+// pass. Caught: the profiled calls executed LDGSTS, so the evidence is taken again with every
+// metric, and the cap fails.
 #include <cuda.h>
 
 namespace runtime_reads {
 
-// Reads `chunks` 16-byte chunks from `src` into shared memory by cp.async.cg (SASS LDGSTS), one
-// chunk per thread per step, and drops them.
-constexpr char kPtx[] = R"(
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry ptxb_runtime_reads(.param .u64 src, .param .u64 chunks)
-{
-  .reg .pred %p;
-  .reg .b32 %r<5>;
-  .reg .b64 %rd<8>;
-  .shared .align 16 .b8 buf[8192];
-  ld.param.u64 %rd1, [src];
-  cvta.to.global.u64 %rd1, %rd1;
-  ld.param.u64 %rd2, [chunks];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mul.wide.u32 %rd3, %r2, %r3;
-  cvt.u64.u32 %rd4, %r1;
-  add.u64 %rd3, %rd3, %rd4;
-  mov.u32 %r4, %nctaid.x;
-  mul.wide.u32 %rd5, %r4, %r3;
-  mov.u32 %r0, buf;
-  mad.lo.u32 %r0, %r1, 16, %r0;
-LOOP:
-  setp.ge.u64 %p, %rd3, %rd2;
-  @%p bra DONE;
-  mad.lo.u64 %rd6, %rd3, 16, %rd1;
-  cp.async.cg.shared.global [%r0], [%rd6], 16;
-  add.u64 %rd3, %rd3, %rd5;
-  bra LOOP;
-DONE:
-  cp.async.wait_all;
-  ret;
-}
-)";
+// The module's kernel under its name, defined here too: no cp.async, never launched.
+extern "C" __global__ void ptxb_runtime_reads(const void*, unsigned long long) {}
 
 template <typename Fn>
 Fn driver_entry(const char* name) {
@@ -67,7 +35,7 @@ int load() {
   launch_kernel = driver_entry<decltype(&cuLaunchKernel)>("cuLaunchKernel");
   CUmodule module = nullptr;
   if (load_data == nullptr || get_function == nullptr || launch_kernel == nullptr ||
-      load_data(&module, kPtx) != CUDA_SUCCESS ||
+      load_data(&module, kRuntimeReadsCubin) != CUDA_SUCCESS ||
       get_function(&reads, module, "ptxb_runtime_reads") != CUDA_SUCCESS)
     return 3;
   return 0;
