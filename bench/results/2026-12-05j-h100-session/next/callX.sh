@@ -8,6 +8,7 @@
 #     metrics: the TMA task's (tma_repeated_box, tma_tiny_loads, tma_profiler_aware,
 #     tma_plain_loads, tma_store_only; the TMA expert as the control) and the production-shape
 #     task's, runtime_loaded_reads among them (its expert as the control).
+# (0) first, bench/probes/module_load/module_load_probe.sh (about 10 s).
 # Everything under OUT is packed into OUT/X.tar.gz (the device returns 8 files at most).
 # Usage (repository root of the GPU machine): callX.sh NEW_BIN OLD_BIN OUT LIMIT_S
 set -uo pipefail
@@ -19,6 +20,12 @@ left() { echo $((limit - 15 - (SECONDS - start))); }
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR=/tmp/xcache
 tests/adversarial/make_cheats.sh /tmp/cheats-src > /dev/null || exit 1
+# (0) which API calls and module-loaded events a candidate's own lazy loading causes, and a module
+#     it loads itself (docs/threat-model.md, known limits), about 10 s
+timeout 120 bench/probes/module_load/module_load_probe.sh "$x/module_load" > /dev/null 2>&1
+echo "== module loading"; grep -v "^\[" "$x/module_load/module_load_probe.txt" 2>/dev/null
+grep -c "^\[" "$x/module_load/module_load_probe.txt" 2>/dev/null | sed 's/^/callbacks: /'
+rm -f "$x/module_load"/*.so "$x/module_load"/*.cubin "$x/module_load/module_load_probe"
 # (a)
 for round in 1 2; do
   for pair in gemm/bf16-wgmma-tma:sm90_gemm_bf16_wgmma_tma gemm/bf16-llm:sm90_gemm_bf16_llm \
