@@ -102,11 +102,16 @@ TaskSpec task_from_json(const json& detail) {
     const auto level = evidence_level_from_string(get<std::string>(t, "required"));
     if (!level) malformed("targets.required", t.dump());
     task.targets.push_back(
-        {get<std::string>(t, "instruction"), *level, get<double>(t, "min_flop_share"),
-         get<double>(t, "max_nontarget_flop_share"), get<double>(t, "max_nontarget_integer_share"),
-         get<double>(t, "max_nontarget_instructions_per_mac")});
-    if (t.contains("max_other_read_input_share"))
-      task.targets.back().max_other_read_input_share = get<double>(t, "max_other_read_input_share");
+        {.instruction = get<std::string>(t, "instruction"),
+         .required = *level,
+         .min_flop_share = get<double>(t, "min_flop_share"),
+         .max_nontarget_flop_share = get<double>(t, "max_nontarget_flop_share"),
+         .max_nontarget_integer_share = get<double>(t, "max_nontarget_integer_share"),
+         .max_nontarget_instructions_per_mac = get<double>(t, "max_nontarget_instructions_per_mac"),
+         .max_other_read_input_share =
+             t.contains("max_other_read_input_share")
+                 ? std::optional<double>(get<double>(t, "max_other_read_input_share"))
+                 : std::nullopt});
   }
   const json correctness = get<json>(detail, "correctness");
   task.correctness.reference = get<std::string>(correctness, "reference");
