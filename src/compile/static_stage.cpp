@@ -2,11 +2,7 @@
 // resources, quality flags and ELF imports; every result goes through the content-hashed cache.
 #include "compile/static_stage.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <sstream>
 
 #include "compile/compile_cache.hpp"
@@ -53,17 +49,6 @@ std::string kept_ptx(const fs::path& dir) {
   return ptx;
 }
 
-// Gives `folder` and everything in it to user `uid` (its group too), for a child running as it.
-void hand_over(const fs::path& folder, uint32_t uid) {
-  auto give = [uid](const fs::path& p) {
-    if (::lchown(p.c_str(), uid, uid) != 0)
-      throw_api("POSIX", "lchown(folder handed over)", errno, "", std::strerror(errno), __FILE__,
-                __LINE__);
-  };
-  give(folder);
-  for (const auto& entry : fs::recursive_directory_iterator(folder)) give(entry.path());
-}
-
 /// Runs `cuobjdump -sass` on the shared object; on failure returns nullopt and says why in `log`.
 /// With `run_as_uid` the disassembler runs as that user on a copy of the object (it parses an ELF
 /// whose contents the candidate's source shapes): the copy and the folder it lies in belong to
@@ -82,15 +67,10 @@ std::optional<std::string> disassemble(const fs::path& so, const fs::path& cuobj
   if (run_as_uid) {
     const fs::path copy = tmp.path() / "cand.so", scratch = tmp.path() / "scratch";
     fs::copy_file(so, copy);
+    share_read_only(tmp.path(), copy, run_as_uid);
     fs::create_directory(scratch);
-    hand_over(scratch, *run_as_uid);
-    for (const fs::path& p : {tmp.path(), copy})  // the owner stays, the group becomes the user's
-      if (::lchown(p.c_str(), static_cast<uid_t>(-1), *run_as_uid) != 0)
-        throw_api("POSIX", "lchown(disassembly folder)", errno, "", std::strerror(errno), __FILE__,
-                  __LINE__);
-    fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::group_exec);
-    fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
     fs::permissions(scratch, fs::perms::owner_all);
+    give_to_user(scratch, *run_as_uid);
     spec.argv.back() = copy.string();
     spec.cwd = scratch;
     spec.run_as_uid = run_as_uid;
@@ -192,7 +172,7 @@ CompileResult compile_submission(const std::string& source, const CompileOptions
   TempDir tmp("ptxbench-compile");
   write_file_atomic(tmp.path() / "cand.cu", source);
   write_file_atomic(abi_copy_dir(tmp.path()) / "ptxbench" / "abi.h", abi_header);
-  if (options.run_as_uid) hand_over(tmp.path(), *options.run_as_uid);
+  if (options.run_as_uid) give_to_user(tmp.path(), *options.run_as_uid);
   ProcessSpec spec;
   spec.argv = nvcc_argv(options, flags, tmp.path());
   spec.cwd = tmp.path();

@@ -1,10 +1,9 @@
 #include "eval/worker_launch.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "sys/files.hpp"
 #include "sys/hmac.hpp"
 #include "tasks/task_json.hpp"
 #include "tasks/task_wire.hpp"
@@ -13,27 +12,9 @@ namespace ptxb {
 namespace fs = std::filesystem;
 namespace {
 
-// Gives `folder` to the sandbox user (root parents with the sandbox on).
+// Gives `folder` (fresh, empty) to the sandbox user (root parents with the sandbox on).
 void claim_worker_folder(const EvalConfig& config, const fs::path& folder) {
-  if (config.drops_user() && ::chown(folder.c_str(), config.sandbox_uid, config.sandbox_uid) != 0)
-    throw_api("POSIX", "chown(worker folder)", errno, "", "", __FILE__, __LINE__);
-}
-
-// Makes `binary_dir` and the shared object `so` in it readable by the workers and by no one else
-// but this process's user: as root with the sandbox on, the group is the sandbox user's (0750,
-// 0640), so that neither other users nor the workers of other GPUs (other sandbox users) read
-// another evaluation's binary; otherwise the worker is this process's user (0700, 0600).
-void share_with_sandbox_user(const EvalConfig& config, const fs::path& binary_dir,
-                             const fs::path& so) {
-  using fs::perms;
-  const bool to_group = config.drops_user();
-  if (to_group && (::chown(binary_dir.c_str(), static_cast<uid_t>(-1), config.sandbox_uid) != 0 ||
-                   ::chown(so.c_str(), static_cast<uid_t>(-1), config.sandbox_uid) != 0))
-    throw_api("POSIX", "chown(shared object folder)", errno, "", "", __FILE__, __LINE__);
-  fs::permissions(
-      so, perms::owner_read | perms::owner_write | (to_group ? perms::group_read : perms::none));
-  fs::permissions(binary_dir, perms::owner_all |
-                                  (to_group ? perms::group_read | perms::group_exec : perms::none));
+  if (config.drops_user()) give_to_user(folder, config.sandbox_uid);
 }
 
 }  // namespace
@@ -42,7 +23,7 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
                              const CompileResult& compiled, const fs::path& work_dir,
                              const fs::path& binary_dir) {
   // The worker reads the shared object after it dropped its privileges: a copy it can read and
-  // not change, never the compile cache (share_with_sandbox_user). NOTE: not in the worker folder:
+  // not change, never the compile cache. NOTE: not in the worker folder:
   // the sandbox user owns that folder, so it could unlink a file of root's there and put its own in
   // its place (the timing worker's candidate code swapping the binary the sanitizers and the
   // evidence run load).
@@ -51,7 +32,11 @@ WorkerJob prepare_worker_job(const TaskSpec& task, const Catalog& catalog, const
               "the shared object's folder must lie outside the worker folder");
   const fs::path so = binary_dir / "cand.so";
   fs::copy_file(compiled.shared_object, so, fs::copy_options::overwrite_existing);
-  share_with_sandbox_user(config, binary_dir, so);
+  // Readable by the sandbox user's group alone where the workers drop to it (neither other users
+  // nor the workers of other GPUs, other sandbox users, read another evaluation's binary);
+  // otherwise the worker is this process's user.
+  share_read_only(binary_dir, so,
+                  config.drops_user() ? std::optional<uint32_t>(config.sandbox_uid) : std::nullopt);
   claim_worker_folder(config, work_dir);
 
   WorkerJob job;

@@ -118,6 +118,28 @@ void compress(std::array<uint32_t, 8>& h, const uint8_t* block) {
 }
 }  // namespace
 
+void give_to_user(const fs::path& folder, uint32_t uid) {
+  auto give = [uid](const fs::path& p) {
+    if (::lchown(p.c_str(), uid, uid) != 0)
+      throw_api("POSIX", "lchown(folder handed over)", errno, "", std::strerror(errno), __FILE__,
+                __LINE__);
+  };
+  give(folder);
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) give(entry.path());
+}
+
+void share_read_only(const fs::path& folder, const fs::path& file, std::optional<uint32_t> group) {
+  using fs::perms;
+  for (const fs::path& p : {folder, file})
+    if (group && ::lchown(p.c_str(), static_cast<uid_t>(-1), *group) != 0)
+      throw_api("POSIX", "lchown(folder shared read-only)", errno, "", std::strerror(errno),
+                __FILE__, __LINE__);
+  fs::permissions(
+      file, perms::owner_read | perms::owner_write | (group ? perms::group_read : perms::none));
+  fs::permissions(folder,
+                  perms::owner_all | (group ? perms::group_read | perms::group_exec : perms::none));
+}
+
 std::string sha256_hex(std::string_view bytes) {
   std::array<uint32_t, 8> h{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};

@@ -1,7 +1,9 @@
 // Files and folders: atomic writes, private temporary folders, content hashes.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +31,17 @@ class TempDir {
   std::filesystem::path path_;
   bool keep_ = false;
 };
+
+/// Gives `folder` and everything in it (links not followed) to user and group `uid`, for a child
+/// process that runs as that user. Throws ApiError (needs root).
+void give_to_user(const std::filesystem::path& folder, uint32_t uid);
+
+/// Makes `file` in `folder` readable and `folder` listable by group `group` (0640, 0750: the
+/// owner stays, the group becomes `group`) and by no one else but the owner; without a group
+/// by the owner alone (0600, 0700). For a child running as another user that must read the file
+/// and change nothing. Throws ApiError when the group cannot be set (needs root).
+void share_read_only(const std::filesystem::path& folder, const std::filesystem::path& file,
+                     std::optional<uint32_t> group);
 
 /// Lower-case hex SHA-256 of `bytes`.
 std::string sha256_hex(std::string_view bytes);
