@@ -83,4 +83,9 @@ std::vector<QualityFlag> parse_quality_flags(std::string_view log) {
   return out;
 }
 
+bool is_error_line(std::string_view line) {
+  return line.find("error") != std::string_view::npos ||
+         line.find("Error") != std::string_view::npos;
+}
+
 }  // namespace ptxb

@@ -21,4 +21,8 @@ std::vector<PtxasResources> parse_ptxas_resources(std::string_view log);
 /// C7515 (wgmma serialized), C7517 (warpgroup.wait injected), in log order.
 std::vector<QualityFlag> parse_quality_flags(std::string_view log);
 
+/// True for a compile-log line that reports an error: "error" from nvcc and the host compiler,
+/// "Error" from the assembler ("Error: file not found: ...").
+bool is_error_line(std::string_view line);
+
 }  // namespace ptxb

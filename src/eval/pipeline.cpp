@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "compile/compile_cache.hpp"
+#include "compile/ptxas_log.hpp"
 #include "core/arch.hpp"
 #include "core/build_info.hpp"
 #include "core/clock.hpp"
@@ -38,9 +39,7 @@ std::string first_error_line(const std::string& log) {
     size_t end = log.find('\n', begin);
     if (end == std::string::npos) end = log.size();
     const std::string line = log.substr(begin, end - begin);
-    // "error" from the compilers, "Error" from the assembler ("Error: file not found: ...").
-    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos)
-      return line;
+    if (is_error_line(line)) return line;
     begin = end + 1;
   }
   return tail(log, 200);

@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include "compile/ptxas_log.hpp"
 #include "llm/compiler_notes.hpp"
 #include "tasks/task_json.hpp"
 #include "verdict/verdict_parts.hpp"
@@ -74,10 +75,7 @@ void render_compile(std::ostringstream& os, const json& verdict, const FeedbackO
   size_t kept = 0, errors = 0;
   os << "Compiler output (errors first lines):\n";
   while (std::getline(lines, line)) {
-    // "error"/"warning" from the compilers, "Error" from the assembler.
-    if (line.find("error") == std::string::npos && line.find("Error") == std::string::npos &&
-        line.find("warning") == std::string::npos)
-      continue;
+    if (!is_error_line(line) && line.find("warning") == std::string::npos) continue;
     ++errors;
     if (kept == o.max_compile_lines) continue;
     os << "  " << std::regex_replace(line, kFolder, "") << "\n";
