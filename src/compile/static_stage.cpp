@@ -68,6 +68,8 @@ std::optional<std::string> disassemble(const fs::path& so, const fs::path& cuobj
     const fs::path copy = tmp.path() / "cand.so", scratch = tmp.path() / "scratch";
     fs::copy_file(so, copy);
     share_read_only(tmp.path(), copy, run_as_uid);
+    // NOTE: the user opens the copy by name: it need not list the folder (0710, not 0750).
+    fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::group_exec);
     fs::create_directory(scratch);
     fs::permissions(scratch, fs::perms::owner_all);
     give_to_user(scratch, *run_as_uid);
