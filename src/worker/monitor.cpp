@@ -99,7 +99,9 @@ const std::vector<std::string> kForbiddenApis = {
     "cudaPointerGetAttributes",
     // L2 residency: stream attributes (access-policy windows) and persisting lines
     "cudaStreamSetAttribute", "cuStreamSetAttribute", "cudaCtxResetPersistingL2Cache",
-    "cuCtxResetPersistingL2Cache"};
+    "cuCtxResetPersistingL2Cache",
+    // device code loaded at run time through the runtime (the driver's loads: monitor_rules.hpp)
+    "cudaLibraryLoadData", "cudaLibraryLoadFromFile"};
 
 // Launches of kernels: their correlation id ties the launching call to the kernel record.
 constexpr std::array<std::string_view, 15> kLaunchApis = {

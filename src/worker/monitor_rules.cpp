@@ -64,9 +64,15 @@ std::string forbidden_parameters(std::string_view base_name, const void* params)
 }
 
 bool is_direct_call_forbidden_api(std::string_view base_name) {
-  constexpr std::array<std::string_view, 4> kNames = {
+  constexpr std::array<std::string_view, 14> kNames = {
+      // what lies where in the process
       "cuPointerGetAttribute", "cuPointerGetAttributes", "cuMemGetAddressRange",
-      "cuMemRetainAllocationHandle"};
+      "cuMemRetainAllocationHandle",
+      // device code the static stage never saw: modules and libraries loaded or linked at run
+      // time (the runtime's lazy loading of the candidate's own module runs inside its calls)
+      "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleLoadFatBinary",
+      "cuLibraryLoadData", "cuLibraryLoadFromFile", "cuLinkCreate", "cuLinkAddData",
+      "cuLinkAddFile", "cuLinkComplete"};
   return std::find(kNames.begin(), kNames.end(), base_name) != kNames.end();
 }
 

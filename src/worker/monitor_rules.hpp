@@ -1,7 +1,7 @@
 // The CUPTI monitor's rules that need more than a function's name (docs/threat-model.md): calls
 // whose parameters break the ABI (a persisting-L2 limit, an L2 access-policy window among launch
-// attributes), and queries that are forbidden only when candidate code makes them itself (pointer
-// and address-range queries, which the CUDA runtime also makes inside its own calls).
+// attributes), and calls that are forbidden only when candidate code makes them itself (pointer
+// and address-range queries, module loads: the CUDA runtime also makes them inside its own calls).
 #pragma once
 
 #include <string>
@@ -19,8 +19,11 @@ bool has_inspected_parameters(std::string_view base_name);
 std::string forbidden_parameters(std::string_view base_name, const void* params);
 
 /// Pointer and address-range queries (cuPointerGetAttribute(s), cuMemGetAddressRange,
-/// cuMemRetainAllocationHandle): a candidate could walk the process's allocations with them.
-/// Forbidden when called directly, not when the runtime calls them inside one of its own calls.
+/// cuMemRetainAllocationHandle): a candidate could walk the process's allocations with them. And
+/// the driver's module, library and JIT-link loads (cuModuleLoad*, cuLibraryLoad*, cuLink*): code
+/// loaded at run time is absent from the static listing every static rule reads (the library
+/// kernels' names, the other-read selection). Forbidden when called directly, not when the runtime
+/// calls them inside one of its own calls (its lazy loading of the candidate's own module).
 bool is_direct_call_forbidden_api(std::string_view base_name);
 
 }  // namespace ptxb

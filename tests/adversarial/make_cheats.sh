@@ -6,7 +6,7 @@
 # the SIMT path when the cheat's divert_to_simt() says so and its entry points renamed
 # expert_plan/expert_run, then the cheat itself (its own ptxb_plan/ptxb_run). The cheat's
 # "// ptxbench-expect:" line goes first. A folder cheat may embed a module it loads at run time
-# ("// ptxbench-embed-cubin(NAME): FILE.ptx", below).
+# ("// ptxbench-embed-cubin(NAME): FILE.ptx" and "-fatbin", below).
 # NOTE: generated rather than committed whole, so that every cheat runs a real, correct wgmma GEMM
 # (and the other folders' cheats their expert's).
 # Usage: tests/adversarial/make_cheats.sh OUT_DIR   (prints the generated files)
@@ -46,24 +46,31 @@ lines_changed() {
 }
 sed_line='^// ptxbench-sed\(([1-9][0-9]*)\): (.+)$'  # the count, then the sed command
 
-# embed_cubins CHEAT: for each "// ptxbench-embed-cubin(NAME): FILE.ptx" line of CHEAT, FILE (beside
-# CHEAT) assembled by ptxas for sm_90a and written as `static const unsigned char NAME[]`: a
-# module the cheat loads at run time (cuModuleLoadData), whose code no static listing of the
+# embed_device_code CHEAT: for each "// ptxbench-embed-cubin(NAME): FILE.ptx" line of CHEAT, FILE
+# (beside CHEAT) assembled by ptxas for sm_90a and written as `static const unsigned char NAME[]`:
+# a module the cheat loads at run time (cuModuleLoadData), whose code no static listing of the
 # submission shows and which needs no JIT compiler (a library mapped at run time is a violation).
+# "// ptxbench-embed-fatbin(NAME): FILE.ptx" the same as a fat binary (nvcc --fatbin, sm_90a), for a
+# cheat that hands it to the runtime's own registration functions instead.
 ptxas="${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}"
-embed_line='^// ptxbench-embed-cubin\(([A-Za-z_][A-Za-z0-9_]*)\): (.+)$'
-embed_cubins() {
-  local line cubin
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+embed_line='^// ptxbench-embed-(cubin|fatbin)\(([A-Za-z_][A-Za-z0-9_]*)\): (.+)$'
+embed_device_code() {
+  local line image ptx
   while IFS= read -r line; do
     [[ "$line" =~ $embed_line ]] ||
-      { echo "make_cheats: $1: '$line' is not '// ptxbench-embed-cubin(NAME): FILE'" >&2; exit 1; }
-    cubin="$(mktemp)"
-    "$ptxas" -arch=sm_90a "$(dirname "$1")/${BASH_REMATCH[2]}" -o "$cubin" ||
-      { echo "make_cheats: $1: ptxas failed on ${BASH_REMATCH[2]}" >&2; rm -f "$cubin"; exit 1; }
-    python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); print("alignas(8) static const unsigned char %s[] = {%s};" % (sys.argv[2], ",".join(str(x) for x in b)))' \
-      "$cubin" "${BASH_REMATCH[1]}"
-    rm -f "$cubin"
-  done < <(grep '^// ptxbench-embed-cubin' "$1" || true)
+      { echo "make_cheats: $1: '$line' is not '// ptxbench-embed-cubin|fatbin(NAME): FILE'" >&2
+        exit 1; }
+    image="$(mktemp)" ptx="$(dirname "$1")/${BASH_REMATCH[3]}"
+    if [[ "${BASH_REMATCH[1]}" == cubin ]]; then
+      "$ptxas" -arch=sm_90a "$ptx" -o "$image"
+    else
+      "$nvcc" --fatbin -gencode arch=compute_90a,code=sm_90a "$ptx" -o "$image"
+    fi || { echo "make_cheats: $1: assembling ${BASH_REMATCH[3]} failed" >&2; rm -f "$image"; exit 1; }
+    python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); print("alignas(16) static const unsigned char %s[] = {%s};" % (sys.argv[2], ",".join(str(x) for x in b)))' \
+      "$image" "${BASH_REMATCH[2]}"
+    rm -f "$image"
+  done < <(grep -E '^// ptxbench-embed-(cubin|fatbin)' "$1" || true)
 }
 
 declare -A default_base=([fp8]=kernels/reference/sm90_gemm_fp8_e4m3.cu
@@ -93,7 +100,7 @@ for folder in fp8 llm grouped attention varlen paged; do
     {
       grep -m1 '^// ptxbench-expect:' "$cheat"
       sed "${edits[@]}" "$base"
-      embed_cubins "$cheat"
+      embed_device_code "$cheat"
       grep -v '^// ptxbench-expect:' "$cheat"
     } > "$out/$name.cu"
     echo "$out/$name.cu"

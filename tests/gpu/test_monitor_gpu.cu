@@ -1,7 +1,9 @@
 // The CUPTI candidate monitor on a real GPU: kernels are attributed to the armed caller, to
 // their stream and to the host thread that launched them; forbidden API calls made while armed
-// are listed. Skips (saying why) where CUPTI is missing or another profiler holds it.
-// NOTE: nvcc builds this file as C++17.
+// are listed, module loads among them but not the runtime's loads of the caller's own kernels.
+// Skips (saying why) where CUPTI is missing or another profiler holds it. NOTE: nvcc builds this
+// file as C++17.
+#include <cuda.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -147,6 +149,54 @@ TEST_F(MonitorGpu, DeferredThreadIsCaughtAfterDisarm) {
   EXPECT_FALSE(lists_call(report, "cudaFree")) << describe(report);
 }
 
+// Launched only by the test below: the runtime loads it (lazily, by default) inside that launch.
+__global__ void monitor_lazy_kernel(int* out) { out[threadIdx.x] = 1; }
+
+TEST_F(MonitorGpu, TheRuntimesLoadOfItsOwnKernelIsNoModuleLoad) {
+  monitor_->arm();
+  monitor_lazy_kernel<<<1, 32, 0, stream_>>>(out_);
+  monitor_->disarm();
+  const MonitorReport report = finish();
+  EXPECT_TRUE(report.forbidden_api_calls.empty()) << describe(report);
+}
+
+TEST_F(MonitorGpu, ModulesLoadedWhileArmedAreListed) {
+  // A candidate's own PTX, loaded at run time through entry points it looks up (no driver
+  // import): the driver's load and the runtime's are listed, the driver call the runtime makes
+  // inside its own is not.
+  const char* ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry ptxb_monitor_loaded() { ret; }\n";
+  auto driver_entry = [](const char* name) {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    PTXB_CHECK_CUDA(
+        cudaGetDriverEntryPointByVersion(name, &entry, 12000, cudaEnableDefault, &found));
+    return found == cudaDriverEntryPointSuccess ? entry : nullptr;
+  };
+  const auto load_data =
+      reinterpret_cast<decltype(&cuModuleLoadData)>(driver_entry("cuModuleLoadData"));
+  const auto unload = reinterpret_cast<decltype(&cuModuleUnload)>(driver_entry("cuModuleUnload"));
+  ASSERT_NE(load_data, nullptr);
+  ASSERT_NE(unload, nullptr);
+  CUmodule module = nullptr;
+  cudaLibrary_t library = nullptr;
+  monitor_->arm();
+  const CUresult loaded = load_data(&module, ptx);
+  const cudaError_t library_loaded =
+      cudaLibraryLoadData(&library, ptx, nullptr, nullptr, 0, nullptr, nullptr, 0);
+  monitor_->disarm();
+  EXPECT_EQ(loaded, CUDA_SUCCESS);
+  EXPECT_EQ(library_loaded, cudaSuccess);
+  if (module != nullptr) EXPECT_EQ(unload(module), CUDA_SUCCESS);
+  if (library != nullptr) PTXB_CHECK_CUDA(cudaLibraryUnload(library));
+  const MonitorReport report = finish();
+  EXPECT_TRUE(lists_call(report, "cuModuleLoadData x1")) << describe(report);
+  EXPECT_TRUE(lists_call(report, "cudaLibraryLoadData x1")) << describe(report);
+  EXPECT_FALSE(lists_call(report, "cuLibraryLoadData")) << describe(report);
+  EXPECT_EQ(report.forbidden_api_calls.size(), 2u) << describe(report);
+}
+
 TEST_F(MonitorGpu, SecondMonitorIsRefused) {
   std::string why_not;
   EXPECT_EQ(CandidateMonitor::create(&why_not), nullptr);
@@ -163,6 +213,8 @@ TEST(MonitorApis, DenylistNamesWithSuffixes) {
   EXPECT_TRUE(is_forbidden_candidate_api("cuCtxSetCurrent"));
   EXPECT_TRUE(is_forbidden_candidate_api("cudaIpcGetMemHandle"));
   EXPECT_TRUE(is_forbidden_candidate_api("cudaProfilerStart"));
+  EXPECT_TRUE(is_forbidden_candidate_api("cudaLibraryLoadData"));
+  EXPECT_TRUE(is_forbidden_candidate_api("cudaLibraryLoadFromFile"));
   EXPECT_FALSE(is_forbidden_candidate_api("cudaLaunchKernel"));
   EXPECT_FALSE(is_forbidden_candidate_api("cudaFuncSetAttribute"));
   EXPECT_FALSE(is_forbidden_candidate_api("cudaMemsetAsync"));

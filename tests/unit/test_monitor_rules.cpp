@@ -1,6 +1,7 @@
 // The CUPTI monitor's parameter rules (worker/monitor_rules.hpp) on parameter structs built
 // the way CUPTI passes them: persisting-L2 limits and L2 access-policy windows are violations,
-// other limits and launch attributes are not; pointer queries count only as direct calls.
+// other limits and launch attributes are not; pointer queries and module loads count only as direct
+// calls.
 #include <gtest/gtest.h>
 
 #include <cuda.h>
@@ -60,6 +61,14 @@ TEST(MonitorRules, WhichNamesAreInspectedAndWhichAreDirectOnly) {
   EXPECT_TRUE(is_direct_call_forbidden_api("cuMemGetAddressRange"));
   EXPECT_TRUE(is_direct_call_forbidden_api("cuPointerGetAttributes"));
   EXPECT_FALSE(is_direct_call_forbidden_api("cuMemcpyAsync"));
+  // Module loads: code the static stage never listed.
+  for (const char* load : {"cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx",
+                           "cuModuleLoadFatBinary", "cuLibraryLoadData", "cuLibraryLoadFromFile",
+                           "cuLinkCreate", "cuLinkAddData", "cuLinkAddFile", "cuLinkComplete"})
+    EXPECT_TRUE(is_direct_call_forbidden_api(load)) << load;
+  // Looking up a function of a module already loaded is not a load.
+  EXPECT_FALSE(is_direct_call_forbidden_api("cuModuleGetFunction"));
+  EXPECT_FALSE(is_direct_call_forbidden_api("cuLibraryGetKernel"));
 }
 
 }  // namespace

@@ -1,15 +1,17 @@
-// ptxbench-expect: task=sm90/gemm/bf16-llm outcome=low_instruction_share target=cp.async.bulk.tensor
+// ptxbench-expect: task=sm90/gemm/bf16-llm outcome=rejected_cheat
 // ptxbench-embed-cubin(kRuntimeReadsCubin): runtime_loaded_reads.ptx
 // Evidence cheat on the other-read selection (docs/evidence.md, "Cost"; docs/threat-model.md,
-// row 29): the evidence run reads only the other-read metrics of the load kinds the candidate's
-// static SASS has. This submission's static SASS (the production-shape expert's and an empty
-// kernel's) has no cp.async; every call also reads A and B once more by cp.async, 1.0 of the
-// input bytes where the task caps other reads at 0.4, from a module it loads when it plans
-// (cuModuleLoadData on a cubin make_cheats.sh embeds: no JIT compiler is mapped) whose kernel
-// bears the empty kernel's name, so the monitor sees a kernel of the candidate's own. With the
-// cp.async metrics left out and nothing else those reads would count nowhere and the calls
-// pass. Caught: the profiled calls executed LDGSTS, so the evidence is taken again with every
-// metric, and the cap fails.
+// rows 4 and 29): the evidence run reads only the other-read metrics of the load kinds the
+// candidate's static SASS has. This submission's static SASS (the production-shape expert's and
+// an empty kernel's) has no cp.async; every call also reads A and B once more by cp.async, 1.0 of
+// the input bytes where the task caps other reads at 0.4, from a module it loads when it plans
+// (cuModuleLoadData, reached through the runtime's driver entry points, on a cubin make_cheats.sh
+// embeds: no JIT compiler is mapped) whose kernel bears the empty kernel's name, so the monitor
+// sees a kernel of the candidate's own.
+// Caught (since 2026-12-06, eighteenth session): a module load called by candidate code is a
+// forbidden call (row 4), outcome rejected_cheat before any evidence. Before that rule the
+// profiled calls' LDGSTS made the evidence be taken again with every metric and the cap failed
+// (row 29); llm/registered_fatbin_reads.cu reaches that check by the route the rule leaves open.
 #include <cuda.h>
 
 namespace runtime_reads {
