@@ -1,5 +1,6 @@
-// ELF64 import reader (see elf_imports.hpp). Walks the section headers: SHT_DYNAMIC for DT_NEEDED
-// and SHT_DYNSYM for undefined symbols, each with the string table its sh_link names.
+// ELF64 reader (see elf_imports.hpp). Walks the section headers: SHT_DYNAMIC for DT_NEEDED and
+// SHT_DYNSYM for undefined symbols, each with the string table its sh_link names; a section by
+// name through the section-name table.
 #include "compile/elf_imports.hpp"
 
 #include <elf.h>
@@ -101,23 +102,69 @@ bool matches_forbidden(const std::string& name) {
   return false;
 }
 
+/// The ELF64 header of `image`, checked (little-endian ELF64, section headers of the usual size).
+bool read_header(const Image& image, Elf64_Ehdr* header, std::string* error) {
+  if (!image.read(0, header) || std::memcmp(header->e_ident, ELFMAG, SELFMAG) != 0)
+    return fail(error, "not an ELF file");
+  if (header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_ident[EI_DATA] != ELFDATA2LSB)
+    return fail(error, "not a little-endian ELF64 file");
+  if (header->e_shentsize != sizeof(Elf64_Shdr))
+    return fail(error, "ELF: unexpected section header size");
+  return true;
+}
+
+std::optional<std::string> read_file(const std::filesystem::path& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    fail(error, path.string() + ": cannot read");
+    return std::nullopt;
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return std::move(bytes).str();
+}
+
 }  // namespace
+
+std::optional<std::string> read_elf_section(std::string_view bytes, std::string_view name,
+                                            std::string* error) {
+  Image image(bytes);
+  Elf64_Ehdr header;
+  if (!read_header(image, &header, error)) return std::nullopt;
+  Elf64_Shdr names;
+  if (!read_section(image, header, header.e_shstrndx, &names)) {
+    fail(error, "ELF: no section name table");
+    return std::nullopt;
+  }
+  for (uint64_t i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr section;
+    if (!read_section(image, header, i, &section)) {
+      fail(error, "ELF: section header out of range");
+      return std::nullopt;
+    }
+    if (image.string_at(names.sh_offset, names.sh_size, section.sh_name) != name) continue;
+    if (section.sh_type == SHT_NOBITS) return std::string();
+    if (section.sh_offset > bytes.size() || section.sh_size > bytes.size() - section.sh_offset) {
+      fail(error, "ELF: section " + std::string(name) + " out of range");
+      return std::nullopt;
+    }
+    return std::string(bytes.substr(section.sh_offset, section.sh_size));
+  }
+  fail(error, "ELF: no section " + std::string(name));
+  return std::nullopt;
+}
+
+std::optional<std::string> read_elf_section_file(const std::filesystem::path& path,
+                                                 std::string_view name, std::string* error) {
+  const std::optional<std::string> bytes = read_file(path, error);
+  if (!bytes) return std::nullopt;
+  return read_elf_section(*bytes, name, error);
+}
 
 std::optional<ElfImports> read_elf_imports(std::string_view bytes, std::string* error) {
   Image image(bytes);
   Elf64_Ehdr header;
-  if (!image.read(0, &header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) {
-    fail(error, "not an ELF file");
-    return std::nullopt;
-  }
-  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB) {
-    fail(error, "not a little-endian ELF64 file");
-    return std::nullopt;
-  }
-  if (header.e_shentsize != sizeof(Elf64_Shdr)) {
-    fail(error, "ELF: unexpected section header size");
-    return std::nullopt;
-  }
+  if (!read_header(image, &header, error)) return std::nullopt;
   ElfImports imports;
   for (uint64_t i = 0; i < header.e_shnum; ++i) {
     Elf64_Shdr section;
@@ -135,14 +182,9 @@ std::optional<ElfImports> read_elf_imports(std::string_view bytes, std::string* 
 
 std::optional<ElfImports> read_elf_imports_file(const std::filesystem::path& path,
                                                 std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    fail(error, path.string() + ": cannot read");
-    return std::nullopt;
-  }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return read_elf_imports(bytes.str(), error);
+  const std::optional<std::string> bytes = read_file(path, error);
+  if (!bytes) return std::nullopt;
+  return read_elf_imports(*bytes, error);
 }
 
 const std::vector<std::string>& forbidden_import_fragments() {

@@ -115,12 +115,15 @@ void read_imports(CompileResult& result) {
 }
 
 /// The fixed nvcc flags, with placeholders for the per-run folder and the ABI include folder
-/// (their contents, not their paths, go into the cache key).
+/// (their contents, not their paths, go into the cache key). `--no-compress`: the cubins lie in
+/// the shared object's .nv_fatbin as the driver loads them, which the monitor compares every
+/// module loaded while candidate code runs with (worker/monitor.hpp, set_own_device_code).
 std::vector<std::string> flag_template(const std::string& arch) {
-  return {"-O3",           "-std=c++17",      "-shared", "-Xcompiler", "-fPIC",
-          "-lineinfo",     "-Xptxas",         "-v",      "-Xptxas",    "-warn-spills",
-          "-gencode",      gencode_for(arch), "--keep",  "--keep-dir", kTmpPlaceholder,
-          kAbiPlaceholder, "cand.cu",         "-o",      "cand.so"};
+  return {"-O3",           "-std=c++17",   "-shared",    "-Xcompiler",
+          "-fPIC",         "-lineinfo",    "-Xptxas",    "-v",
+          "-Xptxas",       "-warn-spills", "-gencode",   gencode_for(arch),
+          "--no-compress", "--keep",       "--keep-dir", kTmpPlaceholder,
+          kAbiPlaceholder, "cand.cu",      "-o",         "cand.so"};
 }
 
 // The ABI header's folder inside the compile folder (a copy: nvcc may run as a user that cannot

@@ -10,9 +10,11 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compile/elf_imports.hpp"
 #include "core/arch.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
@@ -129,6 +131,12 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   std::unique_ptr<ptxb::CandidateMonitor> monitor;
   std::string monitor_problem = "not used in the evidence run (ncu holds the profiling interface)";
   if (!job.run_evidence) monitor = ptxb::CandidateMonitor::create(&monitor_problem);
+  if (monitor) {
+    // The candidate's compiled device code: modules loaded while it runs must be part of it. A
+    // shared object without the section has none (every module it loads is foreign).
+    std::optional<std::string> own = ptxb::read_elf_section_file(job.shared_object, ".nv_fatbin");
+    monitor->set_own_device_code(own ? std::move(*own) : std::string());
+  }
   out.send({{"type", "monitor"},
             {"available", monitor != nullptr},
             {"reason", monitor ? "" : monitor_problem}});

@@ -8,7 +8,9 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -126,6 +128,7 @@ struct CuptiApi {
   decltype(&cuptiSubscribe_v2) subscribe_v2 = nullptr;  // optional: names the other subscriber
   decltype(&cuptiUnsubscribe) unsubscribe = nullptr;
   decltype(&cuptiEnableDomain) enable_domain = nullptr;
+  decltype(&cuptiEnableCallback) enable_callback = nullptr;
   decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
   decltype(&cuptiActivityEnable) activity_enable = nullptr;
   decltype(&cuptiActivityDisable) activity_disable = nullptr;
@@ -155,6 +158,7 @@ const CuptiApi* load_cupti(std::string* why_not) {
         bind(handle, "cuptiSubscribe", &api->subscribe, &why) &&
         bind(handle, "cuptiUnsubscribe", &api->unsubscribe, &why) &&
         bind(handle, "cuptiEnableDomain", &api->enable_domain, &why) &&
+        bind(handle, "cuptiEnableCallback", &api->enable_callback, &why) &&
         bind(handle, "cuptiActivityRegisterCallbacks", &api->register_callbacks, &why) &&
         bind(handle, "cuptiActivityEnable", &api->activity_enable, &why) &&
         bind(handle, "cuptiActivityDisable", &api->activity_disable, &why) &&
@@ -194,6 +198,8 @@ struct Gathered {
   std::unordered_map<uint32_t, LaunchInfo> launches, previous_launches;
   std::vector<MonitoredKernel> kernels;
   std::vector<std::pair<std::string, uint64_t>> forbidden;  // (call, count) in first-call order
+  std::optional<std::string> own_device_code;               // the candidate's .nv_fatbin, once set
+  std::vector<uint64_t> foreign_modules;  // sizes of modules loaded that are not in it
   uint64_t dropped = 0;
   std::vector<std::string> errors;
 };
@@ -255,8 +261,33 @@ void record_forbidden(std::string call) {
   g_gathered.forbidden.emplace_back(std::move(call), 1);
 }
 
+/// A module loaded while candidate code runs (armed, or on another thread): its cubin must be a
+/// byte range of the candidate's own fat binaries once they are known.
+void on_module_loaded(const CUpti_ResourceData& resource) {
+  const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource.resourceDescriptor);
+  if (module == nullptr) return;
+  const bool armed = g_armed.load(std::memory_order_acquire);
+  const bool other_thread = this_thread_id() != g_owner_thread.load(std::memory_order_acquire);
+  if (!armed && !other_thread) return;
+  std::lock_guard lock(g_gathered.mutex);
+  if (!g_gathered.own_device_code) return;
+  const std::string& own = *g_gathered.own_device_code;
+  const std::string_view cubin(module->pCubin != nullptr ? module->pCubin : "",
+                               module->pCubin != nullptr ? module->cubinSize : 0);
+  // NOTE: Boyer-Moore-Horspool: a cubin of many kilobytes searched in a section of as many.
+  const bool own_code = !cubin.empty() && std::search(own.begin(), own.end(),
+                                                      std::boyer_moore_horspool_searcher(
+                                                          cubin.begin(), cubin.end())) != own.end();
+  if (!own_code) g_gathered.foreign_modules.push_back(cubin.size());
+}
+
 void CUPTIAPI on_api_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                           const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
+      on_module_loaded(*static_cast<const CUpti_ResourceData*>(data));
+    return;
+  }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -381,7 +412,7 @@ bool is_kernel_launch_api(std::string_view function_name) {
 struct CandidateMonitor::Subscription {
   const CuptiApi* api = nullptr;
   CUpti_SubscriberHandle subscriber = nullptr;
-  bool runtime_domain = false, driver_domain = false, kernel_activity = false;
+  bool runtime_domain = false, driver_domain = false, module_loads = false, kernel_activity = false;
 
   /// Undoes whatever was set up, in reverse order; errors are ignored (nothing left to tell).
   ~Subscription() {
@@ -390,6 +421,9 @@ struct CandidateMonitor::Subscription {
       api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
       api->activity_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     }
+    if (module_loads)
+      api->enable_callback(0, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                           CUPTI_CBID_RESOURCE_MODULE_LOADED);
     if (driver_domain) api->enable_domain(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
     if (runtime_domain) api->enable_domain(0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
     if (subscriber != nullptr) api->unsubscribe(subscriber);
@@ -399,6 +433,8 @@ struct CandidateMonitor::Subscription {
     g_gathered.previous_launches.clear();
     g_gathered.kernels.clear();
     g_gathered.forbidden.clear();
+    g_gathered.own_device_code.reset();
+    g_gathered.foreign_modules.clear();
     g_gathered.errors.clear();
     g_gathered.dropped = 0;
   }
@@ -453,6 +489,10 @@ std::unique_ptr<CandidateMonitor> CandidateMonitor::create(std::string* why_not)
       CUPTI_SUCCESS)
     return failed("cuptiEnableDomain(DRIVER_API)", result);
   sub->driver_domain = true;
+  if ((result = api->enable_callback(1, sub->subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                     CUPTI_CBID_RESOURCE_MODULE_LOADED)) != CUPTI_SUCCESS)
+    return failed("cuptiEnableCallback(MODULE_LOADED)", result);
+  sub->module_loads = true;
   // NOTE: registered once per process; CUPTI keeps the registration across subscriptions.
   static const CUptiResult registered =
       api->register_callbacks(on_buffer_requested, on_buffer_completed);
@@ -474,6 +514,11 @@ void CandidateMonitor::arm() {
 }
 
 void CandidateMonitor::disarm() { g_armed.store(false, std::memory_order_release); }
+
+void CandidateMonitor::set_own_device_code(std::string fat_binaries) {
+  std::lock_guard lock(g_gathered.mutex);
+  g_gathered.own_device_code = std::move(fat_binaries);
+}
 
 uint32_t CandidateMonitor::stream_id(cudaStream_t stream) {
   // NOTE: CUPTI resolves the default streams only with a context (a null context and stream
@@ -501,6 +546,8 @@ MonitorReport CandidateMonitor::collect() {
   for (const auto& [call, count] : g_gathered.forbidden)
     report.forbidden_api_calls.push_back(call + " x" + std::to_string(count));
   g_gathered.forbidden.clear();
+  report.foreign_modules = std::move(g_gathered.foreign_modules);
+  g_gathered.foreign_modules.clear();
   report.dropped_records = g_gathered.dropped + (counted == CUPTI_SUCCESS ? dropped : 0);
   g_gathered.dropped = 0;
   report.monitor_errors = std::move(g_gathered.errors);

@@ -1,6 +1,7 @@
 // Watches candidate code while it runs, through CUPTI (loaded with dlopen, never linked): which
 // kernels ran on which stream, which of them an API call made while armed (or from another host
-// thread) launched, and which forbidden CUDA API calls (docs/abi.md) were made.
+// thread) launched, which forbidden CUDA API calls (docs/abi.md) were made, and which modules
+// loaded then hold device code other than the candidate's own.
 // NOTE: kept C++17-clean because tests/gpu/*.cu include it and nvcc builds them as C++17.
 #pragma once
 
@@ -36,6 +37,10 @@ struct MonitorReport {
   /// deduplicated with counts: "cudaStreamCreate x1", "cudaMalloc (another thread) x2".
   /// A runtime call may show its driver call as well ("cuStreamCreate x1").
   std::vector<std::string> forbidden_api_calls;
+  /// Sizes in bytes of the modules loaded while armed, or from another thread, whose cubin is
+  /// no byte range of the candidate's own fat binaries (set_own_device_code): device code no
+  /// static listing of the submission shows. Empty while no own device code was set.
+  std::vector<uint64_t> foreign_modules;
   uint64_t dropped_records = 0;             ///< activity records CUPTI dropped (buffers full)
   std::vector<std::string> monitor_errors;  ///< CUPTI failures while gathering: data may miss
 };
@@ -60,6 +65,14 @@ class CandidateMonitor {
   /// becomes the owner.
   void arm();
   void disarm();
+
+  /// The bytes of the candidate's `.nv_fatbin` section (compiled with --no-compress: its cubins
+  /// as the driver loads them). From now on every module loaded while armed, or from another
+  /// thread, must be a byte range of them (CUPTI's module-loaded event gives the cubin), or its
+  /// size is listed in MonitorReport::foreign_modules: the runtime loads the candidate's own
+  /// modules inside its calls, but it would load a fat binary the candidate registered itself
+  /// from elsewhere in the same way.
+  void set_own_device_code(std::string fat_binaries);
 
   /// The CUPTI stream id of `stream` in the calling thread's current context
   /// (cuptiGetStreamIdEx); nullptr/cudaStreamLegacy and cudaStreamPerThread are accepted.

@@ -8,6 +8,10 @@ std::vector<std::string> monitor_violations(
   std::vector<std::string> out;
   for (const std::string& call : report.forbidden_api_calls)
     out.push_back("called " + call + ", which the ABI forbids");
+  for (const uint64_t bytes : report.foreign_modules)
+    out.push_back("loaded a module of " + std::to_string(bytes) +
+                  " bytes that its own compiled device code does not hold (code no static listing "
+                  "shows)");
   std::set<std::string> seen;
   for (const MonitoredKernel& k : report.kernels) {
     std::string finding;

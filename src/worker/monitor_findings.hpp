@@ -12,7 +12,8 @@
 
 namespace ptxb {
 
-/// Forbidden API calls, and kernels launched from a host thread the candidate started, on a
+/// Forbidden API calls, modules loaded that the candidate's compiled device code does not hold,
+/// and kernels launched from a host thread the candidate started, on a
 /// stream outside `allowed_streams` (CUPTI stream ids), or not defined by the candidate
 /// (`candidate_functions`, mangled names; nullopt: unknown). One finding per distinct text.
 std::vector<std::string> monitor_violations(

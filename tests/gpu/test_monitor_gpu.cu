@@ -1,20 +1,26 @@
 // The CUPTI candidate monitor on a real GPU: kernels are attributed to the armed caller, to
 // their stream and to the host thread that launched them; forbidden API calls made while armed
-// are listed, module loads among them but not the runtime's loads of the caller's own kernels.
+// are listed, module loads among them but not the runtime's loads of the caller's own kernels;
+// modules loaded while armed that the caller's own device code does not hold are listed.
 // Skips (saying why) where CUPTI is missing or another profiler holds it. NOTE: nvcc builds this
 // file as C++17.
 #include <cuda.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "compile/elf_imports.hpp"
 #include "cuda/cuda_check.hpp"
 #include "worker/monitor.hpp"
 
 namespace ptxb {
+
+void launch_own_module_kernel(int* out, cudaStream_t stream);  // monitor_own_module.cu
+
 namespace {
 
 __global__ void monitor_probe_kernel(int* out) { out[threadIdx.x] = static_cast<int>(threadIdx.x); }
@@ -39,6 +45,8 @@ std::string describe(const MonitorReport& report) {
             (k.from_candidate ? " candidate" : "") + (k.from_other_thread ? " other-thread" : "");
   text += "\nforbidden:";
   for (const std::string& call : report.forbidden_api_calls) text += "\n  " + call;
+  text += "\nforeign modules:";
+  for (const uint64_t bytes : report.foreign_modules) text += " " + std::to_string(bytes);
   for (const std::string& error : report.monitor_errors) text += "\nerror: " + error;
   return text;
 }
@@ -195,6 +203,37 @@ TEST_F(MonitorGpu, ModulesLoadedWhileArmedAreListed) {
   EXPECT_TRUE(lists_call(report, "cudaLibraryLoadData x1")) << describe(report);
   EXPECT_FALSE(lists_call(report, "cuLibraryLoadData")) << describe(report);
   EXPECT_EQ(report.forbidden_api_calls.size(), 2u) << describe(report);
+}
+
+TEST_F(MonitorGpu, ItsOwnModuleIsNotForeignALoadedOneIs) {
+  // This binary's device code as the worker takes a candidate's (built with --no-compress).
+  std::string error;
+  std::optional<std::string> own = read_elf_section_file("/proc/self/exe", ".nv_fatbin", &error);
+  ASSERT_TRUE(own.has_value()) << error;
+  monitor_->set_own_device_code(std::move(*own));
+  monitor_->arm();
+  launch_own_module_kernel(out_, stream_);  // its module's first use: loaded here when lazy
+  monitor_->disarm();
+  MonitorReport report = finish();
+  EXPECT_TRUE(report.foreign_modules.empty()) << describe(report);
+  EXPECT_TRUE(report.forbidden_api_calls.empty()) << describe(report);
+
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  PTXB_CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuModuleLoadData", &entry, 12000,
+                                                   cudaEnableDefault, &found));
+  ASSERT_EQ(found, cudaDriverEntryPointSuccess);
+  CUmodule module = nullptr;
+  monitor_->arm();
+  const CUresult loaded = reinterpret_cast<decltype(&cuModuleLoadData)>(entry)(
+      &module,
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry ptxb_monitor_foreign() { ret; }\n");
+  monitor_->disarm();
+  EXPECT_EQ(loaded, CUDA_SUCCESS);
+  report = finish();
+  ASSERT_EQ(report.foreign_modules.size(), 1u) << describe(report);
+  EXPECT_GT(report.foreign_modules[0], 0u);
 }
 
 TEST_F(MonitorGpu, SecondMonitorIsRefused) {

@@ -298,6 +298,32 @@ TEST(CompileImports, ReaderAgreesWithTheCompiledObjectAndSurvivesTruncation) {
   }
 }
 
+TEST(CompileImports, TheDeviceCodeLiesUncompressedInTheFatBinarySection) {
+  const CompileResult& r = compiled("live_wgmma.cu");
+  ASSERT_TRUE(r.ok);
+  const std::string image = read_file(r.shared_object);
+  std::string error;
+  const std::optional<std::string> fatbin = read_elf_section(image, ".nv_fatbin", &error);
+  ASSERT_TRUE(fatbin.has_value()) << error;
+  // The fat binary's magic (0xBA55ED50, little-endian), and a cubin inside it as it is loaded:
+  // an ELF header for the CUDA machine (EM_CUDA, 190), not a compressed image (--no-compress).
+  ASSERT_GE(fatbin->size(), 4u);
+  EXPECT_EQ(fatbin->substr(0, 4), std::string("\x50\xed\x55\xba", 4));
+  const size_t elf = fatbin->find(
+      "\x7f"
+      "ELF");
+  ASSERT_NE(elf, std::string::npos);
+  ASSERT_GE(fatbin->size(), elf + 20);
+  EXPECT_EQ(static_cast<unsigned char>((*fatbin)[elf + 18]), 190u);
+  EXPECT_FALSE(read_elf_section(image, ".no_such_section", &error).has_value());
+  EXPECT_NE(error.find(".no_such_section"), std::string::npos) << error;
+  for (size_t cut : {size_t{0}, size_t{64}, image.size() / 2, image.size() - 1}) {
+    error.clear();
+    if (!read_elf_section(std::string_view(image).substr(0, cut), ".nv_fatbin", &error))
+      EXPECT_FALSE(error.empty()) << cut;
+  }
+}
+
 // ---- S0/S1 evidence on compiled fixtures ----
 
 InstructionEntry entry(std::string name, std::string pattern, std::vector<std::string> primary) {

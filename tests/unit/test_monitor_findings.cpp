@@ -1,6 +1,7 @@
 // The monitor's findings (worker/monitor_findings.hpp) on hand-built reports: a candidate kernel
 // on a stream outside the allowed set is a finding (ptxb_run gets one stream; ptxb_plan also the
-// default streams), PTXBench's own kernels never are, other-thread launches always are.
+// default streams), PTXBench's own kernels never are, other-thread launches always are, and so are
+// modules loaded that the candidate's compiled device code does not hold.
 #include <gtest/gtest.h>
 
 #include "worker/monitor_findings.hpp"
@@ -61,6 +62,17 @@ TEST(MonitorFindings, LibraryKernelOnAnAllowedStreamIsAFinding) {
   EXPECT_EQ(findings[0], "called cudaMalloc x1, which the ABI forbids");
   EXPECT_EQ(findings[1],
             "launched sm90_xmma_gemm, a kernel its own code does not define (library code)");
+}
+
+TEST(MonitorFindings, AModuleOutsideItsOwnDeviceCodeIsAFinding) {
+  MonitorReport r;
+  r.kernels = {kernel("gemm", kGiven)};
+  r.foreign_modules = {4536};
+  const auto findings = monitor_violations(r, {kGiven}, std::set<std::string>{"gemm"});
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0],
+            "loaded a module of 4536 bytes that its own compiled device code does not hold (code "
+            "no static listing shows)");
 }
 
 }  // namespace

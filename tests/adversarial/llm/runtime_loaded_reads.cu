@@ -11,7 +11,7 @@
 // Caught (since 2026-12-06, eighteenth session): a module load called by candidate code is a
 // forbidden call (row 4), outcome rejected_cheat before any evidence. Before that rule the
 // profiled calls' LDGSTS made the evidence be taken again with every metric and the cap failed
-// (row 29); llm/registered_fatbin_reads.cu reaches that check by the route the rule leaves open.
+// (row 29); llm/registered_fatbin_reads.cu takes the route that rule leaves open.
 #include <cuda.h>
 
 namespace runtime_reads {
