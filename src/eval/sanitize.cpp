@@ -63,6 +63,7 @@ SanitizeResult run_sanitizers(WorkerJob job, const EvalConfig& config) {
   job.quick_correctness = true;
   job.run_timing = false;
   job.run_evidence = false;
+  job.own_device_code_rule = false;
   job.call_deadline_s = 600;  // instrumented kernels run tens of times slower
   for (const std::string tool : {"memcheck", "initcheck", "racecheck", "synccheck"}) {
     TempDir folder("ptxbench-sanitize");

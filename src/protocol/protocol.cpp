@@ -14,6 +14,7 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"run_timing", job.run_timing},
           {"run_evidence", job.run_evidence},
           {"quick_correctness", job.quick_correctness},
+          {"own_device_code_rule", job.own_device_code_rule},
           {"result_file", job.result_file.string()},
           {"message_key", job.message_key},
           {"sandbox", job.sandbox ? to_json(*job.sandbox) : nlohmann::json(nullptr)},
@@ -52,6 +53,7 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.run_timing = field("run_timing").get<bool>();
   job.run_evidence = field("run_evidence").get<bool>();
   job.quick_correctness = field("quick_correctness").get<bool>();
+  job.own_device_code_rule = field("own_device_code_rule").get<bool>();
   job.result_file = field("result_file").get<std::string>();
   job.message_key = field("message_key").get<std::string>();
   if (!field("sandbox").is_null()) job.sandbox = sandbox_policy_from_json(field("sandbox"));

@@ -13,7 +13,7 @@
 
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 7;
+constexpr int kWorkerProtocolVersion = 8;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -37,6 +37,11 @@ struct WorkerJob {
   bool quick_correctness = false;
   /// The evidence stage (worker/stages.hpp run_evidence); only under Nsight Compute.
   bool run_evidence = false;
+  /// Whether the monitor requires every module loaded while candidate code runs to be a byte range
+  /// of the candidate's .nv_fatbin (worker/monitor.hpp set_own_device_code). Off under
+  /// compute-sanitizer, whose instrumentation stands between the program and the driver's loads
+  /// (those runs judge memory errors; the timing and correctness workers keep the rule).
+  bool own_device_code_rule = true;
   /// Where to write the messages instead of fd 3 (a profiler between parent and worker need not
   /// pass fd 3 on). Empty: fd 3.
   std::filesystem::path result_file;

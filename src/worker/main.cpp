@@ -131,7 +131,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   std::unique_ptr<ptxb::CandidateMonitor> monitor;
   std::string monitor_problem = "not used in the evidence run (ncu holds the profiling interface)";
   if (!job.run_evidence) monitor = ptxb::CandidateMonitor::create(&monitor_problem);
-  if (monitor) {
+  if (monitor && job.own_device_code_rule) {
     // The candidate's compiled device code: modules loaded while it runs must be part of it. A
     // shared object without the section has none (every module it loads is foreign).
     std::optional<std::string> own = ptxb::read_elf_section_file(job.shared_object, ".nv_fatbin");

@@ -64,15 +64,17 @@ std::string forbidden_parameters(std::string_view base_name, const void* params)
 }
 
 bool is_direct_call_forbidden_api(std::string_view base_name) {
-  constexpr std::array<std::string_view, 14> kNames = {
+  constexpr std::array<std::string_view, 13> kNames = {
       // what lies where in the process
       "cuPointerGetAttribute", "cuPointerGetAttributes", "cuMemGetAddressRange",
       "cuMemRetainAllocationHandle",
       // device code the static stage never saw: modules and libraries loaded or linked at run
-      // time (the runtime's lazy loading of the candidate's own module runs inside its calls)
+      // time. NOTE: not cuLibraryLoadData, which the runtime itself calls for the candidate's own
+      // fat binary at its first launch of one of its kernels, before the launch's API callback
+      // (H100, 2026-12-06): what any library load brings is checked by the own-code rule
+      // (CandidateMonitor::set_own_device_code).
       "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleLoadFatBinary",
-      "cuLibraryLoadData", "cuLibraryLoadFromFile", "cuLinkCreate", "cuLinkAddData",
-      "cuLinkAddFile", "cuLinkComplete"};
+      "cuLibraryLoadFromFile", "cuLinkCreate", "cuLinkAddData", "cuLinkAddFile", "cuLinkComplete"};
   return std::find(kNames.begin(), kNames.end(), base_name) != kNames.end();
 }
 

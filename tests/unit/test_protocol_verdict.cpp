@@ -14,6 +14,7 @@ TEST(Protocol, JobRoundTrip) {
   job.counters = {{{"metric", "sm__x.sum"}}};
   job.shared_object = "/c/cand.so";
   job.run_timing = false;
+  job.own_device_code_rule = false;
   job.timing_samples = 7;
   job.timing_min_ms = 30;
   job.timing_max_samples = 90;
@@ -28,6 +29,8 @@ TEST(Protocol, JobRoundTrip) {
   EXPECT_EQ(back.counters, job.counters);
   EXPECT_EQ(back.shared_object, job.shared_object);
   EXPECT_FALSE(back.run_timing);
+  EXPECT_FALSE(back.own_device_code_rule);
+  EXPECT_TRUE(WorkerJob{}.own_device_code_rule);  // on unless a run turns it off
   EXPECT_EQ(back.timing_samples, 7);
   EXPECT_EQ(back.timing_min_ms, 30);
   EXPECT_EQ(back.timing_max_samples, 90);
