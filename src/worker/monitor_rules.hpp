@@ -20,10 +20,12 @@ std::string forbidden_parameters(std::string_view base_name, const void* params)
 
 /// Pointer and address-range queries (cuPointerGetAttribute(s), cuMemGetAddressRange,
 /// cuMemRetainAllocationHandle): a candidate could walk the process's allocations with them. And
-/// the driver's module, library and JIT-link loads (cuModuleLoad*, cuLibraryLoad*, cuLink*): code
-/// loaded at run time is absent from the static listing every static rule reads (the library
-/// kernels' names, the other-read selection). Forbidden when called directly, not when the runtime
-/// calls them inside one of its own calls (its lazy loading of the candidate's own module).
+/// the driver's module, library-file and JIT-link loads (cuModuleLoad*, cuLibraryLoadFromFile,
+/// cuLink*): code loaded at run time is absent from the static listing every static rule reads
+/// (the library kernels' names, the other-read selection). Not cuLibraryLoadData, which the
+/// runtime calls outside its API calls for the candidate's own fat binary (the monitor's own-code
+/// rule judges what it loads). Forbidden when called directly, not when the runtime calls them
+/// inside one of its own calls.
 bool is_direct_call_forbidden_api(std::string_view base_name);
 
 }  // namespace ptxb
