@@ -37,8 +37,8 @@ struct WorkerJob {
   bool quick_correctness = false;
   /// The evidence stage (worker/stages.hpp run_evidence); only under Nsight Compute.
   bool run_evidence = false;
-  /// Whether the monitor requires every module loaded while candidate code runs to be a byte range
-  /// of the candidate's .nv_fatbin (worker/monitor.hpp set_own_device_code). Off under
+  /// Whether the monitor requires every module loaded while candidate code runs to be one of the
+  /// ELF images of the candidate's .nv_fatbin (worker/monitor.hpp set_own_device_code). Off under
   /// compute-sanitizer, whose instrumentation stands between the program and the driver's loads
   /// (those runs judge memory errors; the timing and correctness workers keep the rule).
   bool own_device_code_rule = true;

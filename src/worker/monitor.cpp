@@ -8,13 +8,13 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
-#include <functional>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "compile/fatbin.hpp"
 #include "core/error.hpp"
 #include "worker/cupti_library.hpp"
 #include "worker/monitor_rules.hpp"
@@ -199,7 +199,8 @@ struct Gathered {
   std::vector<MonitoredKernel> kernels;
   std::vector<std::pair<std::string, uint64_t>> forbidden;  // (call, count) in first-call order
   std::optional<std::string> own_device_code;               // the candidate's .nv_fatbin, once set
-  std::vector<uint64_t> foreign_modules;  // sizes of modules loaded that are not in it
+  std::vector<std::string_view> own_images;  // its ELF images (views into own_device_code)
+  std::vector<uint64_t> foreign_modules;     // sizes of modules loaded that are none of them
   uint64_t dropped = 0;
   std::vector<std::string> errors;
 };
@@ -261,24 +262,20 @@ void record_forbidden(std::string call) {
   g_gathered.forbidden.emplace_back(std::move(call), 1);
 }
 
-/// A module loaded while candidate code runs (armed, or on another thread): its cubin must be a
-/// byte range of the candidate's own fat binaries once they are known.
+/// A module loaded while candidate code runs (armed, or on another thread): its cubin must be one
+/// of the ELF images of the candidate's own fat binaries once they are known.
 void on_module_loaded(const CUpti_ResourceData& resource) {
   const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource.resourceDescriptor);
   if (module == nullptr) return;
   const bool armed = g_armed.load(std::memory_order_acquire);
   const bool other_thread = this_thread_id() != g_owner_thread.load(std::memory_order_acquire);
   if (!armed && !other_thread) return;
-  std::lock_guard lock(g_gathered.mutex);
-  if (!g_gathered.own_device_code) return;
-  const std::string& own = *g_gathered.own_device_code;
   const std::string_view cubin(module->pCubin != nullptr ? module->pCubin : "",
                                module->pCubin != nullptr ? module->cubinSize : 0);
-  // NOTE: Boyer-Moore-Horspool: a cubin of many kilobytes searched in a section of as many.
-  const bool own_code = !cubin.empty() && std::search(own.begin(), own.end(),
-                                                      std::boyer_moore_horspool_searcher(
-                                                          cubin.begin(), cubin.end())) != own.end();
-  if (!own_code) g_gathered.foreign_modules.push_back(cubin.size());
+  std::lock_guard lock(g_gathered.mutex);
+  if (!g_gathered.own_device_code) return;
+  if (!is_one_of_the_images(cubin, g_gathered.own_images))
+    g_gathered.foreign_modules.push_back(cubin.size());
 }
 
 void CUPTIAPI on_api_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -434,6 +431,7 @@ struct CandidateMonitor::Subscription {
     g_gathered.kernels.clear();
     g_gathered.forbidden.clear();
     g_gathered.own_device_code.reset();
+    g_gathered.own_images.clear();
     g_gathered.foreign_modules.clear();
     g_gathered.errors.clear();
     g_gathered.dropped = 0;
@@ -518,6 +516,7 @@ void CandidateMonitor::disarm() { g_armed.store(false, std::memory_order_release
 void CandidateMonitor::set_own_device_code(std::string fat_binaries) {
   std::lock_guard lock(g_gathered.mutex);
   g_gathered.own_device_code = std::move(fat_binaries);
+  g_gathered.own_images = fatbin_elf_images(*g_gathered.own_device_code);
 }
 
 uint32_t CandidateMonitor::stream_id(cudaStream_t stream) {

@@ -38,8 +38,8 @@ struct MonitorReport {
   /// A runtime call may show its driver call as well ("cuStreamCreate x1").
   std::vector<std::string> forbidden_api_calls;
   /// Sizes in bytes of the modules loaded while armed, or from another thread, whose cubin is
-  /// no byte range of the candidate's own fat binaries (set_own_device_code): device code no
-  /// static listing of the submission shows. Empty while no own device code was set.
+  /// none of the ELF images of the candidate's own fat binaries (set_own_device_code): device
+  /// code no static listing of the submission shows. Empty while no own device code was set.
   std::vector<uint64_t> foreign_modules;
   uint64_t dropped_records = 0;             ///< activity records CUPTI dropped (buffers full)
   std::vector<std::string> monitor_errors;  ///< CUPTI failures while gathering: data may miss
@@ -68,10 +68,11 @@ class CandidateMonitor {
 
   /// The bytes of the candidate's `.nv_fatbin` section (compiled with --no-compress: its cubins
   /// as the driver loads them). From now on every module loaded while armed, or from another
-  /// thread, must be a byte range of them (CUPTI's module-loaded event gives the cubin), or its
-  /// size is listed in MonitorReport::foreign_modules: the runtime loads the candidate's own
-  /// modules inside its calls, but it would load a fat binary the candidate registered itself
-  /// from elsewhere in the same way.
+  /// thread, must be one of the ELF images of its fat-binary containers (compile/fatbin.hpp: the
+  /// images `cuobjdump -sass` lists; CUPTI's module-loaded event gives the cubin), or its size is
+  /// listed in MonitorReport::foreign_modules. The runtime loads the candidate's own modules, but
+  /// it would load a fat binary the candidate registered itself from elsewhere in the same way,
+  /// and bytes hidden in the section outside an ELF entry are no image.
   void set_own_device_code(std::string fat_binaries);
 
   /// The CUPTI stream id of `stream` in the calling thread's current context

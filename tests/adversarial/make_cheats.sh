@@ -51,24 +51,28 @@ sed_line='^// ptxbench-sed\(([1-9][0-9]*)\): (.+)$'  # the count, then the sed c
 # a module the cheat loads at run time (cuModuleLoadData), whose code no static listing of the
 # submission shows and which needs no JIT compiler (a library mapped at run time is a violation).
 # "// ptxbench-embed-fatbin(NAME): FILE.ptx" the same as a fat binary (nvcc --fatbin, sm_90a), for a
-# cheat that hands it to the runtime's own registration functions instead.
+# cheat that hands it to the runtime's own registration functions instead;
+# "// ptxbench-embed-fatbin(NAME, HIDDEN): FILE.ptx" also writes its ELF image into the .nv_fatbin
+# section where cuobjdump does not list it (embed_image.py).
 ptxas="${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}"
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-embed_line='^// ptxbench-embed-(cubin|fatbin)\(([A-Za-z_][A-Za-z0-9_]*)\): (.+)$'
+embed_line='^// ptxbench-embed-(cubin|fatbin)\(([A-Za-z_][A-Za-z0-9_]*)(, ([A-Za-z_][A-Za-z0-9_]*))?\): (.+)$'
 embed_device_code() {
   local line image ptx
   while IFS= read -r line; do
     [[ "$line" =~ $embed_line ]] ||
-      { echo "make_cheats: $1: '$line' is not '// ptxbench-embed-cubin|fatbin(NAME): FILE'" >&2
+      { echo "make_cheats: $1: '$line' is not '// ptxbench-embed-cubin|fatbin(NAME[, HIDDEN]): FILE'" >&2
         exit 1; }
-    image="$(mktemp)" ptx="$(dirname "$1")/${BASH_REMATCH[3]}"
+    [[ "${BASH_REMATCH[1]}" == fatbin || -z "${BASH_REMATCH[4]}" ]] ||
+      { echo "make_cheats: $1: a hidden copy is made of fat binaries only" >&2; exit 1; }
+    image="$(mktemp)" ptx="$(dirname "$1")/${BASH_REMATCH[5]}"
     if [[ "${BASH_REMATCH[1]}" == cubin ]]; then
       "$ptxas" -arch=sm_90a "$ptx" -o "$image"
     else
       "$nvcc" --fatbin -gencode arch=compute_90a,code=sm_90a "$ptx" -o "$image"
-    fi || { echo "make_cheats: $1: assembling ${BASH_REMATCH[3]} failed" >&2; rm -f "$image"; exit 1; }
-    python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); print("alignas(16) static const unsigned char %s[] = {%s};" % (sys.argv[2], ",".join(str(x) for x in b)))' \
-      "$image" "${BASH_REMATCH[2]}"
+    fi || { echo "make_cheats: $1: assembling ${BASH_REMATCH[5]} failed" >&2; rm -f "$image"; exit 1; }
+    python3 "$root/tests/adversarial/embed_image.py" "$image" "${BASH_REMATCH[2]}" \
+      ${BASH_REMATCH[4]:+"${BASH_REMATCH[4]}"} || { rm -f "$image"; exit 1; }
     rm -f "$image"
   done < <(grep -E '^// ptxbench-embed-(cubin|fatbin)' "$1" || true)
 }

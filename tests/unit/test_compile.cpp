@@ -12,6 +12,7 @@
 
 #include "compile/compile_cache.hpp"
 #include "compile/elf_imports.hpp"
+#include "compile/fatbin.hpp"
 #include "compile/static_stage.hpp"
 #include "compile/tools.hpp"
 #include "core/error.hpp"
@@ -315,6 +316,17 @@ TEST(CompileImports, TheDeviceCodeLiesUncompressedInTheFatBinarySection) {
   ASSERT_NE(elf, std::string::npos);
   ASSERT_GE(fatbin->size(), elf + 20);
   EXPECT_EQ(static_cast<unsigned char>((*fatbin)[elf + 18]), 190u);
+  // The container reader finds the same: ELF images for the CUDA machine, the first at that byte.
+  const std::vector<std::string_view> images = fatbin_elf_images(*fatbin);
+  ASSERT_FALSE(images.empty());
+  EXPECT_EQ(images[0].data() - fatbin->data(), static_cast<std::ptrdiff_t>(elf));
+  for (const std::string_view image : images) {
+    ASSERT_GE(image.size(), 20u);
+    EXPECT_EQ(image.substr(0, 4),
+              "\x7f"
+              "ELF");
+    EXPECT_EQ(static_cast<unsigned char>(image[18]), 190u);
+  }
   EXPECT_FALSE(read_elf_section(image, ".no_such_section", &error).has_value());
   EXPECT_NE(error.find(".no_such_section"), std::string::npos) << error;
   for (size_t cut : {size_t{0}, size_t{64}, image.size() / 2, image.size() - 1}) {

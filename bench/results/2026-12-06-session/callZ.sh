@@ -2,7 +2,10 @@
 # Session 2026-12-06 (eighteenth), call Z, after call Y: cuLibraryLoadData is no forbidden call any
 # more (the runtime calls it for the candidate's own fat binary at the first launch of one of its
 # kernels, outside the launch's API callback: call Y's monitor tests); the own-code rule judges
-# what any load brings. (0) the monitor tests, lazy and eager; (1) every sm90 expert the call Y
+# what any load brings, now against the ELF images of the fat-binary containers in .nv_fatbin
+# rather than any bytes of it (compile/fatbin.hpp; registered_fatbin_reads now hides a copy of its
+# module in the section as an entry cuobjdump passes over). (0) the monitor tests, lazy and eager;
+# (1) every sm90 expert the call Y
 # did not evaluate, `ptxbench eval --no-timing --no-evidence` (correctness under the monitor:
 # none may be refused); (2) the llm hostile group; (3) the committed top-level hostile
 # submissions while time is left.

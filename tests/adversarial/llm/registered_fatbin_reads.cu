@@ -1,20 +1,23 @@
 // ptxbench-expect: task=sm90/gemm/bf16-llm outcome=rejected_cheat
-// ptxbench-embed-fatbin(kRegisteredReadsFatbin): runtime_loaded_reads.ptx
+// ptxbench-embed-fatbin(kRegisteredReadsFatbin, kHiddenCopy): runtime_loaded_reads.ptx
 // Evidence cheat on the other-read selection (docs/evidence.md, "Cost"; docs/threat-model.md,
-// rows 4 and 29), by the route the monitor's rule against module-load calls leaves open:
+// rows 3, 4 and 29), by the route the monitor's rule against module-load calls leaves open:
 // runtime_loaded_reads.cu with the module handed to the CUDA runtime's own registration
 // functions, the ones nvcc's generated code calls for every fat binary (__cudaRegisterFatBinary,
 // __cudaRegisterFunction), from a static constructor like nvcc's. The fat binary (make_cheats.sh
 // builds it from the same PTX) lies in ordinary read-only data, not in the .nv_fatbin section that
-// holds the submission's compiled device code, so the static listing lacks its LDGSTS (cuobjdump
-// does not see it); the runtime loads it inside the candidate's launch (no module-load call of
-// the candidate's own), and its kernel bears the name of an empty kernel of the submission, so the
-// monitor sees neither a load call nor a foreign kernel name. Every call reads A and B once more
-// by cp.async, 1.0 of the input bytes where the task caps other reads at 0.4.
+// holds the submission's compiled device code, so the static listing lacks its LDGSTS; the runtime
+// loads it inside the candidate's launch (no module-load call of the candidate's own), and its
+// kernel bears the name of an empty kernel of the submission, so the monitor sees neither a load
+// call nor a foreign kernel name. And a copy of its ELF image lies in .nv_fatbin as a fat-binary
+// entry of kind 4 (kHiddenCopy), which cuobjdump passes over: a check that took any bytes of that
+// section for the submission's own code would take the loaded module for its own. Every call
+// reads A and B once more by cp.async, 1.0 of the input bytes where the task caps other reads at
+// 0.4.
 // Caught (since 2026-12-06, eighteenth session): the module loaded while candidate code runs is
-// no byte range of the submission's .nv_fatbin (the monitor compares every such module's cubin
-// with it), outcome rejected_cheat. Without that rule the profiled calls' LDGSTS would make the
-// evidence be taken again with every metric and the cap fail (row 29).
+// none of the ELF images (kind-2 entries) of the submission's .nv_fatbin, outcome rejected_cheat
+// (H100: the version without the hidden copy). Without that rule the profiled calls' LDGSTS
+// would make the evidence be taken again with every metric and the cap fail (row 29).
 extern "C" {
 void** __cudaRegisterFatBinary(void* fat_cubin);
 void __cudaRegisterFatBinaryEnd(void** handle);
