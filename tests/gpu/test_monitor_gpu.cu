@@ -157,17 +157,6 @@ TEST_F(MonitorGpu, DeferredThreadIsCaughtAfterDisarm) {
   EXPECT_FALSE(lists_call(report, "cudaFree")) << describe(report);
 }
 
-// Launched only by the test below: the runtime loads it (lazily, by default) inside that launch.
-__global__ void monitor_lazy_kernel(int* out) { out[threadIdx.x] = 1; }
-
-TEST_F(MonitorGpu, TheRuntimesLoadOfItsOwnKernelIsNoModuleLoad) {
-  monitor_->arm();
-  monitor_lazy_kernel<<<1, 32, 0, stream_>>>(out_);
-  monitor_->disarm();
-  const MonitorReport report = finish();
-  EXPECT_TRUE(report.forbidden_api_calls.empty()) << describe(report);
-}
-
 TEST_F(MonitorGpu, ModulesLoadedWhileArmedAreListed) {
   // A candidate's own PTX, loaded at run time through entry points it looks up (no driver
   // import): the driver's load and the runtime's are listed, the driver call the runtime makes
