@@ -63,6 +63,7 @@ lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArrive
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
+dqbesidedk='s/^constexpr bool kDqBesideDk = false;/constexpr bool kDqBesideDk = true;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
@@ -111,6 +112,7 @@ bwd_gqa_narrow_qstep|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$narrowq
 bwd_d96_nochain_pdl|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$nochainpdl
 bwd_fused_dq|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq
 bwd_gqa_fused_dq|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq
+bwd_fused_dq_beside_dk|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqbesidedk
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers
 varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twoconsumers

@@ -466,6 +466,15 @@ constexpr bool kDiagonalLoopApart = false;
 constexpr bool kFusedDq = false;
 template <int kD>
 constexpr bool kFusedDqOf = (kFusedDq && kD == 128);
+// With kFusedDq, whether a consumer writes its dS^T to shared memory as soon as it has it and
+// issues the dQ product of its first 64 columns beside the dK product (one wait for both, no
+// barrier between them), the other columns after it, instead of all of dQ after dK has completed
+// (a wait, two barriers and the product in series); dV completes before dS^T is formed, so that
+// P^T's fragments are not live beside dQ's. Spills (ptxas 13.0, D 128): 64 bytes, against 248
+// for the fused kernel without it (8 when it was measured, before the stepped descriptors), 96
+// with dV left running and 188 with all of dQ's columns at once. Not yet measured: off until it
+// is (bench/gemm_dev/variants.sh `bwd_fused_dq_beside_dk`).
+constexpr bool kDqBesideDk = false;
 inline int qstep_of(int dim) { return dim == 64 ? kQStepOf<64> : kQStepOf<128>; }
 
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
@@ -641,19 +650,29 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[64], uint64_t a, uint64_t b,
       : PTXB_D64
       : "l"(a), "l"(b), "r"(scale_d), "n"(kTransB));
 }
-// m64n128k16 with A and B from shared memory, both MN-major (transpose-A and transpose-B): k1's
-// dQ contribution = dS K with dS read from the dS^T rows and K from the key rows. (A template
-// so that a build without kFusedDq, which never calls it, compiles without an unused warning.)
-template <int kRegs = 64>
+// m64n128k16 (or m64n64k16) with A and B from shared memory, both MN-major (transpose-A and
+// transpose-B): k1's dQ contribution = dS K (all of dQ's columns, or one 64-column block) with dS
+// read from the dS^T rows and K from the key rows. (A template so that a build without kFusedDq,
+// which never calls it, compiles without an unused warning.)
+template <int kRegs>
 __device__ __forceinline__ void wgmma_ss_mn(float (&d)[kRegs], uint64_t a, uint64_t b,
                                             int scale_d) {
-  static_assert(kRegs == 64, "m64n128");
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_ACC64
-      "}, %64, %65, p, 1, 1, 1, 1;\n}\n"
-      : PTXB_D64
-      : "l"(a), "l"(b), "r"(scale_d));
+  static_assert(kRegs == 64 || kRegs == 32, "m64n128 or m64n64");
+  if constexpr (kRegs == 64) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" PTXB_ACC64
+        "}, %64, %65, p, 1, 1, 1, 1;\n}\n"
+        : PTXB_D64
+        : "l"(a), "l"(b), "r"(scale_d));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" PTXB_ACC32
+        "}, %32, %33, p, 1, 1, 1, 1;\n}\n"
+        : PTXB_D32
+        : "l"(a), "l"(b), "r"(scale_d));
+  }
 }
 // The same with A from registers: four .b32 holding the bf16 pairs of the A fragment.
 template <int kTransB>
@@ -994,12 +1013,70 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dv, a[kk], desc_mn(dout, kQStep, kk), 1);
       wgmma_commit();
 
-      wgmma_wait<1>();  // dP^T is done; dV may still run
+      // dP^T is done; dV may still run, except where dQ runs beside dK (kDqBesideDk)
+      if constexpr (kFused && kDqBesideDk) {
+        wgmma_wait<0>();
+        fence_regs(dv);
+      } else {
+        wgmma_wait<1>();
+      }
       fence_regs(dp);
 #pragma unroll
       for (int e = 0; e < kQStep / 2; ++e) s[e] *= dp[e] - delta[acc_col(e, t_id)];
       uint32_t b[kQStep / 16][4];  // dS^T as the A operand
       to_a_frags(s, b);
+      if constexpr (kFused && kDqBesideDk) {
+        // dS^T goes to this warpgroup's rows of sm.ds before the dK product reads the fragments
+        // (the rows are free: the last step's dQ products completed before its last barrier).
+        // dQ's first 64 columns run beside the dK product, the next ones after it, one 64-column
+        // block at a time: a block's 32 registers beside dK's and dV's 128 (all of dQ's columns
+        // at once spilled 188 bytes, ptxas 13.0).
+        bf16* ds = sm.ds + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
+        store_ds<kQStep>(ds, b);
+        fence_proxy_async_shared();
+        named_barrier_sync<kWgThreads>(2 + wg);
+        float dq[kSwz / 2];                               // (kQStep queries, 64 columns)
+        const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
+        wgmma_fence();
+        fence_regs(dk);
+#pragma unroll
+        for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
+#pragma unroll
+        for (int kk = 0; kk < kWgRows / 16; ++kk)
+          wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(dv);
+        fence_regs(dk);
+        fence_regs(dq);
+        __syncwarp();
+        if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // Q and dO are read
+        if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
+        named_barrier_sync<kWgThreads>(2 + wg);
+        float* stage = sm.dq[wg];
+        stage_dq<kQStep>(dq, stage);
+#pragma unroll
+        for (int block = 1; block < kCols<kD> / kSwz; ++block) {
+          wgmma_fence();
+          fence_regs(dq);
+#pragma unroll
+          for (int kk = 0; kk < kWgRows / 16; ++kk)
+            wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk),
+                        desc_mn(k_rows + block * kCtaRows * kSwz, kCtaRows, kk), kk);
+          wgmma_commit();
+          wgmma_wait<0>();
+          fence_regs(dq);
+          stage_dq<kQStep>(dq, stage + block * kQStep * kSwz);
+        }
+        fence_proxy_async_shared();
+        named_barrier_sync<kWgThreads>(2 + wg);
+        if (t_id == 0) {
+          for (int box = 0; box < kD / 32; ++box)
+            tma_reduce_add_3d(&maps.dq, stage + box * kQStep * 32, box * 32, m0, bh);
+          bulk_commit_group();
+        }
+        continue;  // the stage went back above
+      }
       wgmma_fence();
       fence_regs(dk);
 #pragma unroll
