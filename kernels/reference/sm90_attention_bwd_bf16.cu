@@ -817,6 +817,21 @@ __device__ __forceinline__ void stage_dq(const float (&dq)[kRegs], float* stage)
   }
 }
 
+// k1 with kFusedDq: once every thread of warpgroup `wg` has staged its dQ contribution, one thread
+// adds the (kQStep, kD) stage into the fp32 accumulator at queries m0.. of query head bh by TMA
+// reductions, (kQStep, 32) boxes, as one bulk group.
+template <int kD, int kQStep>
+__device__ __forceinline__ void add_staged_dq(const CUtensorMap* map, const float* stage, int m0,
+                                              int bh, int wg) {
+  fence_proxy_async_shared();
+  named_barrier_sync<kWgThreads>(2 + wg);
+  if (threadIdx.x % kWgThreads == 0) {
+    for (int box = 0; box < kD / 32; ++box)
+      tma_reduce_add_3d(map, stage + box * kQStep * 32, box * 32, m0, bh);
+    bulk_commit_group();
+  }
+}
+
 __device__ __forceinline__ uint8_t* align_1024(uint8_t* p) {
   return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + 1023) & ~uintptr_t(1023));
 }
@@ -1068,13 +1083,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           fence_regs(dq);
           stage_dq<kQStep>(dq, stage + block * kQStep * kSwz);
         }
-        fence_proxy_async_shared();
-        named_barrier_sync<kWgThreads>(2 + wg);
-        if (t_id == 0) {
-          for (int box = 0; box < kD / 32; ++box)
-            tma_reduce_add_3d(&maps.dq, stage + box * kQStep * 32, box * 32, m0, bh);
-          bulk_commit_group();
-        }
+        add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
         continue;  // the stage went back above
       }
       wgmma_fence();
@@ -1110,13 +1119,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_regs(dq);
         float* stage = sm.dq[wg];
         stage_dq<kQStep>(dq, stage);
-        fence_proxy_async_shared();
-        named_barrier_sync<kWgThreads>(2 + wg);
-        if (t_id == 0) {
-          for (int box = 0; box < kD / 32; ++box)
-            tma_reduce_add_3d(&maps.dq, stage + box * kQStep * 32, box * 32, m0, bh);
-          bulk_commit_group();
-        }
+        add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
         continue;  // the stage went back above
       }
     }
