@@ -8,8 +8,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "core/error.hpp"
+#include "sys/files.hpp"
 
 namespace ptxb {
 namespace {
@@ -113,15 +114,14 @@ bool read_header(const Image& image, Elf64_Ehdr* header, std::string* error) {
   return true;
 }
 
-std::optional<std::string> read_file(const std::filesystem::path& path, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    fail(error, path.string() + ": cannot read");
+// sys/files read_file, its failure as `error` instead of an exception.
+std::optional<std::string> read_whole_file(const std::filesystem::path& path, std::string* error) {
+  try {
+    return read_file(path);
+  } catch (const InputError& e) {
+    fail(error, e.what());
     return std::nullopt;
   }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return std::move(bytes).str();
 }
 
 }  // namespace
@@ -156,7 +156,7 @@ std::optional<std::string> read_elf_section(std::string_view bytes, std::string_
 
 std::optional<std::string> read_elf_section_file(const std::filesystem::path& path,
                                                  std::string_view name, std::string* error) {
-  const std::optional<std::string> bytes = read_file(path, error);
+  const std::optional<std::string> bytes = read_whole_file(path, error);
   if (!bytes) return std::nullopt;
   return read_elf_section(*bytes, name, error);
 }
@@ -182,7 +182,7 @@ std::optional<ElfImports> read_elf_imports(std::string_view bytes, std::string* 
 
 std::optional<ElfImports> read_elf_imports_file(const std::filesystem::path& path,
                                                 std::string* error) {
-  const std::optional<std::string> bytes = read_file(path, error);
+  const std::optional<std::string> bytes = read_whole_file(path, error);
   if (!bytes) return std::nullopt;
   return read_elf_imports(*bytes, error);
 }
