@@ -472,8 +472,9 @@ constexpr bool kFusedDqOf = (kFusedDq && kD == 128);
 // (a wait, two barriers and the product in series); dV completes before dS^T is formed, so that
 // P^T's fragments are not live beside dQ's. Spills (ptxas 13.0, D 128): 64 bytes, against 248
 // for the fused kernel without it (8 when it was measured, before the stepped descriptors), 96
-// with dV left running and 188 with all of dQ's columns at once. Not yet measured: off until it
-// is (bench/gemm_dev/variants.sh `bwd_fused_dq_beside_dk`).
+// with dV left running and 188 with all of dQ's columns at once. Off: on the H100 it took the fused
+// kernel from 4172 to 3440 us at B4 H16 S4096 D128 (causal 2306 -> 1901), still 15% behind the
+// three-kernel expert's 3001 (1656) (bench/results/2026-12-06b-session, `bwd_fused_dq_beside_dk`).
 constexpr bool kDqBesideDk = false;
 inline int qstep_of(int dim) { return dim == 64 ? kQStepOf<64> : kQStepOf<128>; }
 
