@@ -73,7 +73,7 @@ slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescri
 uniformwg='s#^  const int warpgroup = threadIdx.x / \(128\|kWgThreads\);#  const int warpgroup = warpgroup_index();#'
 threadwg='s#^\(  const int warpgroup = .*\)warpgroup_index();#\1static_cast<int>(threadIdx.x / 128);#'
 genericstaging='s/^constexpr bool kStagingStoresShared = true;/constexpr bool kStagingStoresShared = false;/'
-unchecked='s/^constexpr bool kUncheckedInterior = false;/constexpr bool kUncheckedInterior = true;/'
+checked='s/^constexpr bool kUncheckedInterior = true;/constexpr bool kUncheckedInterior = false;/'
 maskmargin='s/^constexpr bool kMaskByMargin = false;/constexpr bool kMaskByMargin = true;/'
 diagloop='s/^constexpr bool kDiagonalLoopApart = false;/constexpr bool kDiagonalLoopApart = true;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
@@ -161,13 +161,13 @@ bwd_gqa_slicedesc_threadwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$s
 bwd_d96_slicedesc_threadwg|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$slicedesc; $threadwg
 tma_slicedesc_threadwg|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$slicedesc; $threadwg
 wgmma_slicedesc|bf16_wgmma|sm90/gemm/bf16-wgmma|$slicedesc
-wgmma_uniformwg|bf16_wgmma|sm90/gemm/bf16-wgmma|$uniformwg
-wgmma_unchecked|bf16_wgmma|sm90/gemm/bf16-wgmma|$unchecked
-wgmma_unchecked_uniformwg|bf16_wgmma|sm90/gemm/bf16-wgmma|$unchecked; $uniformwg
+wgmma_threadwg|bf16_wgmma|sm90/gemm/bf16-wgmma|$threadwg
+wgmma_checked|bf16_wgmma|sm90/gemm/bf16-wgmma|$checked
+wgmma_checked_threadwg|bf16_wgmma|sm90/gemm/bf16-wgmma|$checked; $threadwg
 fp8b_threadwg|fp8_blockwise|sm90/gemm/fp8-blockwise|$threadwg
 fp8_threadwg|fp8_e4m3|sm90/gemm/fp8-e4m3|$threadwg
-fwd_uniformwg|attention_fwd_bf16|sm90/attention/fwd-bf16|$uniformwg
-fwd_d256_uniformwg|attention_fwd_bf16_d256|sm90/attention/fwd-bf16-d256|$uniformwg
+fwd_threadwg|attention_fwd_bf16|sm90/attention/fwd-bf16|$threadwg
+fwd_d256_threadwg|attention_fwd_bf16_d256|sm90/attention/fwd-bf16-d256|$threadwg
 varlen_uniformwg|attention_fwd_varlen|sm90/attention/fwd-varlen|$uniformwg
 grouped_uniformwg|bf16_grouped|sm90/gemm/bf16-grouped|$uniformwg
 grouped_slicedesc|bf16_grouped|sm90/gemm/bf16-grouped|$slicedesc

@@ -53,9 +53,12 @@ constexpr int kL2PrefetchAhead = 0;
 // Whether a producer thread whose rows of a tile are all in bounds (every tile but the last row
 // and column of tiles) copies without the per-copy bound, selects and source size
 // (copy_tile_chunks' unchecked path): the producer's k-block 160 -> 99 instructions on such tiles
-// (static, ptxas 13.0, bench/sass_loops.py --around LDGSTS). Not yet measured: off until it is
-// (bench/gemm_dev/variants.sh `wgmma_unchecked`, `wgmma_unchecked_uniformwg`).
-constexpr bool kUncheckedInterior = false;
+// (static, ptxas 13.0, bench/sass_loops.py --around LDGSTS). H100, three interleaved rounds of
+// `ptxbench eval` beside the expert without it (bench/results/2026-12-06b-session, call A): 1.088
+// / 1.113 / 1.063 / 1.001 of its speedups (4096^3, 8192^3, 4000x3000x2000, 128x8192x8192);
+// 1.112 / 1.138 / 1.090 / 1.002 with the warp-uniform warpgroup index too. The producer's issue
+// rate bounded the kernel. Undone by variants `wgmma_checked`, `wgmma_checked_threadwg`.
+constexpr bool kUncheckedInterior = true;
 static_assert(kStages >= kLag + 2, "the ring must hold the lag and the consumers' two stages");
 static_assert(kClusterM == 1, "cp.async fills one CTA's ring: no multicast");
 static_assert(kBlockM % kRowsPerPass == 0 && kBlockN % kRowsPerPass == 0, "whole passes");
@@ -227,7 +230,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   SharedStorage& smem = shared_storage();
   // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete.
   if (kSplitPdl && splits > 1) griddep_launch_dependents();
-  const int warpgroup = threadIdx.x / 128;
+  // NOTE: warp-uniform (ptx/wgmma.cuh): 1.014 / 1.007 / 1.017 / 1.000 of the speedups with
+  // threadIdx.x / 128 on the H100 (bench/results/2026-12-06b-session, `wgmma_uniformwg`).
+  const int warpgroup = warpgroup_index();
   const int tiles_m = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
   const int blocks = tiles_m * tiles_n;
   const int units = blocks * splits;

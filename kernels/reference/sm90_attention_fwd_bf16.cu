@@ -950,7 +950,10 @@ __global__ void __launch_bounds__(Config<kHeadDim>::kThreads, 1)
   }
   __syncthreads();
 
-  const int warpgroup = threadIdx.x / 128;
+  // NOTE: warp-uniform (ptx/wgmma.cuh): H100, three interleaved rounds beside threadIdx.x / 128
+  // (bench/results/2026-12-06b-session, variants `fwd_uniformwg`, `fwd_d256_uniformwg`): 1.00-1.04
+  // of its speedups on the D 128 task's seven timed shapes, 1.011-1.020 on the D 256 task's three.
+  const int warpgroup = warpgroup_index();
   if (warpgroup == 0) {
     setmaxnreg_dec<24>();
     if (threadIdx.x == 0) produce<kHeadDim>(sm, &q_map, &k_map, &v_map, job);
