@@ -76,6 +76,7 @@ genericstaging='s/^constexpr bool kStagingStoresShared = true;/constexpr bool kS
 checked='s/^constexpr bool kUncheckedInterior = true;/constexpr bool kUncheckedInterior = false;/'
 maskmargin='s/^constexpr bool kMaskByMargin = false;/constexpr bool kMaskByMargin = true;/'
 diagloop='s/^constexpr bool kDiagonalLoopApart = false;/constexpr bool kDiagonalLoopApart = true;/'
+overlap='s/^constexpr bool kOverlapNextStep = false;/constexpr bool kOverlapNextStep = true;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
@@ -182,6 +183,9 @@ bwd_d96_margin|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$maskmargin
 bwd_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$maskmargin; $diagloop
 bwd_gqa_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$maskmargin; $diagloop
 bwd_d96_diagloop|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$maskmargin; $diagloop
+bwd_overlap|attention_bwd_bf16|sm90/attention/bwd-bf16|$overlap
+bwd_gqa_overlap|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$overlap
+bwd_d96_overlap|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$overlap
 tma_lastslices|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$lastslices
 llm_lastslices|bf16_llm|sm90/gemm/bf16-llm|$lastslices
 wgmma_lastslices|bf16_wgmma|sm90/gemm/bf16-wgmma|$lastslices

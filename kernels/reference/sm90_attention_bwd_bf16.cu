@@ -476,6 +476,18 @@ constexpr bool kFusedDqOf = (kFusedDq && kD == 128);
 // kernel from 4172 to 3440 us at B4 H16 S4096 D128 (causal 2306 -> 1901), still 15% behind the
 // three-kernel expert's 3001 (1656) (bench/results/2026-12-06b-session, `bwd_fused_dq_beside_dk`).
 constexpr bool kDqBesideDk = false;
+// Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
+// the next step's P^T while its dP^T runs (overlapped_dkdv_steps), instead of draining their
+// products at the end of every step (wgmma_wait<0>, the stage's release and the next stage's
+// wait) before the next step's S^T and dP^T are issued. The step grows from 409 to 462
+// instructions at D 128 (397 -> 444 at D 96; descriptors formed per product), no spills, no
+// serialized wgmma (ptxas 13.0). Doubtful: the m64n64 S^T and dP^T products read both operands
+// from shared memory, whose bandwidth may bound them more than the bubbles this removes. Not at
+// D 64 (kQStep 128: the registers do not fit) nor with kFusedDq. Not yet measured: off until it
+// is (bench/gemm_dev/variants.sh `bwd_overlap`, `bwd_gqa_overlap`, `bwd_d96_overlap`).
+constexpr bool kOverlapNextStep = false;
+template <int kD>
+constexpr bool kOverlapNextStepOf = kOverlapNextStep&& kD != 64;
 inline int qstep_of(int dim) { return dim == 64 ? kQStepOf<64> : kQStepOf<128>; }
 
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
@@ -902,6 +914,120 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// k1's consumer steps with kOverlapNextStep (see there). Step t's S^T and dP^T are issued, waited
+// for and turned into P^T (in s) and dS^T (in dp) in the iteration before (the first step's before
+// the loop). Iteration t issues step t's dV and dK and behind them step t + 1's S^T; once dV and dK
+// have completed it returns stage t and issues step t + 1's dP^T, forms P^T while dP^T runs, then
+// dS^T and the A fragments. Every product retires in the iteration that issued it: products left
+// running across the loop's back edge made ptxas serialize all of them (C7514, C7515), and S^T,
+// dP^T and dK in flight at once, dV's accumulators beside them, did not fit at D 128 (serialized
+// for want of registers, C7512). Every step runs its products, also a causal step whose keys all
+// follow its queries (the unoverlapped loop skips it; its P^T is all masked here and adds zeros).
+template <int kD, int kQStep, int kStages, typename Smem>
+__device__ __forceinline__ void overlapped_dkdv_steps(Smem& sm, const Params& p, const bf16* k_wg,
+                                                      const bf16* v_wg, int key0, int first,
+                                                      int per_head, int iters, float (&dv)[kD / 2],
+                                                      float (&dk)[kD / 2]) {
+  static_assert(!kMaskByMargin, "the overlapped steps mask by the key and query indices");
+  const int t_id = threadIdx.x % kWgThreads;
+  float s[kQStep / 2], dp[kQStep / 2];  // (kWgRows keys, kQStep queries): S^T -> P^T, dP^T -> dS^T
+  uint32_t a[kQStep / 16][4];           // P^T as the bf16 A operand of dV
+  uint32_t b[kQStep / 16][4];           // dS^T as the A operand of dK
+  auto issue_s = [&](int st) {          // S^T = K Q^T of the step in stage st
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk)
+      wgmma_ss<0>(s, desc_k(k_wg, kCtaRows, kk), desc_k(sm.q[st], kQStep, kk), kk);
+    wgmma_commit();
+  };
+  auto issue_dp = [&](int st) {  // dP^T = V dO^T
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk)
+      wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(sm.dout[st], kQStep, kk), kk);
+    wgmma_commit();
+  };
+  auto issue_dv = [&](int st) {  // dV += P^T dO
+    wgmma_fence();
+    fence_regs(dv);
+#pragma unroll
+    for (int kk = 0; kk < kQStep / 16; ++kk)
+      wgmma_rs<1>(dv, a[kk], desc_mn(sm.dout[st], kQStep, kk), 1);
+    wgmma_commit();
+  };
+  auto issue_dk = [&](int st) {  // dK += dS^T Q
+    wgmma_fence();
+    fence_regs(dk);
+#pragma unroll
+    for (int kk = 0; kk < kQStep / 16; ++kk)
+      wgmma_rs<1>(dk, b[kk], desc_mn(sm.q[st], kQStep, kk), 1);
+    wgmma_commit();
+  };
+  // P^T of the step at queries m0 in stage st, in s, once S^T is done.
+  auto to_p = [&](int st, int m0) {
+    fence_regs(s);
+    const float* lse2 = sm.lse2[st];
+    const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
+#pragma unroll
+    for (int e = 0; e < kQStep / 2; ++e) {
+      const int col = acc_col(e, t_id);
+      float pe = ex2(s[e] * p.scale_log2 - lse2[col]);
+      if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
+      s[e] = pe;
+    }
+  };
+  // dS^T = P^T (dP^T - Delta), in dp, once dP^T is done.
+  auto to_ds = [&](int st) {
+    fence_regs(dp);
+    const float* delta = sm.delta[st];
+#pragma unroll
+    for (int e = 0; e < kQStep / 2; ++e) dp[e] = s[e] * (dp[e] - delta[acc_col(e, t_id)]);
+  };
+  auto release = [&](int st) {
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // its Q and dO are read
+  };
+  int tile = first;
+  auto next_m0 = [&] {  // the queries of the next step
+    const int m0 = tile * kQStep;
+    if (++tile == first + per_head) tile = first;
+    return m0;
+  };
+  mbar_wait(&sm.full[0], 0);
+  issue_s(0);
+  issue_dp(0);
+  wgmma_wait<1>();
+  to_p(0, next_m0());
+  wgmma_wait<0>();
+  to_ds(0);
+  to_a_frags(s, a);
+  for (int t = 0; t + 1 < iters; ++t) {
+    const int st = t % kStages, next = (t + 1) % kStages;
+    to_a_frags(dp, b);
+    mbar_wait(&sm.full[next], ((t + 1) / kStages) & 1);
+    issue_dv(st);
+    issue_dk(st);
+    issue_s(next);
+    wgmma_wait<1>();  // dV and dK are done; the next S^T may run
+    fence_regs(dv);
+    fence_regs(dk);
+    release(st);
+    issue_dp(next);
+    wgmma_wait<1>();  // the next S^T is done
+    to_p(next, next_m0());
+    wgmma_wait<0>();  // the next dP^T is done
+    to_ds(next);
+    to_a_frags(s, a);
+  }
+  to_a_frags(dp, b);
+  issue_dv((iters - 1) % kStages);
+  issue_dk((iters - 1) % kStages);
+  wgmma_wait<0>();
+  fence_regs(dv);
+  fence_regs(dk);
+  release((iters - 1) % kStages);
+}
+
 // ---- k1: dK, dV (and with kFused, dQ into its accumulator) ----
 // kSplit: p.splits > 1 CTAs per (128 keys, kv head), partials to p.part. A template parameter so
 // that the unsplit kernel (every large shape) compiles exactly as without splitting: the split
@@ -983,149 +1109,156 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   mbar_wait(&sm.kv_full, 0);
   int tile = first, head = bh_q0;
-  for (int t = 0; t < iters; ++t) {
-    const int st = t % kStages;
-    const int m0 = tile * kQStep;
-    [[maybe_unused]] const int bh = head;  // the query head of step t
-    if (++tile == first + per_head) tile = first, ++head;
-    mbar_wait(&sm.full[st], (t / kStages) & 1);
-    if (!(p.causal && key0 > m0 + kQStep - 1)) {
-      const bf16* q = sm.q[st];
-      const bf16* dout = sm.dout[st];
-      wgmma_fence();
+  if constexpr (kOverlapNextStepOf<kD> && !kFused) {
+    overlapped_dkdv_steps<kD, kQStep, kStages>(sm, p, k_wg, v_wg, key0, first, per_head, iters, dv,
+                                               dk);
+  } else {
+    for (int t = 0; t < iters; ++t) {
+      const int st = t % kStages;
+      const int m0 = tile * kQStep;
+      [[maybe_unused]] const int bh = head;  // the query head of step t
+      if (++tile == first + per_head) tile = first, ++head;
+      mbar_wait(&sm.full[st], (t / kStages) & 1);
+      if (!(p.causal && key0 > m0 + kQStep - 1)) {
+        const bf16* q = sm.q[st];
+        const bf16* dout = sm.dout[st];
+        wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < kD / 16; ++kk)
-        wgmma_ss<0>(s, desc_k(k_wg, kCtaRows, kk), desc_k(q, kQStep, kk), kk);
-      wgmma_commit();
+        for (int kk = 0; kk < kD / 16; ++kk)
+          wgmma_ss<0>(s, desc_k(k_wg, kCtaRows, kk), desc_k(q, kQStep, kk), kk);
+        wgmma_commit();
 #pragma unroll
-      for (int kk = 0; kk < kD / 16; ++kk)
-        wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
-      wgmma_commit();
+        for (int kk = 0; kk < kD / 16; ++kk)
+          wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
+        wgmma_commit();
 
-      wgmma_wait<1>();
-      fence_regs(s);
-      const float* lse2 = sm.lse2[st];
-      const float* delta = sm.delta[st];
-      const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
-      if constexpr (kMaskByMargin) {
-        constexpr bool kApart = kDiagonalLoopApart && kD != 64;
-        const int margin = key0 - m0 + acc_row(0, t_id) - acc_col(0, t_id);
-        probabilities(s, lse2, p.scale_log2, t_id, !kApart && diagonal, margin);
-        if (kApart && diagonal) mask_future_keys(s, margin);
-      } else {
-#pragma unroll
-        for (int e = 0; e < kQStep / 2; ++e) {
-          const int col = acc_col(e, t_id);
-          float pe = ex2(s[e] * p.scale_log2 - lse2[col]);
-          if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
-          s[e] = pe;
-        }
-      }
-      uint32_t a[kQStep / 16][4];  // P^T as the bf16 A operand, one set per 16 queries
-      to_a_frags(s, a);
-      wgmma_fence();
-      fence_regs(dv);
-#pragma unroll
-      for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dv, a[kk], desc_mn(dout, kQStep, kk), 1);
-      wgmma_commit();
-
-      // dP^T is done; dV may still run, except where dQ runs beside dK (kDqBesideDk)
-      if constexpr (kFused && kDqBesideDk) {
-        wgmma_wait<0>();
-        fence_regs(dv);
-      } else {
         wgmma_wait<1>();
-      }
-      fence_regs(dp);
+        fence_regs(s);
+        const float* lse2 = sm.lse2[st];
+        const float* delta = sm.delta[st];
+        const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
+        if constexpr (kMaskByMargin) {
+          constexpr bool kApart = kDiagonalLoopApart && kD != 64;
+          const int margin = key0 - m0 + acc_row(0, t_id) - acc_col(0, t_id);
+          probabilities(s, lse2, p.scale_log2, t_id, !kApart && diagonal, margin);
+          if (kApart && diagonal) mask_future_keys(s, margin);
+        } else {
 #pragma unroll
-      for (int e = 0; e < kQStep / 2; ++e) s[e] *= dp[e] - delta[acc_col(e, t_id)];
-      uint32_t b[kQStep / 16][4];  // dS^T as the A operand
-      to_a_frags(s, b);
-      if constexpr (kFused && kDqBesideDk) {
-        // dS^T goes to this warpgroup's rows of sm.ds before the dK product reads the fragments
-        // (the rows are free: the last step's dQ products completed before its last barrier).
-        // dQ's first 64 columns run beside the dK product, the next ones after it, one 64-column
-        // block at a time: a block's 32 registers beside dK's and dV's 128 (all of dQ's columns
-        // at once spilled 188 bytes, ptxas 13.0).
-        bf16* ds = sm.ds + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
-        store_ds<kQStep>(ds, b);
-        fence_proxy_async_shared();
-        named_barrier_sync<kWgThreads>(2 + wg);
-        float dq[kSwz / 2];                               // (kQStep queries, 64 columns)
-        const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
+          for (int e = 0; e < kQStep / 2; ++e) {
+            const int col = acc_col(e, t_id);
+            float pe = ex2(s[e] * p.scale_log2 - lse2[col]);
+            if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
+            s[e] = pe;
+          }
+        }
+        uint32_t a[kQStep / 16][4];  // P^T as the bf16 A operand, one set per 16 queries
+        to_a_frags(s, a);
+        wgmma_fence();
+        fence_regs(dv);
+#pragma unroll
+        for (int kk = 0; kk < kQStep / 16; ++kk)
+          wgmma_rs<1>(dv, a[kk], desc_mn(dout, kQStep, kk), 1);
+        wgmma_commit();
+
+        // dP^T is done; dV may still run, except where dQ runs beside dK (kDqBesideDk)
+        if constexpr (kFused && kDqBesideDk) {
+          wgmma_wait<0>();
+          fence_regs(dv);
+        } else {
+          wgmma_wait<1>();
+        }
+        fence_regs(dp);
+#pragma unroll
+        for (int e = 0; e < kQStep / 2; ++e) s[e] *= dp[e] - delta[acc_col(e, t_id)];
+        uint32_t b[kQStep / 16][4];  // dS^T as the A operand
+        to_a_frags(s, b);
+        if constexpr (kFused && kDqBesideDk) {
+          // dS^T goes to this warpgroup's rows of sm.ds before the dK product reads the fragments
+          // (the rows are free: the last step's dQ products completed before its last barrier).
+          // dQ's first 64 columns run beside the dK product, the next ones after it, one 64-column
+          // block at a time: a block's 32 registers beside dK's and dV's 128 (all of dQ's columns
+          // at once spilled 188 bytes, ptxas 13.0).
+          bf16* ds = sm.ds + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
+          store_ds<kQStep>(ds, b);
+          fence_proxy_async_shared();
+          named_barrier_sync<kWgThreads>(2 + wg);
+          float dq[kSwz / 2];                               // (kQStep queries, 64 columns)
+          const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
+          wgmma_fence();
+          fence_regs(dk);
+#pragma unroll
+          for (int kk = 0; kk < kQStep / 16; ++kk)
+            wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
+#pragma unroll
+          for (int kk = 0; kk < kWgRows / 16; ++kk)
+            wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
+          wgmma_commit();
+          wgmma_wait<0>();
+          fence_regs(dv);
+          fence_regs(dk);
+          fence_regs(dq);
+          __syncwarp();
+          if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // Q and dO are read
+          if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
+          named_barrier_sync<kWgThreads>(2 + wg);
+          float* stage = sm.dq[wg];
+          stage_dq<kQStep>(dq, stage);
+#pragma unroll
+          for (int block = 1; block < kCols<kD> / kSwz; ++block) {
+            wgmma_fence();
+            fence_regs(dq);
+#pragma unroll
+            for (int kk = 0; kk < kWgRows / 16; ++kk)
+              wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk),
+                          desc_mn(k_rows + block * kCtaRows * kSwz, kCtaRows, kk), kk);
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_regs(dq);
+            stage_dq<kQStep>(dq, stage + block * kQStep * kSwz);
+          }
+          add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
+          continue;  // the stage went back above
+        }
         wgmma_fence();
         fence_regs(dk);
 #pragma unroll
         for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
-#pragma unroll
-        for (int kk = 0; kk < kWgRows / 16; ++kk)
-          wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
         wgmma_commit();
         wgmma_wait<0>();
         fence_regs(dv);
         fence_regs(dk);
-        fence_regs(dq);
-        __syncwarp();
-        if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // Q and dO are read
-        if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
-        named_barrier_sync<kWgThreads>(2 + wg);
-        float* stage = sm.dq[wg];
-        stage_dq<kQStep>(dq, stage);
-#pragma unroll
-        for (int block = 1; block < kCols<kD> / kSwz; ++block) {
+        if constexpr (kFused) {
+          // Q and dO are read: the stage goes back to the producer now, before the dQ product.
+          __syncwarp();
+          if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
+          // dQ += dS K over this warpgroup's keys (keys past the sequence: zero rows of K), its
+          // rows of sm.ds free once every warp's dQ product of the step before has completed.
+          // NOTE: dS^T stored after the wait: a wgmma's A-fragment registers are not to be
+          // accessed while it runs.
+          bf16* ds = sm.ds + wg * kWgRows * kSwz;    // (kWgRows keys, kQStep queries)
+          if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
+          named_barrier_sync<kWgThreads>(2 + wg);
+          store_ds<kQStep>(ds, b);
+          fence_proxy_async_shared();
+          named_barrier_sync<kWgThreads>(2 + wg);
+          float dq[kD / 2];                                 // (kQStep queries, kD)
+          const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
           wgmma_fence();
-          fence_regs(dq);
 #pragma unroll
           for (int kk = 0; kk < kWgRows / 16; ++kk)
-            wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk),
-                        desc_mn(k_rows + block * kCtaRows * kSwz, kCtaRows, kk), kk);
+            wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
           wgmma_commit();
           wgmma_wait<0>();
           fence_regs(dq);
-          stage_dq<kQStep>(dq, stage + block * kQStep * kSwz);
+          float* stage = sm.dq[wg];
+          stage_dq<kQStep>(dq, stage);
+          add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
+          continue;  // the stage went back above
         }
-        add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
-        continue;  // the stage went back above
       }
-      wgmma_fence();
-      fence_regs(dk);
-#pragma unroll
-      for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
-      wgmma_commit();
-      wgmma_wait<0>();
-      fence_regs(dv);
-      fence_regs(dk);
-      if constexpr (kFused) {
-        // Q and dO are read: the stage goes back to the producer now, before the dQ product.
-        __syncwarp();
-        if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
-        // dQ += dS K over this warpgroup's keys (keys past the sequence: zero rows of K), its
-        // rows of sm.ds free once every warp's dQ product of the step before has completed.
-        // NOTE: dS^T stored after the wait: a wgmma's A-fragment registers are not to be
-        // accessed while it runs.
-        bf16* ds = sm.ds + wg * kWgRows * kSwz;    // (kWgRows keys, kQStep queries)
-        if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
-        named_barrier_sync<kWgThreads>(2 + wg);
-        store_ds<kQStep>(ds, b);
-        fence_proxy_async_shared();
-        named_barrier_sync<kWgThreads>(2 + wg);
-        float dq[kD / 2];                                 // (kQStep queries, kD)
-        const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
-        wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < kWgRows / 16; ++kk)
-          wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
-        wgmma_commit();
-        wgmma_wait<0>();
-        fence_regs(dq);
-        float* stage = sm.dq[wg];
-        stage_dq<kQStep>(dq, stage);
-        add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
-        continue;  // the stage went back above
-      }
+      __syncwarp();
+      if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
     }
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
   }
   if constexpr (kFused)
     if (t_id == 0) bulk_wait_group<0>();  // the reductions are done before the grid is
