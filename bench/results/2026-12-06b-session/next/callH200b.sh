@@ -11,6 +11,6 @@ set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" limit="${3:-570}"; mkdir -p "$out/H2"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv > "$out/H2/gpu.txt"
 grep -q H200 "$out/H2/gpu.txt" || { echo "not an H200:"; cat "$out/H2/gpu.txt"; exit 3; }
-bench/results/2026-12-05g-h100-session/next/judge_variants.sh "$bin" "$out/H2/jv" \
+bench/gemm_dev/judge_variants.sh "$bin" "$out/H2/jv" \
   wgmma_checked_threadwg,fwd_threadwg,fwd_d256_threadwg "$limit" 2>&1 | tail -30
 tar -C "$out" -czf "$out/H2.tar.gz" H2 && rm -rf "$out/H2"

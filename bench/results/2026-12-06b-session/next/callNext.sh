@@ -17,7 +17,7 @@ grep -E "^==|failed$|S4096|S16384" "$n/bv.log" | head -30
 find /tmp/bvn \( -name '*.o' -o -name '*.so' -o -name bwd_dev \) -delete 2>/dev/null
 tar -C /tmp -czf "$n/bvn.tar.gz" bvn 2>/dev/null
 if grep -A40 "== bwd_overlap" "$n/bv.log" | grep -q "^0 of [0-9]* failed"; then
-  bench/results/2026-12-05g-h100-session/next/judge_variants.sh "$bin" "$n/jv" \
+  bench/gemm_dev/judge_variants.sh "$bin" "$n/jv" \
     bwd_overlap,bwd_gqa_overlap,bwd_d96_overlap $((limit - (SECONDS - start) - 20)) 2>&1 | tail -20
 else
   echo "bwd_overlap did not pass every case: no evaluation"
