@@ -928,41 +928,31 @@ __device__ __forceinline__ void overlapped_dkdv_steps(Smem& sm, const Params& p,
                                                       const bf16* v_wg, int key0, int first,
                                                       int per_head, int iters, float (&dv)[kD / 2],
                                                       float (&dk)[kD / 2]) {
-  static_assert(!kMaskByMargin, "the overlapped steps mask by the key and query indices");
   const int t_id = threadIdx.x % kWgThreads;
   float s[kQStep / 2], dp[kQStep / 2];  // (kWgRows keys, kQStep queries): S^T -> P^T, dP^T -> dS^T
   uint32_t a[kQStep / 16][4];           // P^T as the bf16 A operand of dV
   uint32_t b[kQStep / 16][4];           // dS^T as the A operand of dK
-  auto issue_s = [&](int st) {          // S^T = K Q^T of the step in stage st
+  // acc = rows tile^T over the head dim (S^T = K Q^T, dP^T = V dO^T), one group.
+  auto issue_scores = [&](auto& acc, const bf16* rows, const bf16* tile) {
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk)
-      wgmma_ss<0>(s, desc_k(k_wg, kCtaRows, kk), desc_k(sm.q[st], kQStep, kk), kk);
+      wgmma_ss<0>(acc, desc_k(rows, kCtaRows, kk), desc_k(tile, kQStep, kk), kk);
     wgmma_commit();
   };
-  auto issue_dp = [&](int st) {  // dP^T = V dO^T
+  auto issue_s = [&](int st) { issue_scores(s, k_wg, sm.q[st]); };
+  auto issue_dp = [&](int st) { issue_scores(dp, v_wg, sm.dout[st]); };
+  // acc += frags tile over the step's queries (dV += P^T dO, dK += dS^T Q), one group.
+  auto issue_gradient = [&](auto& acc, auto& frags, const bf16* tile) {
     wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kD / 16; ++kk)
-      wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(sm.dout[st], kQStep, kk), kk);
-    wgmma_commit();
-  };
-  auto issue_dv = [&](int st) {  // dV += P^T dO
-    wgmma_fence();
-    fence_regs(dv);
+    fence_regs(acc);
 #pragma unroll
     for (int kk = 0; kk < kQStep / 16; ++kk)
-      wgmma_rs<1>(dv, a[kk], desc_mn(sm.dout[st], kQStep, kk), 1);
+      wgmma_rs<1>(acc, frags[kk], desc_mn(tile, kQStep, kk), 1);
     wgmma_commit();
   };
-  auto issue_dk = [&](int st) {  // dK += dS^T Q
-    wgmma_fence();
-    fence_regs(dk);
-#pragma unroll
-    for (int kk = 0; kk < kQStep / 16; ++kk)
-      wgmma_rs<1>(dk, b[kk], desc_mn(sm.q[st], kQStep, kk), 1);
-    wgmma_commit();
-  };
+  auto issue_dv = [&](int st) { issue_gradient(dv, a, sm.dout[st]); };
+  auto issue_dk = [&](int st) { issue_gradient(dk, b, sm.q[st]); };
   // P^T of the step at queries m0 in stage st, in s, once S^T is done.
   auto to_p = [&](int st, int m0) {
     fence_regs(s);
