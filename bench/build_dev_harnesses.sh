@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds every GPU dev harness a device session runs (bench/gemm_dev/probe.sh's GEMM, grouped and
 # fp8 probes; the attention forward, backward and varlen harnesses, each in its script's
-# build-only mode; bench/probes/tma_1d_probe.cu), so that a harness that no longer compiles fails
-# here (a CTest test) and not on the GPU machine.
+# build-only mode; bench/probes/tma_1d_probe.cu and wgmma_rate_probe.cu), so that a harness that
+# no longer compiles fails here (a CTest test) and not on the GPU machine.
 # Usage (any directory): bench/build_dev_harnesses.sh OUT   (exit 1 on a failure)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,4 +26,6 @@ build varlen_dev env VARLEN_DEV_BUILD_ONLY=1 bench/attention_dev/varlen_dev.sh "
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 build tma_1d_probe "$nvcc" -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I kernels \
   bench/probes/tma_1d_probe.cu -o "$out/tma_1d_probe"
+build wgmma_rate_probe "$nvcc" -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I kernels \
+  bench/probes/wgmma_rate_probe.cu -o "$out/wgmma_rate_probe"
 exit "$failed"

@@ -77,6 +77,8 @@ checked='s/^constexpr bool kUncheckedInterior = true;/constexpr bool kUncheckedI
 maskmargin='s/^constexpr bool kMaskByMargin = false;/constexpr bool kMaskByMargin = true;/'
 diagloop='s/^constexpr bool kDiagonalLoopApart = false;/constexpr bool kDiagonalLoopApart = true;/'
 overlap='s/^constexpr bool kOverlapNextStep = false;/constexpr bool kOverlapNextStep = true;/'
+statslate='s/^constexpr bool kStatsEarly = true;/constexpr bool kStatsEarly = false;/'
+statsfirst='s/^constexpr bool kStatsBeforeProducts = false;/constexpr bool kStatsBeforeProducts = true;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
@@ -186,6 +188,10 @@ bwd_d96_diagloop|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$maskmargin;
 bwd_overlap|attention_bwd_bf16|sm90/attention/bwd-bf16|$overlap
 bwd_gqa_overlap|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$overlap
 bwd_d96_overlap|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$overlap
+bwd_stats_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$statslate
+bwd_gqa_stats_late|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$statslate
+bwd_d96_stats_late|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$statslate
+bwd_stats_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$statsfirst
 tma_lastslices|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$lastslices
 llm_lastslices|bf16_llm|sm90/gemm/bf16-llm|$lastslices
 wgmma_lastslices|bf16_wgmma|sm90/gemm/bf16-wgmma|$lastslices

@@ -438,15 +438,42 @@ constexpr int kQStepOf = kD == 64 && kWideQStepD64 ? 128 : 64;
 // margin with a constant an element, the LSE loaded in pairs) instead of comparing key and query
 // indices formed per element: the dK/dV step 397 -> 372 instructions at D 96, 409 -> 384 at D 128,
 // 712 -> 613 at D 64 with the uniform warpgroup index it leaves room for (static counts,
-// ptxas 13.0, bench/sass_loops.py), no spills. Not yet measured: off until it is
-// (bench/gemm_dev/variants.sh `bwd_margin`, `bwd_gqa_margin`, `bwd_d96_margin`).
+// ptxas 13.0, bench/sass_loops.py), no spills. Off: 0.984-1.005 of the expert's speedups on an
+// H100 (docs/attention.md; variants `bwd_margin`, `bwd_gqa_margin`, `bwd_d96_margin`), measured
+// before kStatsEarly.
 constexpr bool kMaskByMargin = false;
 // With kMaskByMargin, whether the mask is a loop of its own that steps off the causal diagonal
 // branch around (mask_future_keys) instead of predicated inside the exponent's loop on every step,
 // the non-causal shapes' included (ptxas predicates it, it does not branch): off the diagonal a
-// D 128 step 329 instructions, D 96 318. Not at D 64, where it spills 52-56 bytes. Not yet
-// measured: off until it is (variants `bwd_diagloop`, `bwd_gqa_diagloop`, `bwd_d96_diagloop`).
+// D 128 step 329 instructions, D 96 318. Not at D 64, where it spills 52-56 bytes. Off: on an
+// H100, before kStatsEarly, 1.000-1.012 of the expert's speedups (D 128), GQA 0.992-1.018, D 96
+// 1.019 / 1.006 / 0.997 (bench/results/2026-12-06c-session, call 2); not judged with kStatsEarly
+// (variants `bwd_diagloop`, `bwd_gqa_diagloop`, `bwd_d96_diagloop`).
 constexpr bool kDiagonalLoopApart = false;
+// Whether k1's consumers read a step's LSE and Delta values (a float2 of columns per four
+// accumulator elements: 8 + 8 pairs a thread at D 128) into registers by ld.shared right after
+// issuing the step's S^T and dP^T, instead of at their uses after the products' waits, where the
+// compiler, not seeing that `sm` is shared memory, loads them by generic loads (LD.E) whose
+// latency sits between each wait and the arithmetic behind it, twice a step. Nsight Compute on an
+// H100 (bench/results/2026-12-06c-session, calls 2 and 4, B4 H16 S4096 D128): those loads' long-
+// scoreboard stalls were 11% of k1's stall samples; k1 1.73 -> 1.51 ms under the profiler. Judged
+// on an H100 (call 3, three interleaved rounds, speedup over the expert without it in the same
+// round): 1.110 / 1.098 / 1.110 on the D 128 shapes, 1.053 / 1.038 on the hidden ones, GQA 1.116
+// / 1.075 / 1.056, D 96 1.118 / 1.053 / 1.055; every case passed, every target at R2. Not at D 64
+// (1.004, 0.997 for GQA: off there), where kQStep 128's 32 + 32 registers spill 412 bytes beside
+// the waits, and the LSE's alone 220 (ptxas 13.0). Variants `bwd_stats_late`,
+// `bwd_gqa_stats_late`, `bwd_d96_stats_late` turn it off.
+constexpr bool kStatsEarly = true;
+template <int kD>
+constexpr bool kStatsEarlyOf = kStatsEarly&& kD != 64;
+// With kStatsEarly, whether the pairs are read before the step's S^T and dP^T are issued instead
+// of after (ptxas then places the loads among the first products: Nsight Compute on an H100,
+// call 4 of bench/results/2026-12-06c-session, still found 5% of k1's stall samples on the first
+// use of the LSE, short-scoreboard). Off: within 1% on an H100 (calls 5 and 6: k1 1619 -> 1606
+// us at B4 H16 S4096 D128, 1336 -> 1273 us at D 96 in the dev harness; judged, three rounds,
+// 1.005 / 1.002 / 1.010 / 0.996 / 0.999 / 0.999 of the expert's speedups; variant
+// `bwd_stats_first`).
+constexpr bool kStatsBeforeProducts = false;
 
 // Whether k1 also computes dQ at D 128 (k1 "dkdvq"): after dS^T, each consumer warpgroup writes
 // its 64 keys' dS^T (bf16) to shared memory of its own and computes the (kQStep queries, D)
@@ -481,10 +508,12 @@ constexpr bool kDqBesideDk = false;
 // products at the end of every step (wgmma_wait<0>, the stage's release and the next stage's
 // wait) before the next step's S^T and dP^T are issued. The step grows from 409 to 462
 // instructions at D 128 (397 -> 444 at D 96; descriptors formed per product), no spills, no
-// serialized wgmma (ptxas 13.0). Doubtful: the m64n64 S^T and dP^T products read both operands
-// from shared memory, whose bandwidth may bound them more than the bubbles this removes. Not at
-// D 64 (kQStep 128: the registers do not fit) nor with kFusedDq. Not yet measured: off until it
-// is (bench/gemm_dev/variants.sh `bwd_overlap`, `bwd_gqa_overlap`, `bwd_d96_overlap`).
+// serialized wgmma (ptxas 13.0). Not at D 64 (kQStep 128: the registers do not fit) nor with
+// kFusedDq. Off: slower. On an H100, before kStatsEarly (bench/results/2026-12-06c-session, call
+// 1, `ptxbench eval` interleaved with the expert's, speedup over it in the same round): 0.953 /
+// 0.946 / 0.966 / 1.002 / 0.971 / 0.977, GQA 0.944 / 0.923 / 1.015 / 0.977, D 96 0.964 / 0.918
+// / 0.973 (variants `bwd_overlap`, ...); the wgmma rate probe of the same call ran k1's product
+// schedule alone at 984 TFLOP/s: the products do not bound the step.
 constexpr bool kOverlapNextStep = false;
 template <int kD>
 constexpr bool kOverlapNextStepOf = kOverlapNextStep&& kD != 64;
@@ -735,15 +764,32 @@ __device__ __forceinline__ int acc_col(int e, int t) {
 [[maybe_unused]] __device__ __forceinline__ bool future_key(int e, int margin) {
   return margin > acc_col(e, 0) - acc_row(e, 0);  // acc_col(0, 0) = acc_row(0, 0) = 0
 }
+// A step's per-query values (LSE or Delta) for this thread's accumulator columns: pair j holds
+// the columns of elements 4j..4j+3 (acc_col(4j, t) and the next), read by ld.shared.v2.
+template <int kPairs>
+__device__ __forceinline__ void load_stat_pairs(float2 (&pairs)[kPairs], const float* stats,
+                                                int t) {
+#pragma unroll
+  for (int j = 0; j < kPairs; ++j)
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];"
+                 : "=f"(pairs[j].x), "=f"(pairs[j].y)
+                 : "r"(smem_addr(stats + acc_col(4 * j, t)))
+                 : "memory");
+}
+// Element e's value of load_stat_pairs' pairs.
+template <int kPairs>
+__device__ __forceinline__ float stat_of(const float2 (&pairs)[kPairs], int e) {
+  return (e & 1) ? pairs[e >> 2].y : pairs[e >> 2].x;
+}
 // P^T of a k1 step in place: s[e] = 2^(s[e] * scale_log2 - lse2[column]), zero where `mask` and
-// future_key. The LSE pairs are loaded as float2 (acc_col of an even e is even): loaded one by
-// one, each took an address of its own.
-template <int kN>
-__device__ __forceinline__ void probabilities(float (&s)[kN], const float* lse2, float scale_log2,
-                                              int t, bool mask, int margin) {
+// future_key. lse_pair(e) gives the LSE of element e's column and the next as a float2 (acc_col
+// of an even e is even): loaded one by one, each took an address of its own.
+template <int kN, class LsePair>
+__device__ __forceinline__ void probabilities(float (&s)[kN], LsePair lse_pair, float scale_log2,
+                                              bool mask, int margin) {
 #pragma unroll
   for (int e = 0; e < kN; e += 2) {
-    const float2 l = *reinterpret_cast<const float2*>(lse2 + acc_col(e, t));
+    const float2 l = lse_pair(e);
     float p0 = ex2(s[e] * scale_log2 - l.x), p1 = ex2(s[e + 1] * scale_log2 - l.y);
     if (mask && future_key(e, margin)) p0 = 0.f;
     if (mask && future_key(e + 1, margin)) p1 = 0.f;
@@ -1112,6 +1158,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (!(p.causal && key0 > m0 + kQStep - 1)) {
         const bf16* q = sm.q[st];
         const bf16* dout = sm.dout[st];
+        const float* lse2 = sm.lse2[st];
+        const float* delta = sm.delta[st];
+        float2 lse_pairs[kQStep / 8], delta_pairs[kQStep / 8];  // with kStatsEarly
+        if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts) {
+          load_stat_pairs(lse_pairs, lse2, t_id);
+          load_stat_pairs(delta_pairs, delta, t_id);
+        }
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < kD / 16; ++kk)
@@ -1121,22 +1174,33 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kk = 0; kk < kD / 16; ++kk)
           wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
         wgmma_commit();
+        if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts) {
+          load_stat_pairs(lse_pairs, lse2, t_id);
+          load_stat_pairs(delta_pairs, delta, t_id);
+        }
 
         wgmma_wait<1>();
         fence_regs(s);
-        const float* lse2 = sm.lse2[st];
-        const float* delta = sm.delta[st];
         const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
         if constexpr (kMaskByMargin) {
           constexpr bool kApart = kDiagonalLoopApart && kD != 64;
           const int margin = key0 - m0 + acc_row(0, t_id) - acc_col(0, t_id);
-          probabilities(s, lse2, p.scale_log2, t_id, !kApart && diagonal, margin);
+          const auto lse_pair = [&](int e) {
+            if constexpr (kStatsEarlyOf<kD>) return lse_pairs[e >> 2];
+            return *reinterpret_cast<const float2*>(lse2 + acc_col(e, t_id));
+          };
+          probabilities(s, lse_pair, p.scale_log2, !kApart && diagonal, margin);
           if (kApart && diagonal) mask_future_keys(s, margin);
         } else {
 #pragma unroll
           for (int e = 0; e < kQStep / 2; ++e) {
             const int col = acc_col(e, t_id);
-            float pe = ex2(s[e] * p.scale_log2 - lse2[col]);
+            float lse;
+            if constexpr (kStatsEarlyOf<kD>)
+              lse = stat_of(lse_pairs, e);
+            else
+              lse = lse2[col];
+            float pe = ex2(s[e] * p.scale_log2 - lse);
             if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
             s[e] = pe;
           }
@@ -1159,7 +1223,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         fence_regs(dp);
 #pragma unroll
-        for (int e = 0; e < kQStep / 2; ++e) s[e] *= dp[e] - delta[acc_col(e, t_id)];
+        for (int e = 0; e < kQStep / 2; ++e) {
+          if constexpr (kStatsEarlyOf<kD>)
+            s[e] *= dp[e] - stat_of(delta_pairs, e);
+          else
+            s[e] *= dp[e] - delta[acc_col(e, t_id)];
+        }
         uint32_t b[kQStep / 16][4];  // dS^T as the A operand
         to_a_frags(s, b);
         if constexpr (kFused && kDqBesideDk) {
