@@ -79,6 +79,8 @@ diagloop='s/^constexpr bool kDiagonalLoopApart = false;/constexpr bool kDiagonal
 overlap='s/^constexpr bool kOverlapNextStep = false;/constexpr bool kOverlapNextStep = true;/'
 statslate='s/^constexpr bool kStatsEarly = true;/constexpr bool kStatsEarly = false;/'
 statsfirst='s/^constexpr bool kStatsBeforeProducts = false;/constexpr bool kStatsBeforeProducts = true;/'
+fmaexp4='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 4;/'
+fmaexp3='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 3;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
@@ -192,6 +194,10 @@ bwd_stats_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$statslate
 bwd_gqa_stats_late|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$statslate
 bwd_d96_stats_late|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$statslate
 bwd_stats_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$statsfirst
+bwd_fmaexp4|attention_bwd_bf16|sm90/attention/bwd-bf16|$fmaexp4
+bwd_fmaexp3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fmaexp3
+bwd_gqa_fmaexp4|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fmaexp4
+bwd_gqa_fmaexp3|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fmaexp3
 tma_lastslices|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$lastslices
 llm_lastslices|bf16_llm|sm90/gemm/bf16-llm|$lastslices
 wgmma_lastslices|bf16_wgmma|sm90/gemm/bf16-wgmma|$lastslices

@@ -620,6 +620,39 @@ __device__ __forceinline__ float ex2(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+// 2^x on the FMA pipe instead of the MUFU unit: x = n + f with n the nearest integer (by the
+// 1.5 * 2^23 rounding trick) and f in [-0.5, 0.5], 2^f by a degree-3 polynomial fitted to the
+// relative error, n added to the result's exponent bits; x clamped at -125 so that the exponent
+// cannot wrap (2^-125 stands for anything smaller: P's bf16 rounding and the products cannot tell).
+// Relative error at most 7.5e-5 for x in [-125, 0.05] (float32 evaluation of these steps on a
+// grid of 4M points), below the 2^-9 of the bf16 rounding P and dS get next. 9 instructions where
+// ex2 issues 1, but on a pipe that issues one warp instruction a cycle, where MUFU takes eight.
+__device__ __forceinline__ float ex2_fma(float x) {
+  x = fmaxf(x, -125.f);
+  const float shifted = x + 12582912.f;
+  const float f = x - (shifted - 12582912.f);
+  const float p = fmaf(fmaf(fmaf(0.0551716685f, f, 0.24261114f), f, 0.69326097f), f, 0.99992806f);
+  return __int_as_float(__float_as_int(p) + (__float_as_int(shifted) << 23));
+}
+// Whether part of the exponentials of k1's P^T and k2's P at D 64 (every kFmaExpEvery-th element
+// of a thread's accumulator, 0: none) go to ex2_fma: at D 64 a step's 8,192 exponentials a
+// warpgroup take the MUFU unit (16 a cycle per SM) about half as long as the step's products
+// take the tensor cores, twice the share at D 128. The polynomial's floating-point work (about 10
+// FLOPs an element: FMNMX, 3 FADD, 3 FFMA) counts as non-target arithmetic (docs/evidence.md);
+// with both kernels' exponentials (10 D = 640 FLOPs of products an element at D 64) every fourth
+// element adds about 0.8% of the task's FLOPs, every third 1.0%, every second 1.6%, beside the
+// expert's 1.3% and the task's ceiling of 2.6%: every second would fail it. Not yet measured:
+// variants `bwd_fmaexp4`, `bwd_fmaexp3` (and their `_gqa_` forms).
+constexpr int kFmaExpEvery = 0;
+template <int kD>
+constexpr int kFmaExpEveryOf = kD == 64 ? kFmaExpEvery : 0;
+// 2^x for accumulator element e (a constant once unrolled): ex2_fma for every kEvery-th element.
+template <int kEvery>
+__device__ __forceinline__ float ex2_mixed(float x, int e) {
+  if constexpr (kEvery > 0)
+    if (e % kEvery == kEvery - 1) return ex2_fma(x);
+  return ex2(x);
+}
 
 // ---- wgmma operands and instructions ----
 // Whether desc_k and desc_mn form a k-step's descriptor from the tile's start
@@ -1200,7 +1233,7 @@ __global__ void __launch_bounds__(kThreads, 1)
               lse = stat_of(lse_pairs, e);
             else
               lse = lse2[col];
-            float pe = ex2(s[e] * p.scale_log2 - lse);
+            float pe = ex2_mixed<kFmaExpEveryOf<kD>>(s[e] * p.scale_log2 - lse, e);
             if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
             s[e] = pe;
           }
@@ -1466,7 +1499,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const bool masked = (p.causal && n0 + kKStep - 1 > qrow0) || n0 + kKStep > p.seq;
 #pragma unroll
       for (int e = 0; e < kKStep / 2; ++e) {
-        float pe = ex2(s[e] * p.scale_log2 - lse2[(e >> 1) & 1]);
+        float pe = ex2_mixed<kFmaExpEveryOf<kD>>(s[e] * p.scale_log2 - lse2[(e >> 1) & 1], e);
         if (masked) {
           const int key = n0 + acc_col(e, t_id);
           if (key >= p.seq || (p.causal && key > qrow0 + acc_row(e, t_id))) pe = 0.f;
