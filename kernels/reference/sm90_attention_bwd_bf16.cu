@@ -624,6 +624,8 @@ __device__ __forceinline__ float ex2(float x) {
 // 1.5 * 2^23 rounding trick) and f in [-0.5, 0.5], 2^f by a degree-3 polynomial fitted to the
 // relative error, n added to the result's exponent bits; x clamped at -125 so that the exponent
 // cannot wrap (2^-125 stands for anything smaller: P's bf16 rounding and the products cannot tell).
+// NOTE: -inf gives 2^-125, not 0: masked elements are zeroed by their callers (k1 and k2 select 0
+// for them after the exponential; padded queries, LSE +inf, meet zero-filled rows of dO and Q).
 // Relative error at most 7.5e-5 for x in [-125, 0.05] (float32 evaluation of these steps on a
 // grid of 4M points), below the 2^-9 of the bf16 rounding P and dS get next. 9 instructions where
 // ex2 issues 1, but on a pipe that issues one warp instruction a cycle, where MUFU takes eight.
