@@ -81,6 +81,7 @@ statslate='s/^constexpr bool kStatsEarly = true;/constexpr bool kStatsEarly = fa
 statsfirst='s/^constexpr bool kStatsBeforeProducts = false;/constexpr bool kStatsBeforeProducts = true;/'
 fmaexp4='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 4;/'
 fmaexp3='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 3;/'
+d64lds='s/^constexpr bool kStatsSharedAtUse = false;/constexpr bool kStatsSharedAtUse = true;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
 fixedslots='s/^constexpr bool kDynamicSlots = true;/constexpr bool kDynamicSlots = false;/'
 persistentgrid='s/^constexpr Grid kDefaultGrid = Grid::kPacked;/constexpr Grid kDefaultGrid = Grid::kPersistent;/'
@@ -198,6 +199,8 @@ bwd_fmaexp4|attention_bwd_bf16|sm90/attention/bwd-bf16|$fmaexp4
 bwd_fmaexp3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fmaexp3
 bwd_gqa_fmaexp4|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fmaexp4
 bwd_gqa_fmaexp3|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fmaexp3
+bwd_d64_lds|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64lds
+bwd_gqa_d64_lds|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64lds
 tma_lastslices|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$lastslices
 llm_lastslices|bf16_llm|sm90/gemm/bf16-llm|$lastslices
 wgmma_lastslices|bf16_wgmma|sm90/gemm/bf16-wgmma|$lastslices

@@ -474,6 +474,11 @@ constexpr bool kStatsEarlyOf = kStatsEarly&& kD != 64;
 // 1.005 / 1.002 / 1.010 / 0.996 / 0.999 / 0.999 of the expert's speedups; variant
 // `bwd_stats_first`).
 constexpr bool kStatsBeforeProducts = false;
+// Where kStatsEarly is off (D 64), whether the pairs are read by ld.shared.v2 each just before
+// its first use (load_stat_pair) instead of by the generic loads the compiler emits: the D 64
+// step 712 -> 695 instructions, LDS for LD, no spills (ptxas 13.0; loading them all at once spills
+// there, kStatsEarly's note). Not yet measured: variants `bwd_d64_lds`, `bwd_gqa_d64_lds`.
+constexpr bool kStatsSharedAtUse = false;
 
 // Whether k1 also computes dQ at D 128 (k1 "dkdvq"): after dS^T, each consumer warpgroup writes
 // its 64 keys' dS^T (bf16) to shared memory of its own and computes the (kQStep queries, D)
@@ -801,15 +806,17 @@ __device__ __forceinline__ int acc_col(int e, int t) {
 }
 // A step's per-query values (LSE or Delta) for this thread's accumulator columns: pair j holds
 // the columns of elements 4j..4j+3 (acc_col(4j, t) and the next), read by ld.shared.v2.
+__device__ __forceinline__ void load_stat_pair(float2& pair, const float* stats, int j, int t) {
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];"
+               : "=f"(pair.x), "=f"(pair.y)
+               : "r"(smem_addr(stats + acc_col(4 * j, t)))
+               : "memory");
+}
 template <int kPairs>
 __device__ __forceinline__ void load_stat_pairs(float2 (&pairs)[kPairs], const float* stats,
                                                 int t) {
 #pragma unroll
-  for (int j = 0; j < kPairs; ++j)
-    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];"
-                 : "=f"(pairs[j].x), "=f"(pairs[j].y)
-                 : "r"(smem_addr(stats + acc_col(4 * j, t)))
-                 : "memory");
+  for (int j = 0; j < kPairs; ++j) load_stat_pair(pairs[j], stats, j, t);
 }
 // Element e's value of load_stat_pairs' pairs.
 template <int kPairs>
@@ -1195,7 +1202,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bf16* dout = sm.dout[st];
         const float* lse2 = sm.lse2[st];
         const float* delta = sm.delta[st];
-        float2 lse_pairs[kQStep / 8], delta_pairs[kQStep / 8];  // with kStatsEarly
+        float2 lse_pairs[kQStep / 8], delta_pairs[kQStep / 8];  // kStatsEarly, kStatsSharedAtUse
         if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts) {
           load_stat_pairs(lse_pairs, lse2, t_id);
           load_stat_pairs(delta_pairs, delta, t_id);
@@ -1231,10 +1238,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int e = 0; e < kQStep / 2; ++e) {
             const int col = acc_col(e, t_id);
             float lse;
-            if constexpr (kStatsEarlyOf<kD>)
+            if constexpr (kStatsEarlyOf<kD>) {
               lse = stat_of(lse_pairs, e);
-            else
+            } else if constexpr (kStatsSharedAtUse) {
+              if (e % 4 == 0) load_stat_pair(lse_pairs[e >> 2], lse2, e >> 2, t_id);
+              lse = stat_of(lse_pairs, e);
+            } else {
               lse = lse2[col];
+            }
             float pe = ex2_mixed<kFmaExpEveryOf<kD>>(s[e] * p.scale_log2 - lse, e);
             if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
             s[e] = pe;
@@ -1259,10 +1270,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_regs(dp);
 #pragma unroll
         for (int e = 0; e < kQStep / 2; ++e) {
-          if constexpr (kStatsEarlyOf<kD>)
+          if constexpr (kStatsEarlyOf<kD>) {
             s[e] *= dp[e] - stat_of(delta_pairs, e);
-          else
+          } else if constexpr (kStatsSharedAtUse) {
+            if (e % 4 == 0) load_stat_pair(delta_pairs[e >> 2], delta, e >> 2, t_id);
+            s[e] *= dp[e] - stat_of(delta_pairs, e);
+          } else {
             s[e] *= dp[e] - delta[acc_col(e, t_id)];
+          }
         }
         uint32_t b[kQStep / 16][4];  // dS^T as the A operand
         to_a_frags(s, b);

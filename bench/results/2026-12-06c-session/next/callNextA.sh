@@ -4,8 +4,10 @@
 # an H100; GQA's D 64 shape 0.88, issue 24 asks 0.90). Nsight Compute (--set full, source
 # counters, clocks left alone) on one launch each of k1 and k2 at B4 H32 S4096 D64 in the dev
 # harness, the stall reasons per SASS instruction (as call 2 of this session did at D 128); then
-# `ptxbench eval` of the D 64 exponentials partly on the FMA pipe (kFmaExpEvery 4 and 3, never
-# run) beside the experts, interleaved rounds within the call's time.
+# `ptxbench eval` beside the experts, interleaved rounds within the call's time, of two D 64
+# changes never run: the LSE and Delta pairs by ld.shared at their first use (kStatsSharedAtUse)
+# and every fourth exponential on the FMA pipe (kFmaExpEvery 4; `bwd_fmaexp3` and
+# `bwd_gqa_fmaexp4` next if it helps).
 # Output: OUT/P64.tar.gz, OUT/F.tar.gz.
 # Usage (repository root of the GPU machine): callNextA.sh BIN OUT
 set -uo pipefail
@@ -29,6 +31,6 @@ done | tee "$p/stalls.txt" | head -80
 grep -E "Duration|Issue Slots Busy|No Eligible" "$p/k12.details.txt"
 rm -rf "$p/dev/bwd_dev" "$p"/dev/*.o "$p"/dev/*.so
 tar -C /tmp -czf "$out/P64.tar.gz" P64
-bench/gemm_dev/judge_variants.sh "$bin" /tmp/F bwd_fmaexp4,bwd_fmaexp3,bwd_gqa_fmaexp4 \
+bench/gemm_dev/judge_variants.sh "$bin" /tmp/F bwd_d64_lds,bwd_fmaexp4,bwd_gqa_d64_lds \
   $((575 - (SECONDS - start))) 2>&1 | tail -20
 tar -C /tmp -czf "$out/F.tar.gz" F
