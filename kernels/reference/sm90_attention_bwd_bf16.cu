@@ -823,6 +823,17 @@ template <int kPairs>
 __device__ __forceinline__ float stat_of(const float2 (&pairs)[kPairs], int e) {
   return (e & 1) ? pairs[e >> 2].y : pairs[e >> 2].x;
 }
+// Element e's LSE or Delta in a k1 step (e a constant once unrolled): from `pairs` loaded before
+// (kStatsEarly), from `pairs` loaded at the first element of each (kStatsSharedAtUse), or by
+// the generic load the compiler emits for `stats`.
+template <int kD, int kPairs>
+__device__ __forceinline__ float step_stat(float2 (&pairs)[kPairs], const float* stats, int e,
+                                           int t) {
+  if constexpr (kStatsEarlyOf<kD>) return stat_of(pairs, e);
+  if constexpr (!kStatsSharedAtUse) return stats[acc_col(e, t)];
+  if (e % 4 == 0) load_stat_pair(pairs[e >> 2], stats, e >> 2, t);
+  return stat_of(pairs, e);
+}
 // P^T of a k1 step in place: s[e] = 2^(s[e] * scale_log2 - lse2[column]), zero where `mask` and
 // future_key. lse_pair(e) gives the LSE of element e's column and the next as a float2 (acc_col
 // of an even e is even): loaded one by one, each took an address of its own.
@@ -1237,15 +1248,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
           for (int e = 0; e < kQStep / 2; ++e) {
             const int col = acc_col(e, t_id);
-            float lse;
-            if constexpr (kStatsEarlyOf<kD>) {
-              lse = stat_of(lse_pairs, e);
-            } else if constexpr (kStatsSharedAtUse) {
-              if (e % 4 == 0) load_stat_pair(lse_pairs[e >> 2], lse2, e >> 2, t_id);
-              lse = stat_of(lse_pairs, e);
-            } else {
-              lse = lse2[col];
-            }
+            const float lse = step_stat<kD>(lse_pairs, lse2, e, t_id);
             float pe = ex2_mixed<kFmaExpEveryOf<kD>>(s[e] * p.scale_log2 - lse, e);
             if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
             s[e] = pe;
@@ -1269,16 +1272,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         fence_regs(dp);
 #pragma unroll
-        for (int e = 0; e < kQStep / 2; ++e) {
-          if constexpr (kStatsEarlyOf<kD>) {
-            s[e] *= dp[e] - stat_of(delta_pairs, e);
-          } else if constexpr (kStatsSharedAtUse) {
-            if (e % 4 == 0) load_stat_pair(delta_pairs[e >> 2], delta, e >> 2, t_id);
-            s[e] *= dp[e] - stat_of(delta_pairs, e);
-          } else {
-            s[e] *= dp[e] - delta[acc_col(e, t_id)];
-          }
-        }
+        for (int e = 0; e < kQStep / 2; ++e)
+          s[e] *= dp[e] - step_stat<kD>(delta_pairs, delta, e, t_id);
         uint32_t b[kQStep / 16][4];  // dS^T as the A operand
         to_a_frags(s, b);
         if constexpr (kFused && kDqBesideDk) {
