@@ -88,6 +88,26 @@ __device__ __forceinline__ uint64_t desc(const uint8_t* tile, int kk) {
   return wgmma_desc_advance(wgmma_desc_sw128(tile, 16, 1024), (kk / 4) * 16384 + (kk % 4) * 32);
 }
 
+// One product shape's step: two groups of 8 k-steps (K 128), into acc0 then acc1, A from shared
+// memory (kShared) or registers, each group committed and waited for with the other in flight.
+template <bool kShared, int kN>
+__device__ __forceinline__ void two_groups(float (&acc0)[kN], float (&acc1)[kN],
+                                           const uint8_t* a_tile, const uint8_t* b_tile,
+                                           const uint32_t (&frag)[8][4]) {
+#pragma unroll
+  for (int g = 0; g < 2; ++g) {
+#pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      if constexpr (kShared)
+        ss(g ? acc1 : acc0, desc(a_tile, kk), desc(b_tile, kk));
+      else
+        rs(g ? acc1 : acc0, frag[kk], desc(b_tile, kk));
+    }
+    wgmma_commit();
+    wgmma_wait<1>();
+  }
+}
+
 template <Case kCase>
 __global__ void __launch_bounds__(256, 1) rate_kernel(int steps, float* sink) {
   extern __shared__ uint8_t raw[];
@@ -114,31 +134,9 @@ __global__ void __launch_bounds__(256, 1) rate_kernel(int steps, float* sink) {
   for (int step = 0; step < steps; ++step) {
     wgmma_fence();
     if constexpr (kCase == Case::kSs64 || kCase == Case::kRs64) {
-#pragma unroll
-      for (int g = 0; g < 2; ++g) {
-#pragma unroll
-        for (int kk = 0; kk < 8; ++kk) {
-          if constexpr (kCase == Case::kSs64)
-            ss(g ? dp : s, desc(a_tile, kk), desc(b_tile, kk));
-          else
-            rs(g ? dp : s, frag[kk], desc(b_tile, kk));
-        }
-        wgmma_commit();
-        wgmma_wait<1>();
-      }
+      two_groups<kCase == Case::kSs64>(s, dp, a_tile, b_tile, frag);
     } else if constexpr (kCase == Case::kSs128 || kCase == Case::kRs128) {
-#pragma unroll
-      for (int g = 0; g < 2; ++g) {
-#pragma unroll
-        for (int kk = 0; kk < 8; ++kk) {
-          if constexpr (kCase == Case::kSs128)
-            ss(g ? dk : dv, desc(a_tile, kk), desc(b_tile, kk));
-          else
-            rs(g ? dk : dv, frag[kk], desc(b_tile, kk));
-        }
-        wgmma_commit();
-        wgmma_wait<1>();
-      }
+      two_groups<kCase == Case::kSs128>(dv, dk, a_tile, b_tile, frag);
     } else if constexpr (kCase == Case::kK1 || kCase == Case::kK1RsK) {
 #pragma unroll
       for (int kk = 0; kk < 8; ++kk) {
