@@ -22,16 +22,6 @@ for r in 1 2 3; do
       --json-out "$out/${name}_$r.json" > "$out/${name}_$r.txt" 2>&1
   done
 done
-python3 - "$out" <<'PY'
-import glob, json, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "*_[0-9].json"))):
-    v = json.load(open(f))
-    cold = " / ".join(f"{t['speedup']['median']:.3f}" for t in v.get("timing", []))
-    sus = " / ".join(f"{t['sustained']['speedup']['median']:.3f}" if isinstance(t.get("sustained"), dict)
-                     and "speedup" in t["sustained"] else "-" for t in v.get("timing", []))
-    st = v.get("stage_seconds", {})
-    print(f"{os.path.basename(f):40s} {v['outcome']:10s} cold {cold} | sustained {sus} | "
-          f"evidence {st.get('evidence', 0):.1f}, worker {st.get('worker', 0):.1f}")
-PY
+python3 bench/speedup_lines.py "$out"
 tar -C "$out" -czf "$out/verdicts.tar.gz" --exclude=verdicts.tar.gz --exclude=gpu.txt . 2>/dev/null
 find "$out" -maxdepth 1 -type f ! -name verdicts.tar.gz ! -name gpu.txt -delete
