@@ -477,8 +477,13 @@ constexpr bool kStatsBeforeProducts = false;
 // Where kStatsEarly is off (D 64), whether the pairs are read by ld.shared.v2 each just before
 // its first use (load_stat_pair) instead of by the generic loads the compiler emits: the D 64
 // step 712 -> 695 instructions, LDS for LD, no spills (ptxas 13.0; loading them all at once spills
-// there, kStatsEarly's note). Not yet measured: variants `bwd_d64_lds`, `bwd_gqa_d64_lds`.
-constexpr bool kStatsSharedAtUse = false;
+// there, kStatsEarly's note). Nsight Compute on an H100 without it (bench/results/2026-12-06d-
+// session, call 1, B4 H32 S4096 D64): the FFMA behind the LSE's generic load was k1's second
+// long-scoreboard stall. Judged on an H100 (same call, three interleaved rounds, speedup over the
+// expert without it in the same round): 1.051 on the D 64 shape (0.845 -> 0.888 of cuDNN), GQA's
+// D 64 shape 1.051 (0.885 -> 0.930), the other shapes 0.997-1.006; every case passed. Variants
+// `bwd_d64_ldg`, `bwd_gqa_d64_ldg` turn it off.
+constexpr bool kStatsSharedAtUse = true;
 
 // Whether k1 also computes dQ at D 128 (k1 "dkdvq"): after dS^T, each consumer warpgroup writes
 // its 64 keys' dS^T (bf16) to shared memory of its own and computes the (kQStep queries, D)
@@ -522,6 +527,16 @@ constexpr bool kDqBesideDk = false;
 constexpr bool kOverlapNextStep = false;
 template <int kD>
 constexpr bool kOverlapNextStepOf = kOverlapNextStep&& kD != 64;
+// Whether k2's consumers issue a step's dQ product and behind it the next step's S and dP, and
+// wait for dQ (and return its K and V stage) only then (overlapped_dq_steps), instead of draining
+// dQ at the end of every step: the wait, the stage's release and the next stage's wait no longer
+// sit between the warpgroup's products. Nsight Compute on an H100 at D 64 (bench/results/
+// 2026-12-06d-session, call 1, B4 H32 S4096): k2's wait for dQ at the end of the step was 11% of
+// its consumers' stall samples. At D 64 the next step's S and dP both go behind dQ (its dS
+// fragments, 32 registers, stay live beside S, dP and dQ: 64 + 64 + 32); above, S alone (dQ's 64
+// or 48 registers leave no room for dP too). No spills, no serialized wgmma (ptxas 13.0). Not yet
+// measured: variants `bwd_dq_overlap`, `bwd_gqa_dq_overlap`, `bwd_d96_dq_overlap`.
+constexpr bool kDqOverlapNextStep = false;
 inline int qstep_of(int dim) { return dim == 64 ? kQStepOf<64> : kQStepOf<128>; }
 
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
@@ -648,8 +663,11 @@ __device__ __forceinline__ float ex2_fma(float x) {
 // FLOPs an element: FMNMX, 3 FADD, 3 FFMA) counts as non-target arithmetic (docs/evidence.md);
 // with both kernels' exponentials (10 D = 640 FLOPs of products an element at D 64) every fourth
 // element adds about 0.8% of the task's FLOPs, every third 1.0%, every second 1.6%, beside the
-// expert's 1.3% and the task's ceiling of 2.6%: every second would fail it. Not yet measured:
-// variants `bwd_fmaexp4`, `bwd_fmaexp3` (and their `_gqa_` forms).
+// expert's 1.3% and the task's ceiling of 2.6%: every second would fail it. Off: every fourth
+// measured 0.974 of the expert's speedup on the D 64 shape, the others 0.995-1.002 (an H100,
+// before kStatsSharedAtUse, bench/results/2026-12-06d-session, call 1; variant `bwd_fmaexp4`):
+// the exponentials are not what the D 64 step waits on. `bwd_fmaexp3` and the `_gqa_` forms
+// never run.
 constexpr int kFmaExpEvery = 0;
 template <int kD>
 constexpr int kFmaExpEveryOf = kD == 64 ? kFmaExpEvery : 0;
@@ -1428,6 +1446,102 @@ __global__ void __launch_bounds__(256)
 }
 
 // ---- k2: dQ ----
+// k2: acc = rows tile^T over the head dim (S = Q K^T, dP = dO V^T) for a warpgroup's queries
+// (rows: its Q or dO) and a stage's keys (tile: K or V), one group. kFence: false where a
+// wgmma.fence already follows the last register write (the products issued just before).
+template <int kD, bool kFence = true>
+__device__ __forceinline__ void issue_scores(float (&acc)[kKStep / 2], const bf16* rows,
+                                             const bf16* tile) {
+  if constexpr (kFence) wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < kD / 16; ++kk)
+    wgmma_ss<0>(acc, desc_k(rows, kCtaRows, kk), desc_k(tile, kKStep, kk), kk);
+  wgmma_commit();
+}
+// k2: dS of the keys from n0 into `a` (the bf16 A operand of dQ += dS K, one set per 16 keys),
+// waiting for S and dP, the last two groups issued: P = exp2(S scale log2e - LSE log2e), zero
+// past the sequence and (causal) past each query, then dS = P (dP - Delta).
+template <int kD>
+__device__ __forceinline__ void ds_frags(float (&s)[kKStep / 2], float (&dp)[kKStep / 2],
+                                         uint32_t (&a)[kKStep / 16][4], const Params& p,
+                                         const float (&lse2)[2], const float (&delta)[2], int n0,
+                                         int qrow0, int t_id) {
+  wgmma_wait<1>();
+  fence_regs(s);
+  const bool masked = (p.causal && n0 + kKStep - 1 > qrow0) || n0 + kKStep > p.seq;
+#pragma unroll
+  for (int e = 0; e < kKStep / 2; ++e) {
+    float pe = ex2_mixed<kFmaExpEveryOf<kD>>(s[e] * p.scale_log2 - lse2[(e >> 1) & 1], e);
+    if (masked) {
+      const int key = n0 + acc_col(e, t_id);
+      if (key >= p.seq || (p.causal && key > qrow0 + acc_row(e, t_id))) pe = 0.f;
+    }
+    s[e] = pe;
+  }
+  wgmma_wait<0>();
+  fence_regs(dp);
+#pragma unroll
+  for (int e = 0; e < kKStep / 2; ++e) s[e] *= dp[e] - delta[(e >> 1) & 1];
+  to_a_frags(s, a);
+}
+// k2: dQ += dS K over a stage's keys (k), one group.
+template <int kD>
+__device__ __forceinline__ void issue_dq(float (&dq)[kD / 2], const uint32_t (&a)[kKStep / 16][4],
+                                         const bf16* k) {
+  wgmma_fence();
+  fence_regs(dq);
+#pragma unroll
+  for (int kk = 0; kk < kKStep / 16; ++kk) wgmma_rs<1>(dq, a[kk], desc_mn(k, kKStep, kk), 1);
+  wgmma_commit();
+}
+// k2's consumer steps with kDqOverlapNextStep (see there). Step t's S and dP are issued, waited
+// for and turned into dS (the A fragments) in the iteration before (the first step's before the
+// loop). Iteration t issues step t's dQ product and behind it step t + 1's S and (D 64) dP; once
+// dQ has completed it returns stage t, issues dP if not yet issued (above D 64 the registers do
+// not hold S and dP beside dQ and the fragments), then forms step t + 1's dS. Every product
+// retires in the iteration that issued it (products left running across the loop's back edge make
+// ptxas serialize them: overlapped_dkdv_steps' note). No step is skipped: with kKStep = kCtaRows, a
+// causal CTA's last key tile holds the first query of each warpgroup.
+template <int kD, int kStages, typename Smem>
+__device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, const bf16* q_wg,
+                                                    const bf16* do_wg, int qrow0,
+                                                    const float (&lse2)[2], const float (&delta)[2],
+                                                    int iters, float (&dq)[kD / 2]) {
+  static_assert(kKStep == kCtaRows, "a causal warpgroup sees some key of its CTA's last tile");
+  const int t_id = threadIdx.x % kWgThreads;
+  float s[kKStep / 2], dp[kKStep / 2];  // (kWgRows queries, kKStep keys): S -> P -> dS
+  uint32_t a[kKStep / 16][4];           // dS as the bf16 A operand
+  auto release = [&](int st) {
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // its K and V are read
+  };
+  constexpr bool kDpBehindDq = kD == 64;
+  mbar_wait(&sm.full[0], 0);
+  issue_scores<kD>(s, q_wg, sm.k[0]);
+  issue_scores<kD, false>(dp, do_wg, sm.v[0]);
+  ds_frags<kD>(s, dp, a, p, lse2, delta, 0, qrow0, t_id);
+  for (int t = 0; t + 1 < iters; ++t) {
+    const int st = t % kStages, next = (t + 1) % kStages;
+    mbar_wait(&sm.full[next], ((t + 1) / kStages) & 1);
+    issue_dq<kD>(dq, a, sm.k[st]);
+    issue_scores<kD, false>(s, q_wg, sm.k[next]);
+    if constexpr (kDpBehindDq) {
+      issue_scores<kD, false>(dp, do_wg, sm.v[next]);
+      wgmma_wait<2>();  // dQ is done: stage st and `a` are free
+    } else {
+      wgmma_wait<1>();
+    }
+    fence_regs(dq);
+    release(st);
+    if constexpr (!kDpBehindDq) issue_scores<kD>(dp, do_wg, sm.v[next]);
+    ds_frags<kD>(s, dp, a, p, lse2, delta, (t + 1) * kKStep, qrow0, t_id);
+  }
+  issue_dq<kD>(dq, a, sm.k[(iters - 1) % kStages]);
+  wgmma_wait<0>();
+  fence_regs(dq);
+  release((iters - 1) % kStages);
+}
+
 template <int kD>
 __global__ void __launch_bounds__(kThreads, 1)
     dq_kernel(const __grid_constant__ Maps maps, const Params p) {
@@ -1489,51 +1603,25 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int i = 0; i < kD / 2; ++i) dq[i] = 0.f;
 
   mbar_wait(&sm.qd_full, 0);
-  for (int t = 0; t < iters; ++t) {
-    const int st = t % kStages;
-    const int n0 = t * kKStep;  // first key of the tile
-    mbar_wait(&sm.full[st], (t / kStages) & 1);
-    if (!(p.causal && n0 > qrow0 + kWgRows - 1)) {
-      const bf16* k = sm.k[st];
-      const bf16* v = sm.v[st];
-      wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < kD / 16; ++kk)
-        wgmma_ss<0>(s, desc_k(q_wg, kCtaRows, kk), desc_k(k, kKStep, kk), kk);
-      wgmma_commit();
-#pragma unroll
-      for (int kk = 0; kk < kD / 16; ++kk)
-        wgmma_ss<0>(dp, desc_k(do_wg, kCtaRows, kk), desc_k(v, kKStep, kk), kk);
-      wgmma_commit();
-
-      wgmma_wait<1>();
-      fence_regs(s);
-      const bool masked = (p.causal && n0 + kKStep - 1 > qrow0) || n0 + kKStep > p.seq;
-#pragma unroll
-      for (int e = 0; e < kKStep / 2; ++e) {
-        float pe = ex2_mixed<kFmaExpEveryOf<kD>>(s[e] * p.scale_log2 - lse2[(e >> 1) & 1], e);
-        if (masked) {
-          const int key = n0 + acc_col(e, t_id);
-          if (key >= p.seq || (p.causal && key > qrow0 + acc_row(e, t_id))) pe = 0.f;
-        }
-        s[e] = pe;
+  if constexpr (kDqOverlapNextStep) {
+    overlapped_dq_steps<kD, kStages>(sm, p, q_wg, do_wg, qrow0, lse2, delta, iters, dq);
+  } else {
+    for (int t = 0; t < iters; ++t) {
+      const int st = t % kStages;
+      const int n0 = t * kKStep;  // first key of the tile
+      mbar_wait(&sm.full[st], (t / kStages) & 1);
+      if (!(p.causal && n0 > qrow0 + kWgRows - 1)) {
+        issue_scores<kD>(s, q_wg, sm.k[st]);
+        issue_scores<kD, false>(dp, do_wg, sm.v[st]);
+        uint32_t a[kKStep / 16][4];  // dS as the bf16 A operand
+        ds_frags<kD>(s, dp, a, p, lse2, delta, n0, qrow0, t_id);
+        issue_dq<kD>(dq, a, sm.k[st]);
+        wgmma_wait<0>();
+        fence_regs(dq);
       }
-      wgmma_wait<0>();
-      fence_regs(dp);
-#pragma unroll
-      for (int e = 0; e < kKStep / 2; ++e) s[e] *= dp[e] - delta[(e >> 1) & 1];
-      uint32_t a[kKStep / 16][4];  // dS as the bf16 A operand, one set per 16 keys
-      to_a_frags(s, a);
-      wgmma_fence();
-      fence_regs(dq);
-#pragma unroll
-      for (int kk = 0; kk < kKStep / 16; ++kk) wgmma_rs<1>(dq, a[kk], desc_mn(k, kKStep, kk), 1);
-      wgmma_commit();
-      wgmma_wait<0>();
-      fence_regs(dq);
+      __syncwarp();
+      if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
     }
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
   }
 
   const int64_t slice = static_cast<int64_t>(bh) * p.seq * kD * (p.out_f32 ? 4 : 2);
