@@ -532,11 +532,15 @@ constexpr bool kOverlapNextStepOf = kOverlapNextStep&& kD != 64;
 // dQ at the end of every step: the wait, the stage's release and the next stage's wait no longer
 // sit between the warpgroup's products. Nsight Compute on an H100 at D 64 (bench/results/
 // 2026-12-06d-session, call 1, B4 H32 S4096): k2's wait for dQ at the end of the step was 11% of
-// its consumers' stall samples. At D 64 the next step's S and dP both go behind dQ (its dS
-// fragments, 32 registers, stay live beside S, dP and dQ: 64 + 64 + 32); above, S alone (dQ's 64
-// or 48 registers leave no room for dP too). No spills, no serialized wgmma (ptxas 13.0). Not yet
-// measured: variants `bwd_dq_overlap`, `bwd_gqa_dq_overlap`, `bwd_d96_dq_overlap`.
-constexpr bool kDqOverlapNextStep = false;
+// its consumers' stall samples. Only at D 64, where the dS fragments (32 registers) fit beside S,
+// dP and dQ (64 + 64 + 32); no spills, no serialized wgmma (ptxas 13.0). Judged on an H100 (call
+// 2, three interleaved rounds, speedup over the expert without it in the same round): 1.030 on
+// the D 64 shape, GQA's 1.044. Above D 64 (S alone behind dQ, dP after its wait: no room for
+// both) it measured 1.004 / 0.997 / 1.001 / 0.993 / 0.993 on the D 128 shapes and 0.958 / 0.973
+// / 0.975 at D 96, and was removed. Variants `bwd_dq_drain`, `bwd_gqa_dq_drain` turn it off.
+constexpr bool kDqOverlapNextStep = true;
+template <int kD>
+constexpr bool kDqOverlapNextStepOf = kDqOverlapNextStep&& kD == 64;
 inline int qstep_of(int dim) { return dim == 64 ? kQStepOf<64> : kQStepOf<128>; }
 
 // Stored columns of a head dim: whole 64-column blocks (D 96: two, the second half zero-filled by
@@ -1496,10 +1500,9 @@ __device__ __forceinline__ void issue_dq(float (&dq)[kD / 2], const uint32_t (&a
 }
 // k2's consumer steps with kDqOverlapNextStep (see there). Step t's S and dP are issued, waited
 // for and turned into dS (the A fragments) in the iteration before (the first step's before the
-// loop). Iteration t issues step t's dQ product and behind it step t + 1's S and (D 64) dP; once
-// dQ has completed it returns stage t, issues dP if not yet issued (above D 64 the registers do
-// not hold S and dP beside dQ and the fragments), then forms step t + 1's dS. Every product
-// retires in the iteration that issued it (products left running across the loop's back edge make
+// loop). Iteration t issues step t's dQ product and behind it step t + 1's S and dP; once dQ has
+// completed it returns stage t, then forms step t + 1's dS. Every product retires in the
+// iteration that issued it (products left running across the loop's back edge make
 // ptxas serialize them: overlapped_dkdv_steps' note). No step is skipped: with kKStep = kCtaRows, a
 // causal CTA's last key tile holds the first query of each warpgroup.
 template <int kD, int kStages, typename Smem>
@@ -1515,7 +1518,6 @@ __device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, c
     __syncwarp();
     if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // its K and V are read
   };
-  constexpr bool kDpBehindDq = kD == 64;
   mbar_wait(&sm.full[0], 0);
   issue_scores<kD>(s, q_wg, sm.k[0]);
   issue_scores<kD, false>(dp, do_wg, sm.v[0]);
@@ -1525,15 +1527,10 @@ __device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, c
     mbar_wait(&sm.full[next], ((t + 1) / kStages) & 1);
     issue_dq<kD>(dq, a, sm.k[st]);
     issue_scores<kD, false>(s, q_wg, sm.k[next]);
-    if constexpr (kDpBehindDq) {
-      issue_scores<kD, false>(dp, do_wg, sm.v[next]);
-      wgmma_wait<2>();  // dQ is done: stage st and `a` are free
-    } else {
-      wgmma_wait<1>();
-    }
+    issue_scores<kD, false>(dp, do_wg, sm.v[next]);
+    wgmma_wait<2>();  // dQ is done: stage st and `a` are free
     fence_regs(dq);
     release(st);
-    if constexpr (!kDpBehindDq) issue_scores<kD>(dp, do_wg, sm.v[next]);
     ds_frags<kD>(s, dp, a, p, lse2, delta, (t + 1) * kKStep, qrow0, t_id);
   }
   issue_dq<kD>(dq, a, sm.k[(iters - 1) % kStages]);
@@ -1603,7 +1600,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int i = 0; i < kD / 2; ++i) dq[i] = 0.f;
 
   mbar_wait(&sm.qd_full, 0);
-  if constexpr (kDqOverlapNextStep) {
+  if constexpr (kDqOverlapNextStepOf<kD>) {
     overlapped_dq_steps<kD, kStages>(sm, p, q_wg, do_wg, qrow0, lse2, delta, iters, dq);
   } else {
     for (int t = 0; t < iters; ++t) {
