@@ -27,7 +27,8 @@
 //   128-key tiles of K and V of the head's kv head stream through the ring; each consumer warpgroup
 //   owns 64 queries:
 //     S = Q K^T, dP = dO V^T (m64n128k16), P, dS as above, dQ += dS K (A = dS in registers,
-//     B = the K tile MN-major); writes dQ * scale.
+//     B = the K tile MN-major); writes dQ * scale. At D = 64 a step's dQ product runs beside the
+//     next step's S and dP (kDqOverlapNextStep).
 // - k1 and k2 are warp-specialized: warpgroup 0 is the producer (one thread issues TMA:
 //   cp.async.bulk.tensor 3-D with 128-byte swizzle, and 1-D cp.async.bulk for LSE/Delta), with
 //   full/empty mbarriers per stage; setmaxnreg gives it 24 registers and the consumers 240, which
@@ -447,8 +448,10 @@ constexpr bool kMaskByMargin = false;
 // the non-causal shapes' included (ptxas predicates it, it does not branch): off the diagonal a
 // D 128 step 329 instructions, D 96 318. Not at D 64, where it spills 52-56 bytes. Off: on an
 // H100, before kStatsEarly, 1.000-1.012 of the expert's speedups (D 128), GQA 0.992-1.018, D 96
-// 1.019 / 1.006 / 0.997 (bench/results/2026-12-06c-session, call 2); not judged with kStatsEarly
-// (variants `bwd_diagloop`, `bwd_gqa_diagloop`, `bwd_d96_diagloop`).
+// 1.019 / 1.006 / 0.997 (bench/results/2026-12-06c-session, call 2); judged again with kStatsEarly,
+// kStatsSharedAtUse and kDqOverlapNextStep (bench/results/2026-12-06d-session, call 3): 0.993 /
+// 0.996 / 0.995 / 0.952 (D 64) / 1.000 / 0.997, GQA 0.989 / 0.996 / 0.951 (D 64) / 0.995, D 96
+// 1.011 / 0.999 / 1.003 (variants `bwd_diagloop`, `bwd_gqa_diagloop`, `bwd_d96_diagloop`).
 constexpr bool kDiagonalLoopApart = false;
 // Whether k1's consumers read a step's LSE and Delta values (a float2 of columns per four
 // accumulator elements: 8 + 8 pairs a thread at D 128) into registers by ld.shared right after
