@@ -1505,9 +1505,9 @@ __device__ __forceinline__ void issue_dq(float (&dq)[kD / 2], const uint32_t (&a
 // for and turned into dS (the A fragments) in the iteration before (the first step's before the
 // loop). Iteration t issues step t's dQ product and behind it step t + 1's S and dP; once dQ has
 // completed it returns stage t, then forms step t + 1's dS. Every product retires in the
-// iteration that issued it (products left running across the loop's back edge make
-// ptxas serialize them: overlapped_dkdv_steps' note). No step is skipped: with kKStep = kCtaRows, a
-// causal CTA's last key tile holds the first query of each warpgroup.
+// iteration that issued it (products left running across the loop's back edge make ptxas
+// serialize them: overlapped_dkdv_steps' note). No step is skipped: with kKStep = kCtaRows, a
+// causal CTA's last key tile starts at its first query, seen by both warpgroups.
 template <int kD, int kStages, typename Smem>
 __device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, const bf16* q_wg,
                                                     const bf16* do_wg, int qrow0,
