@@ -81,6 +81,8 @@ statslate='s/^constexpr bool kStatsEarly = true;/constexpr bool kStatsEarly = fa
 statsfirst='s/^constexpr bool kStatsBeforeProducts = false;/constexpr bool kStatsBeforeProducts = true;/'
 fmaexp4='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 4;/'
 fmaexp3='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 3;/'
+d64uniform='s/^constexpr bool kD64UniformIndex = false;/constexpr bool kD64UniformIndex = true;/'
+pingpong='s/^constexpr bool kDkvPingPong = false;/constexpr bool kDkvPingPong = true;/'
 dqdrain='s/^constexpr bool kDqOverlapNextStep = true;/constexpr bool kDqOverlapNextStep = false;/'
 d64ldg='s/^constexpr bool kStatsSharedAtUse = true;/constexpr bool kStatsSharedAtUse = false;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
@@ -203,6 +205,11 @@ bwd_gqa_fmaexp3|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fmaexp3
 bwd_d64_ldg|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64ldg
 bwd_gqa_d64_ldg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64ldg
 bwd_dq_drain|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqdrain
+bwd_d64_uniformwg|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64uniform
+bwd_gqa_d64_uniformwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64uniform
+bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
+bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
+bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong
 bwd_gqa_dq_drain|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqdrain
 tma_lastslices|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$lastslices
 llm_lastslices|bf16_llm|sm90/gemm/bf16-llm|$lastslices

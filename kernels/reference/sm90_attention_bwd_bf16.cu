@@ -530,6 +530,23 @@ constexpr bool kDqBesideDk = false;
 constexpr bool kOverlapNextStep = false;
 template <int kD>
 constexpr bool kOverlapNextStepOf = kOverlapNextStep&& kD != 64;
+// Whether k1 at D 64 reads its warpgroup index from lane 0 (warpgroup_index(), which ptxas can
+// prove warp-uniform, so that descriptors and tile addresses stay in uniform registers) like the
+// other head dims' kernels, instead of from threadIdx (the index's note in dkdv_kernel): with
+// kStatsSharedAtUse the D 64 step takes 695 -> 661 instructions, no spills (ptxas 13.0). Not yet
+// measured: variants `bwd_d64_uniformwg`, `bwd_gqa_d64_uniformwg`.
+constexpr bool kD64UniformIndex = false;
+// Whether k1's two consumers take turns issuing their products (ping-pong through two named
+// barriers, as the forward expert's consumers do): per step three turns, the S^T and dP^T
+// products, dV, dK, in the order warpgroup 0, warpgroup 1, so that each warpgroup's products reach
+// the tensor cores together and ahead of the other's instead of interleaved with them (each
+// SMSP's tensor core is shared by a warp of each): the warpgroups then finish their steps half a
+// product apart rather than together, and one drains and refills while the other's products
+// run. A warpgroup that skips a causal step still takes its three turns. Not with kFusedDq nor
+// kOverlapNextStep; at D 64 with the uniform warpgroup index. Steps (ptxas 13.0, static, no
+// spills): D 128 399 -> 423 instructions, D 96 386 -> 411, D 64 695 -> 685. Not yet measured:
+// variants `bwd_pingpong`, `bwd_gqa_pingpong`, `bwd_d96_pingpong`.
+constexpr bool kDkvPingPong = false;
 // Whether k2's consumers issue a step's dQ product and behind it the next step's S and dP, and
 // wait for dQ (and return its K and V stage) only then (overlapped_dq_steps), instead of draining
 // dQ at the end of every step: the wait, the stage's release and the next stage's wait no longer
@@ -1170,10 +1187,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int first = p.causal ? n0 / kQStep : 0;
   const int per_head = (p.seq + kQStep - 1) / kQStep - first;  // >= 1: n0 < seq
   const int iters = per_head * heads_per_cta;
-  // NOTE: at D 64 the uniform index's registers make ptxas spill 12-36 bytes in this kernel
+  // NOTE: at D 64 the uniform index's registers made ptxas spill 12-36 bytes in this kernel
   // (0.986 of the thread-derived index's speed there on an H100; 1.02-1.05 at D 128), unless
   // kMaskByMargin frees them (no spill; the D 64 step 649 -> 613 instructions, static).
-  constexpr bool kThreadIndex = kD == 64 && !kMaskByMargin;
+  // kD64UniformIndex: with kStatsSharedAtUse it no longer spills. kDkvPingPong needs it: with
+  // the thread-derived index and the turns' barriers ptxas forms the D 64 step's wgmma
+  // descriptors per thread (64 R2UR, the step 695 -> 842 instructions).
+  constexpr bool kThreadIndex = kD == 64 && !kMaskByMargin && !kD64UniformIndex && !kDkvPingPong;
   const int warpgroup = kThreadIndex ? static_cast<int>(threadIdx.x / 128) : warpgroup_index();
 
   init_barriers(&sm.kv_full, sm.full, sm.empty);
@@ -1221,6 +1241,22 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < kD / 2; ++i) dv[i] = dk[i] = 0.f;
 
+  // kDkvPingPong: a warpgroup waits on its own barrier before a turn and opens the other's after
+  // it; warpgroup 1 opens warpgroup 0's first turn and does not open one after its last, so that
+  // each side arrives exactly as often as the other syncs.
+  constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
+  constexpr int kTurnThreads = 2 * kWgThreads;
+  const int my_bar = 4 + wg, other_bar = 5 - wg;  // ids 2, 3: kFusedDq's per-warpgroup barriers
+  auto turn_begin = [&] {
+    if constexpr (kTurns) named_barrier_sync<kTurnThreads>(my_bar);
+  };
+  auto turn_end = [&](bool last) {
+    if constexpr (kTurns)
+      if (!(wg == 1 && last)) named_barrier_arrive<kTurnThreads>(other_bar);
+  };
+  if constexpr (kTurns)
+    if (wg == 1 && iters > 0) named_barrier_arrive<kTurnThreads>(other_bar);
+
   mbar_wait(&sm.kv_full, 0);
   int tile = first, head = bh_q0;
   if constexpr (kOverlapNextStepOf<kD> && !kFused) {
@@ -1243,6 +1279,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           load_stat_pairs(lse_pairs, lse2, t_id);
           load_stat_pairs(delta_pairs, delta, t_id);
         }
+        turn_begin();
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < kD / 16; ++kk)
@@ -1252,6 +1289,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kk = 0; kk < kD / 16; ++kk)
           wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
         wgmma_commit();
+        turn_end(false);
         if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts) {
           load_stat_pairs(lse_pairs, lse2, t_id);
           load_stat_pairs(delta_pairs, delta, t_id);
@@ -1281,12 +1319,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         uint32_t a[kQStep / 16][4];  // P^T as the bf16 A operand, one set per 16 queries
         to_a_frags(s, a);
+        turn_begin();
         wgmma_fence();
         fence_regs(dv);
 #pragma unroll
         for (int kk = 0; kk < kQStep / 16; ++kk)
           wgmma_rs<1>(dv, a[kk], desc_mn(dout, kQStep, kk), 1);
         wgmma_commit();
+        turn_end(false);
 
         // dP^T is done; dV may still run, except where dQ runs beside dK (kDqBesideDk)
         if constexpr (kFused && kDqBesideDk) {
@@ -1348,11 +1388,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
           continue;  // the stage went back above
         }
+        turn_begin();
         wgmma_fence();
         fence_regs(dk);
 #pragma unroll
         for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
         wgmma_commit();
+        turn_end(t == iters - 1);
         wgmma_wait<0>();
         fence_regs(dv);
         fence_regs(dk);
@@ -1383,6 +1425,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           stage_dq<kQStep>(dq, stage);
           add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
           continue;  // the stage went back above
+        }
+      } else if constexpr (kTurns) {
+#pragma unroll
+        for (int turn = 0; turn < 3; ++turn) {  // the turns of the products it skips
+          turn_begin();
+          turn_end(turn == 2 && t == iters - 1);
         }
       }
       __syncwarp();
