@@ -83,6 +83,7 @@ fmaexp4='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 4;/'
 fmaexp3='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 3;/'
 d64uniform='s/^constexpr bool kD64UniformIndex = false;/constexpr bool kD64UniformIndex = true;/'
 pingpong='s/^constexpr bool kDkvPingPong = false;/constexpr bool kDkvPingPong = true;/'
+dqpingpong='s/^constexpr bool kDqPingPong = false;/constexpr bool kDqPingPong = true;/'
 dqdrain='s/^constexpr bool kDqOverlapNextStep = true;/constexpr bool kDqOverlapNextStep = false;/'
 d64ldg='s/^constexpr bool kStatsSharedAtUse = true;/constexpr bool kStatsSharedAtUse = false;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
@@ -207,6 +208,9 @@ bwd_gqa_d64_ldg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64ldg
 bwd_dq_drain|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqdrain
 bwd_d64_uniformwg|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64uniform
 bwd_gqa_d64_uniformwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64uniform
+bwd_dq_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqpingpong
+bwd_gqa_dq_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqpingpong
+bwd_d96_dq_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqpingpong
 bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
 bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
 bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong

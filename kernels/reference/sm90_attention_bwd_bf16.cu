@@ -537,16 +537,22 @@ constexpr bool kOverlapNextStepOf = kOverlapNextStep&& kD != 64;
 // measured: variants `bwd_d64_uniformwg`, `bwd_gqa_d64_uniformwg`.
 constexpr bool kD64UniformIndex = false;
 // Whether k1's two consumers take turns issuing their products (ping-pong through two named
-// barriers, as the forward expert's consumers do): per step three turns, the S^T and dP^T
-// products, dV, dK, in the order warpgroup 0, warpgroup 1, so that each warpgroup's products reach
-// the tensor cores together and ahead of the other's instead of interleaved with them (each
+// barriers, TakeTurns, as the forward expert's consumers do): per step three turns, the S^T and
+// dP^T products, dV, dK, in the order warpgroup 0, warpgroup 1, so that each warpgroup's products
+// reach the tensor cores together and ahead of the other's instead of interleaved with them (each
 // SMSP's tensor core is shared by a warp of each): the warpgroups then finish their steps half a
 // product apart rather than together, and one drains and refills while the other's products
 // run. A warpgroup that skips a causal step still takes its three turns. Not with kFusedDq nor
 // kOverlapNextStep; at D 64 with the uniform warpgroup index. Steps (ptxas 13.0, static, no
-// spills): D 128 399 -> 423 instructions, D 96 386 -> 411, D 64 695 -> 685. Not yet measured:
-// variants `bwd_pingpong`, `bwd_gqa_pingpong`, `bwd_d96_pingpong`.
+// spills): D 128 399 -> 411 instructions, D 96 386 -> 399, D 64 695 -> 673 (661 with the uniform
+// index alone). Not yet measured: variants `bwd_pingpong`, `bwd_gqa_pingpong`, `bwd_d96_pingpong`.
 constexpr bool kDkvPingPong = false;
+// Whether k2's two consumers take turns issuing their products (TakeTurns), as kDkvPingPong has
+// k1's: two turns a step (S and dP, then dQ), one an iteration of overlapped_dq_steps (dQ and the
+// next step's S and dP). The kernels' loops (ptxas 13.0, static, no spills, as
+// bench/sass_loops.py finds them): D 128 914 -> 934 instructions, D 96 901 -> 922, D 64 887 ->
+// 917. Not yet measured: variants `bwd_dq_pingpong`, `bwd_gqa_dq_pingpong`, `bwd_d96_dq_pingpong`.
+constexpr bool kDqPingPong = false;
 // Whether k2's consumers issue a step's dQ product and behind it the next step's S and dP, and
 // wait for dQ (and return its K and V stage) only then (overlapped_dq_steps), instead of draining
 // dQ at the end of every step: the wait, the stage's release and the next stage's wait no longer
@@ -1055,6 +1061,32 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// The two consumer warpgroups of k1 or k2 taking turns issuing products (kDkvPingPong,
+// kDqPingPong; kOn false: no-ops). A warpgroup waits on its own named barrier (4 + wg, 256
+// threads) before a turn and opens the other's after it; warpgroup 1 opens warpgroup 0's first
+// turn and not one after its last, so that each side arrives exactly as often as the other syncs:
+// both must take the same number of turns, the last one ended with `last` true. Ids 2 and 3 are
+// kFusedDq's per-warpgroup barriers.
+template <bool kOn>
+struct TakeTurns {
+  static constexpr int kThreads = 2 * kWgThreads;
+  int mine, other;
+  bool second;  // warpgroup 1
+  // any: whether the warpgroups take a turn at all.
+  __device__ __forceinline__ TakeTurns(int wg, bool any)
+      : mine(4 + wg), other(5 - wg), second(wg == 1) {
+    if constexpr (kOn)
+      if (second && any) named_barrier_arrive<kThreads>(other);
+  }
+  __device__ __forceinline__ void begin() const {
+    if constexpr (kOn) named_barrier_sync<kThreads>(mine);
+  }
+  __device__ __forceinline__ void end(bool last) const {
+    if constexpr (kOn)
+      if (!(second && last)) named_barrier_arrive<kThreads>(other);
+  }
+};
+
 // k1's consumer steps with kOverlapNextStep (see there). Step t's S^T and dP^T are issued, waited
 // for and turned into P^T (in s) and dS^T (in dp) in the iteration before (the first step's before
 // the loop). Iteration t issues step t's dV and dK and behind them step t + 1's S^T; once dV and dK
@@ -1241,21 +1273,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < kD / 2; ++i) dv[i] = dk[i] = 0.f;
 
-  // kDkvPingPong: a warpgroup waits on its own barrier before a turn and opens the other's after
-  // it; warpgroup 1 opens warpgroup 0's first turn and does not open one after its last, so that
-  // each side arrives exactly as often as the other syncs.
   constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
-  constexpr int kTurnThreads = 2 * kWgThreads;
-  const int my_bar = 4 + wg, other_bar = 5 - wg;  // ids 2, 3: kFusedDq's per-warpgroup barriers
-  auto turn_begin = [&] {
-    if constexpr (kTurns) named_barrier_sync<kTurnThreads>(my_bar);
-  };
-  auto turn_end = [&](bool last) {
-    if constexpr (kTurns)
-      if (!(wg == 1 && last)) named_barrier_arrive<kTurnThreads>(other_bar);
-  };
-  if constexpr (kTurns)
-    if (wg == 1 && iters > 0) named_barrier_arrive<kTurnThreads>(other_bar);
+  const TakeTurns<kTurns> turns(wg, iters > 0);
 
   mbar_wait(&sm.kv_full, 0);
   int tile = first, head = bh_q0;
@@ -1279,7 +1298,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           load_stat_pairs(lse_pairs, lse2, t_id);
           load_stat_pairs(delta_pairs, delta, t_id);
         }
-        turn_begin();
+        turns.begin();
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < kD / 16; ++kk)
@@ -1289,7 +1308,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kk = 0; kk < kD / 16; ++kk)
           wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
         wgmma_commit();
-        turn_end(false);
+        turns.end(false);
         if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts) {
           load_stat_pairs(lse_pairs, lse2, t_id);
           load_stat_pairs(delta_pairs, delta, t_id);
@@ -1319,14 +1338,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         uint32_t a[kQStep / 16][4];  // P^T as the bf16 A operand, one set per 16 queries
         to_a_frags(s, a);
-        turn_begin();
+        turns.begin();
         wgmma_fence();
         fence_regs(dv);
 #pragma unroll
         for (int kk = 0; kk < kQStep / 16; ++kk)
           wgmma_rs<1>(dv, a[kk], desc_mn(dout, kQStep, kk), 1);
         wgmma_commit();
-        turn_end(false);
+        turns.end(false);
 
         // dP^T is done; dV may still run, except where dQ runs beside dK (kDqBesideDk)
         if constexpr (kFused && kDqBesideDk) {
@@ -1388,13 +1407,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
           continue;  // the stage went back above
         }
-        turn_begin();
+        turns.begin();
         wgmma_fence();
         fence_regs(dk);
 #pragma unroll
         for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
         wgmma_commit();
-        turn_end(t == iters - 1);
+        turns.end(t == iters - 1);
         wgmma_wait<0>();
         fence_regs(dv);
         fence_regs(dk);
@@ -1429,8 +1448,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       } else if constexpr (kTurns) {
 #pragma unroll
         for (int turn = 0; turn < 3; ++turn) {  // the turns of the products it skips
-          turn_begin();
-          turn_end(turn == 2 && t == iters - 1);
+          turns.begin();
+          turns.end(turn == 2 && t == iters - 1);
         }
       }
       __syncwarp();
@@ -1556,11 +1575,12 @@ __device__ __forceinline__ void issue_dq(float (&dq)[kD / 2], const uint32_t (&a
 // iteration that issued it (products left running across the loop's back edge make ptxas
 // serialize them: overlapped_dkdv_steps' note). No step is skipped: with kKStep = kCtaRows, a
 // causal CTA's last key tile starts at its first query, seen by both warpgroups.
-template <int kD, int kStages, typename Smem>
+template <int kD, int kStages, typename Smem, typename Turns>
 __device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, const bf16* q_wg,
                                                     const bf16* do_wg, int qrow0,
                                                     const float (&lse2)[2], const float (&delta)[2],
-                                                    int iters, float (&dq)[kD / 2]) {
+                                                    int iters, const Turns& turns,
+                                                    float (&dq)[kD / 2]) {
   static_assert(kKStep == kCtaRows, "a causal warpgroup sees some key of its CTA's last tile");
   const int t_id = threadIdx.x % kWgThreads;
   float s[kKStep / 2], dp[kKStep / 2];  // (kWgRows queries, kKStep keys): S -> P -> dS
@@ -1570,21 +1590,27 @@ __device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, c
     if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // its K and V are read
   };
   mbar_wait(&sm.full[0], 0);
+  turns.begin();
   issue_scores<kD>(s, q_wg, sm.k[0]);
   issue_scores<kD, false>(dp, do_wg, sm.v[0]);
+  turns.end(false);
   ds_frags<kD>(s, dp, a, p, lse2, delta, 0, qrow0, t_id);
   for (int t = 0; t + 1 < iters; ++t) {
     const int st = t % kStages, next = (t + 1) % kStages;
     mbar_wait(&sm.full[next], ((t + 1) / kStages) & 1);
+    turns.begin();
     issue_dq<kD>(dq, a, sm.k[st]);
     issue_scores<kD, false>(s, q_wg, sm.k[next]);
     issue_scores<kD, false>(dp, do_wg, sm.v[next]);
+    turns.end(false);
     wgmma_wait<2>();  // dQ is done: stage st and `a` are free
     fence_regs(dq);
     release(st);
     ds_frags<kD>(s, dp, a, p, lse2, delta, (t + 1) * kKStep, qrow0, t_id);
   }
+  turns.begin();
   issue_dq<kD>(dq, a, sm.k[(iters - 1) % kStages]);
+  turns.end(true);
   wgmma_wait<0>();
   fence_regs(dq);
   release((iters - 1) % kStages);
@@ -1650,22 +1676,32 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < kD / 2; ++i) dq[i] = 0.f;
 
+  const TakeTurns<kDqPingPong> turns(wg, iters > 0);
   mbar_wait(&sm.qd_full, 0);
   if constexpr (kDqOverlapNextStepOf<kD>) {
-    overlapped_dq_steps<kD, kStages>(sm, p, q_wg, do_wg, qrow0, lse2, delta, iters, dq);
+    overlapped_dq_steps<kD, kStages>(sm, p, q_wg, do_wg, qrow0, lse2, delta, iters, turns, dq);
   } else {
     for (int t = 0; t < iters; ++t) {
       const int st = t % kStages;
       const int n0 = t * kKStep;  // first key of the tile
       mbar_wait(&sm.full[st], (t / kStages) & 1);
       if (!(p.causal && n0 > qrow0 + kWgRows - 1)) {
+        turns.begin();
         issue_scores<kD>(s, q_wg, sm.k[st]);
         issue_scores<kD, false>(dp, do_wg, sm.v[st]);
+        turns.end(false);
         uint32_t a[kKStep / 16][4];  // dS as the bf16 A operand
         ds_frags<kD>(s, dp, a, p, lse2, delta, n0, qrow0, t_id);
+        turns.begin();
         issue_dq<kD>(dq, a, sm.k[st]);
+        turns.end(t == iters - 1);
         wgmma_wait<0>();
         fence_regs(dq);
+      } else if constexpr (kDqPingPong) {
+        turns.begin();  // the turns of the products it skips
+        turns.end(false);
+        turns.begin();
+        turns.end(t == iters - 1);
       }
       __syncwarp();
       if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
