@@ -84,6 +84,7 @@ fmaexp3='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 3;/'
 d64uniform='s/^constexpr bool kD64UniformIndex = false;/constexpr bool kD64UniformIndex = true;/'
 pingpong='s/^constexpr bool kDkvPingPong = false;/constexpr bool kDkvPingPong = true;/'
 dqpingpong='s/^constexpr bool kDqPingPong = false;/constexpr bool kDqPingPong = true;/'
+dqbeside='s/^constexpr bool kDqBesideDkv = false;/constexpr bool kDqBesideDkv = true;/'
 dqdrain='s/^constexpr bool kDqOverlapNextStep = true;/constexpr bool kDqOverlapNextStep = false;/'
 d64ldg='s/^constexpr bool kStatsSharedAtUse = true;/constexpr bool kStatsSharedAtUse = false;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
@@ -211,6 +212,9 @@ bwd_gqa_d64_uniformwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64uni
 bwd_dq_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqpingpong
 bwd_gqa_dq_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqpingpong
 bwd_d96_dq_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqpingpong
+bwd_dq_beside_dkv|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqbeside
+bwd_gqa_dq_beside_dkv|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqbeside
+bwd_d96_dq_beside_dkv|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqbeside
 bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
 bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
 bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong

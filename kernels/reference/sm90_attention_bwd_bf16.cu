@@ -424,6 +424,16 @@ __device__ __forceinline__ void chain_launch_next() {
 __device__ __forceinline__ void chain_wait_previous() {
   if (kChainPdl) griddep_wait();
 }
+// With kChainPdl, whether k2 runs beside k1 instead of after it. k2 reads nothing k1 (or k1b)
+// writes, only k0's LSE and Delta, yet waited for k1 to end: on B4 H16 S4096 k1's 2,048 CTAs take
+// 15.5 waves of 132 SMs, and during the last, half the SMs idled (k2's CTAs, launched, waited
+// there). With it, k1 lets its dependents launch only once its own wait for k0 has returned, so
+// that k2's CTAs (launched when every k1 CTA has done so) never start before k0 has completed and
+// its writes are visible; k2 reads the LSE and Delta from L2 (ld.global.cg, not an L1 line of an
+// earlier call) before it waits for k1, and waits only at its end, so that its grid, and with it
+// the call, completes after k1's. Not yet measured: variants `bwd_dq_beside_dkv`,
+// `bwd_gqa_dq_beside_dkv`, `bwd_d96_dq_beside_dkv`.
+constexpr bool kDqBesideDkv = false;
 
 // k1's queries per pipeline stage: 64, or 128 at D 64 when kWideQStepD64 (S^T and dP^T are then
 // m64n128 products and the steps half as many; the registers of the narrower dK, dV make room for
@@ -1200,7 +1210,7 @@ template <int kD, bool kSplit, bool kFused = false>
 __global__ void __launch_bounds__(kThreads, 1)
     dkdv_kernel(const __grid_constant__ typename MapsOf<kFused>::type maps, const Params p) {
   static_assert(!kFused || kD == 128, "the fused dQ is written for D = 128");
-  chain_launch_next();  // k1b or k2 may launch; they wait for this grid
+  if constexpr (!kDqBesideDkv) chain_launch_next();  // k1b or k2 may launch; they wait for it
   using Smem = typename DkvSmemOf<kD, kFused>::type;
   constexpr int kStages = Smem::kStages;
   constexpr int kQStep = Smem::kQStep;
@@ -1229,7 +1239,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warpgroup = kThreadIndex ? static_cast<int>(threadIdx.x / 128) : warpgroup_index();
 
   init_barriers(&sm.kv_full, sm.full, sm.empty);
-  chain_wait_previous();  // k0's LSE and Delta
+  chain_wait_previous();                            // k0's LSE and Delta
+  if constexpr (kDqBesideDkv) chain_launch_next();  // k1b or k2 may launch: k0 has completed
 
   if (warpgroup == 0) {
     setmaxnreg_dec<24>();
@@ -1634,7 +1645,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warpgroup = warpgroup_index();
 
   init_barriers(&sm.qd_full, sm.full, sm.empty);
-  chain_wait_previous();  // k0's LSE and Delta (through k1, the kernel before it)
+  // k0's LSE and Delta, through k1 (the kernel before it); with kDqBesideDkv at the end instead
+  if constexpr (!kDqBesideDkv) chain_wait_previous();
 
   if (warpgroup == 0) {
     setmaxnreg_dec<24>();
@@ -1669,8 +1681,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const bf16* do_wg = sm.dout + wg * kWgRows * kSwz;
   // The thread's two query rows (acc_row for e % 4 < 2 and >= 2); in bounds: seq_pad >= m0 + 128.
   const int64_t stats = static_cast<int64_t>(bh) * p.seq_pad + qrow0 + acc_row(0, t_id);
-  const float lse2[2] = {p.lse2[stats], p.lse2[stats + 8]};
-  const float delta[2] = {p.delta[stats], p.delta[stats + 8]};
+  // k0's values; with kDqBesideDkv read from L2 (ld.global.cg): k2 has not waited for k0's grid
+  auto k0_value = [](const float* values, int64_t i) {
+    if constexpr (kDqBesideDkv) return __ldcg(values + i);
+    return values[i];
+  };
+  const float lse2[2] = {k0_value(p.lse2, stats), k0_value(p.lse2, stats + 8)};
+  const float delta[2] = {k0_value(p.delta, stats), k0_value(p.delta, stats + 8)};
   float dq[kD / 2];                     // (kWgRows, kD) accumulator
   float s[kKStep / 2], dp[kKStep / 2];  // (kWgRows queries, kKStep keys): S -> P -> dS
 #pragma unroll
@@ -1710,6 +1727,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int64_t slice = static_cast<int64_t>(bh) * p.seq * kD * (p.out_f32 ? 4 : 2);
   store_rows(dq, p.scale, static_cast<uint8_t*>(p.out0) + slice, qrow0, p.seq, p.out_f32);
+  if constexpr (kDqBesideDkv) chain_wait_previous();  // the grid ends after k1's (or k1b's)
 }
 
 // ---- host side ----
