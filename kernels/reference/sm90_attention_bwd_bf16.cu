@@ -1079,21 +1079,20 @@ __global__ void __launch_bounds__(256)
 // kFusedDq's per-warpgroup barriers.
 template <bool kOn>
 struct TakeTurns {
-  static constexpr int kThreads = 2 * kWgThreads;
   int mine, other;
   bool second;  // warpgroup 1
   // any: whether the warpgroups take a turn at all.
   __device__ __forceinline__ TakeTurns(int wg, bool any)
       : mine(4 + wg), other(5 - wg), second(wg == 1) {
     if constexpr (kOn)
-      if (second && any) named_barrier_arrive<kThreads>(other);
+      if (second && any) named_barrier_arrive<2 * kWgThreads>(other);
   }
   __device__ __forceinline__ void begin() const {
-    if constexpr (kOn) named_barrier_sync<kThreads>(mine);
+    if constexpr (kOn) named_barrier_sync<2 * kWgThreads>(mine);
   }
   __device__ __forceinline__ void end(bool last) const {
     if constexpr (kOn)
-      if (!(second && last)) named_barrier_arrive<kThreads>(other);
+      if (!(second && last)) named_barrier_arrive<2 * kWgThreads>(other);
   }
 };
 

@@ -90,6 +90,10 @@ TEST_F(EvalCpu, EveryTaskHasAnExpertWithStaticEvidence) {
     // without a warning of nvcc or ptxas (spills included: -warn-spills).
     const std::string log = v.record["compile"]["log"].get<std::string>();
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+    // ... nor a coded ptxas diagnostic (serialized wgmma, an ignored setmaxnreg, an injected
+    // warpgroup wait: "info" lines, which cost an expert its speed without failing anything).
+    EXPECT_TRUE(v.record["compile"]["quality_flags"].empty())
+        << v.record["compile"]["quality_flags"].dump();
     ASSERT_EQ(v.targets.size(), task.targets.size());
     for (const TargetEvidence& t : v.targets) {
       EXPECT_EQ(t.s0, LevelResult::kYes) << t.instruction;
