@@ -207,6 +207,7 @@ bwd_gqa_fmaexp3|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fmaexp3
 bwd_d64_ldg|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64ldg
 bwd_gqa_d64_ldg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64ldg
 bwd_dq_drain|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqdrain
+bwd_gqa_dq_drain|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqdrain
 bwd_d64_uniformwg|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64uniform
 bwd_gqa_d64_uniformwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64uniform
 bwd_dq_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqpingpong
@@ -218,7 +219,6 @@ bwd_d96_dq_beside_dkv|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqbesi
 bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
 bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
 bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong
-bwd_gqa_dq_drain|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqdrain
 tma_lastslices|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$lastslices
 llm_lastslices|bf16_llm|sm90/gemm/bf16-llm|$lastslices
 wgmma_lastslices|bf16_wgmma|sm90/gemm/bf16-wgmma|$lastslices
