@@ -85,6 +85,7 @@ d64uniform='s/^constexpr bool kD64UniformIndex = false;/constexpr bool kD64Unifo
 pingpong='s/^constexpr bool kDkvPingPong = false;/constexpr bool kDkvPingPong = true;/'
 dqpingpong='s/^constexpr bool kDqPingPong = false;/constexpr bool kDqPingPong = true;/'
 dqbeside='s/^constexpr bool kDqBesideDkv = false;/constexpr bool kDqBesideDkv = true;/'
+statsprefetch='s/^constexpr bool kStatsPrefetch = false;/constexpr bool kStatsPrefetch = true;/'
 dqdrain='s/^constexpr bool kDqOverlapNextStep = true;/constexpr bool kDqOverlapNextStep = false;/'
 d64ldg='s/^constexpr bool kStatsSharedAtUse = true;/constexpr bool kStatsSharedAtUse = false;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
@@ -216,6 +217,9 @@ bwd_d96_dq_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqpingpo
 bwd_dq_beside_dkv|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqbeside
 bwd_gqa_dq_beside_dkv|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqbeside
 bwd_d96_dq_beside_dkv|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqbeside
+bwd_stats_prefetch|attention_bwd_bf16|sm90/attention/bwd-bf16|$statsprefetch
+bwd_gqa_stats_prefetch|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$statsprefetch
+bwd_d96_stats_prefetch|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$statsprefetch
 bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
 bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
 bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong

@@ -487,6 +487,16 @@ constexpr bool kStatsEarlyOf = kStatsEarly&& kD != 64;
 // 1.005 / 1.002 / 1.010 / 0.996 / 0.999 / 0.999 of the expert's speedups; variant
 // `bwd_stats_first`).
 constexpr bool kStatsBeforeProducts = false;
+// With kStatsEarly, whether a step's LSE pairs are read at the end of the step before (after its
+// dK product is issued, while the warpgroup waits for its products to drain) instead of right
+// after its own S^T and dP^T are issued: there the ld.shared queue behind those products'
+// shared-memory reads (Nsight Compute on an H100, bench/results/2026-12-06c-session, call 4, D
+// 128: the LDS 7% of k1's consumer stall samples, the first use of an LSE value after them 12%,
+// short scoreboard). The next stage's wait moves there too. The Delta pairs are then read at
+// their first use (as kStatsSharedAtUse reads D 64's): read right after the products, beside the
+// prefetched LSE pairs, they spill 20 bytes at D 128 (ptxas 13.0). Not with kFusedDq. Not yet
+// measured: variants `bwd_stats_prefetch`, `bwd_gqa_stats_prefetch`, `bwd_d96_stats_prefetch`.
+constexpr bool kStatsPrefetch = false;
 // Where kStatsEarly is off (D 64), whether the pairs are read by ld.shared.v2 each just before
 // its first use (load_stat_pair) instead of by the generic loads the compiler emits: the D 64
 // step 712 -> 695 instructions, LDS for LD, no spills (ptxas 13.0; loading them all at once spills
@@ -877,18 +887,26 @@ __device__ __forceinline__ void load_stat_pairs(float2 (&pairs)[kPairs], const f
   for (int j = 0; j < kPairs; ++j) load_stat_pair(pairs[j], stats, j, t);
 }
 // Element e's value of load_stat_pairs' pairs.
+// `first` when kFirst, else `second` (a compile-time choice between two arrays of one type).
+template <bool kFirst, class T>
+__device__ __forceinline__ T& either(T& first, T& second) {
+  if constexpr (kFirst)
+    return first;
+  else
+    return second;
+}
 template <int kPairs>
 __device__ __forceinline__ float stat_of(const float2 (&pairs)[kPairs], int e) {
   return (e & 1) ? pairs[e >> 2].y : pairs[e >> 2].x;
 }
 // Element e's LSE or Delta in a k1 step (e a constant once unrolled): from `pairs` loaded before
-// (kStatsEarly), from `pairs` loaded at the first element of each (kStatsSharedAtUse), or by
-// the generic load the compiler emits for `stats`.
-template <int kD, int kPairs>
+// (kStatsEarly), from `pairs` loaded at the first element of each (kStatsSharedAtUse, or
+// kAtUse), or by the generic load the compiler emits for `stats`.
+template <int kD, bool kAtUse = false, int kPairs>
 __device__ __forceinline__ float step_stat(float2 (&pairs)[kPairs], const float* stats, int e,
                                            int t) {
-  if constexpr (kStatsEarlyOf<kD>) return stat_of(pairs, e);
-  if constexpr (!kStatsSharedAtUse) return stats[acc_col(e, t)];
+  if constexpr (kStatsEarlyOf<kD> && !kAtUse) return stat_of(pairs, e);
+  if constexpr (!kStatsSharedAtUse && !kAtUse) return stats[acc_col(e, t)];
   if (e % 4 == 0) load_stat_pair(pairs[e >> 2], stats, e >> 2, t);
   return stat_of(pairs, e);
 }
@@ -1285,6 +1303,18 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
   const TakeTurns<kTurns> turns(wg, iters > 0);
+  constexpr bool kPrefetch = kStatsPrefetch && kStatsEarlyOf<kD> && !kFused;
+  [[maybe_unused]] float2 next_lse[kQStep / 8];  // kStatsPrefetch
+  // kStatsPrefetch: step t's LSE pairs, once its stage is full (at the end of step t - 1).
+  auto prefetch_lse = [&](int t) {
+    if constexpr (kPrefetch) {
+      if (t < iters) {
+        const int st = t % kStages;
+        mbar_wait(&sm.full[st], (t / kStages) & 1);
+        load_stat_pairs(next_lse, sm.lse2[st], t_id);
+      }
+    }
+  };
 
   mbar_wait(&sm.kv_full, 0);
   int tile = first, head = bh_q0;
@@ -1292,6 +1322,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     overlapped_dkdv_steps<kD, kQStep, kStages>(sm, p, k_wg, v_wg, key0, first, per_head, iters, dv,
                                                dk);
   } else {
+    prefetch_lse(0);
     for (int t = 0; t < iters; ++t) {
       const int st = t % kStages;
       const int m0 = tile * kQStep;
@@ -1303,10 +1334,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bf16* dout = sm.dout[st];
         const float* lse2 = sm.lse2[st];
         const float* delta = sm.delta[st];
-        float2 lse_pairs[kQStep / 8], delta_pairs[kQStep / 8];  // kStatsEarly, kStatsSharedAtUse
+        // kStatsEarly, kStatsSharedAtUse (kStatsPrefetch: the LSE's read in the step before)
+        float2 step_lse[kQStep / 8], delta_pairs[kQStep / 8];
+        auto& lse_pairs = either<kPrefetch>(next_lse, step_lse);
         if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts) {
-          load_stat_pairs(lse_pairs, lse2, t_id);
-          load_stat_pairs(delta_pairs, delta, t_id);
+          if constexpr (!kPrefetch) {
+            load_stat_pairs(lse_pairs, lse2, t_id);
+            load_stat_pairs(delta_pairs, delta, t_id);
+          }
         }
         turns.begin();
         wgmma_fence();
@@ -1319,7 +1354,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
         wgmma_commit();
         turns.end(false);
-        if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts) {
+        if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts && !kPrefetch) {
           load_stat_pairs(lse_pairs, lse2, t_id);
           load_stat_pairs(delta_pairs, delta, t_id);
         }
@@ -1367,7 +1402,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_regs(dp);
 #pragma unroll
         for (int e = 0; e < kQStep / 2; ++e)
-          s[e] *= dp[e] - step_stat<kD>(delta_pairs, delta, e, t_id);
+          s[e] *= dp[e] - step_stat<kD, kPrefetch>(delta_pairs, delta, e, t_id);
         uint32_t b[kQStep / 16][4];  // dS^T as the A operand
         to_a_frags(s, b);
         if constexpr (kFused && kDqBesideDk) {
@@ -1424,6 +1459,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
         wgmma_commit();
         turns.end(t == iters - 1);
+        prefetch_lse(t + 1);
         wgmma_wait<0>();
         fence_regs(dv);
         fence_regs(dk);
@@ -1455,12 +1491,15 @@ __global__ void __launch_bounds__(kThreads, 1)
           add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
           continue;  // the stage went back above
         }
-      } else if constexpr (kTurns) {
+      } else {
+        if constexpr (kTurns) {
 #pragma unroll
-        for (int turn = 0; turn < 3; ++turn) {  // the turns of the products it skips
-          turns.begin();
-          turns.end(turn == 2 && t == iters - 1);
+          for (int turn = 0; turn < 3; ++turn) {  // the turns of the products it skips
+            turns.begin();
+            turns.end(turn == 2 && t == iters - 1);
+          }
         }
+        prefetch_lse(t + 1);
       }
       __syncwarp();
       if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);

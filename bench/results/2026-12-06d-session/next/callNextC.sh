@@ -3,20 +3,21 @@
 # written after the session's device time was spent. `bwd_pingpong` (kDkvPingPong: k1's two
 # consumers take turns issuing their products, so that they finish their steps apart instead of
 # together), `bwd_dq_pingpong` (kDqPingPong: the same in k2), `bwd_dq_beside_dkv` (kDqBesideDkv:
-# k2 starts beside k1's last wave instead of after k1) and `bwd_d64_uniformwg` (kD64UniformIndex:
+# k2 starts beside k1's last wave instead of after k1), `bwd_stats_prefetch` (kStatsPrefetch: k1
+# reads a step's LSE at the end of the step before) and `bwd_d64_uniformwg` (kD64UniformIndex:
 # the D 64 k1 with the uniform warpgroup index, which no longer spills). First
 # the dev harness of the expert and the variants on the S 4096 cases (every one checked; a hang of
 # the turns' barriers shows there, under the harness's timeout) with each kernel timed; then
 # `ptxbench eval` of k1's ping-pong and k2 beside k1 next to the expert, interleaved rounds
-# within the call's time (the others, the GQA and D 96 forms and combinations next, as these
-# results direct).
+# within the call's time (the others next: callNextD.sh; the GQA and D 96 forms and combinations
+# as these results direct).
 # Output: OUT/BV.tar.gz, OUT/F.tar.gz.
 # Usage (repository root of the GPU machine): callNextC.sh BIN OUT
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2"; start=$SECONDS
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
 bench/attention_dev/bwd_variants.sh /tmp/BV \
-  bwd_pingpong,bwd_dq_pingpong,bwd_dq_beside_dkv,bwd_d64_uniformwg \
+  bwd_pingpong,bwd_dq_pingpong,bwd_dq_beside_dkv,bwd_stats_prefetch,bwd_d64_uniformwg \
   --only S4096 > /tmp/BV.log 2>&1
 cat /tmp/BV/summary.txt
 find /tmp/BV -name bwd_dev -type f -delete; find /tmp/BV \( -name '*.o' -o -name '*.so' \) -delete
