@@ -220,6 +220,8 @@ bwd_d96_dq_beside_dkv|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqbesi
 bwd_stats_prefetch|attention_bwd_bf16|sm90/attention/bwd-bf16|$statsprefetch
 bwd_gqa_stats_prefetch|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$statsprefetch
 bwd_d96_stats_prefetch|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$statsprefetch
+bwd_all_prepared|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong; $dqpingpong; $dqbeside; $statsprefetch; $d64uniform
+bwd_gqa_all_prepared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong; $dqpingpong; $dqbeside; $statsprefetch; $d64uniform
 bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
 bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
 bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong
