@@ -1337,11 +1337,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         // kStatsEarly, kStatsSharedAtUse (kStatsPrefetch: the LSE's read in the step before)
         float2 step_lse[kQStep / 8], delta_pairs[kQStep / 8];
         auto& lse_pairs = either<kPrefetch>(next_lse, step_lse);
-        if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts) {
-          if constexpr (!kPrefetch) {
-            load_stat_pairs(lse_pairs, lse2, t_id);
-            load_stat_pairs(delta_pairs, delta, t_id);
-          }
+        if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts && !kPrefetch) {
+          load_stat_pairs(lse_pairs, lse2, t_id);
+          load_stat_pairs(delta_pairs, delta, t_id);
         }
         turns.begin();
         wgmma_fence();
