@@ -16,10 +16,17 @@
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2"; start=$SECONDS
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
-bench/attention_dev/bwd_variants.sh /tmp/BV \
+# NOTE: each harness runs under bwd_variants.sh's `timeout 300`; a variant whose barriers hang
+# would spend that on each of its cases in turn, so the whole step (its process group: the
+# script, the harness, the harness's test child) is killed at 330 s and the judge keeps the rest.
+setsid bench/attention_dev/bwd_variants.sh /tmp/BV \
   bwd_pingpong,bwd_dq_pingpong,bwd_dq_beside_dkv,bwd_stats_prefetch,bwd_d64_uniformwg \
-  --only S4096 > /tmp/BV.log 2>&1
-cat /tmp/BV/summary.txt
+  --only S4096 > /tmp/BV.log 2>&1 &
+bv=$!
+for _ in $(seq 330); do kill -0 "$bv" 2>/dev/null || break; sleep 1; done
+kill -KILL -- "-$bv" 2>/dev/null && echo "harness step stopped at 330 s"
+wait "$bv" 2>/dev/null
+cat /tmp/BV/summary.txt 2>/dev/null || tail -5 /tmp/BV.log
 find /tmp/BV -name bwd_dev -type f -delete; find /tmp/BV \( -name '*.o' -o -name '*.so' \) -delete
 tar -C /tmp -czf "$out/BV.tar.gz" BV BV.log
 bench/gemm_dev/judge_variants.sh "$bin" /tmp/F bwd_pingpong,bwd_dq_beside_dkv \
