@@ -887,6 +887,12 @@ __device__ __forceinline__ void load_stat_pairs(float2 (&pairs)[kPairs], const f
   for (int j = 0; j < kPairs; ++j) load_stat_pair(pairs[j], stats, j, t);
 }
 // Element e's value of load_stat_pairs' pairs.
+// A consumer warp is done reading a ring stage: lane 0 arrives on the stage's empty barrier
+// (one arrival per warp: the barrier counts the consumer warps) after the warp has converged.
+__device__ __forceinline__ void release_stage(uint64_t* empty) {
+  __syncwarp();
+  if (threadIdx.x % 32 == 0) mbar_arrive(empty);
+}
 // `first` when kFirst, else `second` (a compile-time choice between two arrays of one type).
 template <bool kFirst, class T>
 __device__ __forceinline__ T& either(T& first, T& second) {
@@ -1173,10 +1179,7 @@ __device__ __forceinline__ void overlapped_dkdv_steps(Smem& sm, const Params& p,
 #pragma unroll
     for (int e = 0; e < kQStep / 2; ++e) dp[e] = s[e] * (dp[e] - delta[acc_col(e, t_id)]);
   };
-  auto release = [&](int st) {
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // its Q and dO are read
-  };
+  auto release = [&](int st) { release_stage(&sm.empty[st]); };  // its Q and dO are read
   int tile = first;
   auto next_m0 = [&] {  // the queries of the next step
     const int m0 = tile * kQStep;
@@ -1428,8 +1431,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           fence_regs(dv);
           fence_regs(dk);
           fence_regs(dq);
-          __syncwarp();
-          if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // Q and dO are read
+          release_stage(&sm.empty[st]);              // Q and dO are read
           if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
           named_barrier_sync<kWgThreads>(2 + wg);
           float* stage = sm.dq[wg];
@@ -1463,8 +1465,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_regs(dk);
         if constexpr (kFused) {
           // Q and dO are read: the stage goes back to the producer now, before the dQ product.
-          __syncwarp();
-          if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
+          release_stage(&sm.empty[st]);
           // dQ += dS K over this warpgroup's keys (keys past the sequence: zero rows of K), its
           // rows of sm.ds free once every warp's dQ product of the step before has completed.
           // NOTE: dS^T stored after the wait: a wgmma's A-fragment registers are not to be
@@ -1499,8 +1500,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         prefetch_lse(t + 1);
       }
-      __syncwarp();
-      if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
+      release_stage(&sm.empty[st]);
     }
   }
   if constexpr (kFused)
@@ -1632,10 +1632,7 @@ __device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, c
   const int t_id = threadIdx.x % kWgThreads;
   float s[kKStep / 2], dp[kKStep / 2];  // (kWgRows queries, kKStep keys): S -> P -> dS
   uint32_t a[kKStep / 16][4];           // dS as the bf16 A operand
-  auto release = [&](int st) {
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);  // its K and V are read
-  };
+  auto release = [&](int st) { release_stage(&sm.empty[st]); };  // its K and V are read
   mbar_wait(&sm.full[0], 0);
   turns.begin();
   issue_scores<kD>(s, q_wg, sm.k[0]);
@@ -1756,8 +1753,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         turns.begin();
         turns.end(t == iters - 1);
       }
-      __syncwarp();
-      if (threadIdx.x % 32 == 0) mbar_arrive(&sm.empty[st]);
+      release_stage(&sm.empty[st]);
     }
   }
 
