@@ -21,12 +21,17 @@ def number(text: str) -> float:
 
 
 def read_rows(path: str) -> tuple[list[str], list[list[str]]]:
-    """The header and the instruction rows of the export (ncu writes a kernel-name line first)."""
+    """The header and the instruction rows of the export's first table (ncu writes a kernel-name
+    line before each table).
+    NOTE: the device image's ncu exported a kernel's source page twice, kernel-name line and all
+    (--page source --csv --print-source sass -k on a report of two kernels): reading every table
+    counted each instruction twice (the shares unchanged, every total and top entry doubled)."""
     lines = pathlib.Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     starts = [i for i, line in enumerate(lines) if line.startswith('"Address"')]
     if not starts:
         raise SystemExit(f"{path}: no instruction table (ncu's source page) in it")
-    rows = list(csv.reader(io.StringIO("\n".join(lines[starts[0]:]))))
+    end = starts[1] if len(starts) > 1 else len(lines)
+    rows = list(csv.reader(io.StringIO("\n".join(lines[starts[0]:end]))))
     header = rows[0]
     return header, [r for r in rows[1:] if len(r) == len(header)]
 

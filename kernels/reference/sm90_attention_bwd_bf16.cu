@@ -469,7 +469,7 @@ constexpr bool kDiagonalLoopApart = false;
 // compiler, not seeing that `sm` is shared memory, loads them by generic loads (LD.E) whose
 // latency sits between each wait and the arithmetic behind it, twice a step. Nsight Compute on an
 // H100 (bench/results/2026-12-06c-session, calls 2 and 4, B4 H16 S4096 D128): those loads' long-
-// scoreboard stalls were 11% of k1's stall samples; k1 1.73 -> 1.51 ms under the profiler. Judged
+// scoreboard stalls were 22% of k1's stall samples; k1 1.73 -> 1.51 ms under the profiler. Judged
 // on an H100 (call 3, three interleaved rounds, speedup over the expert without it in the same
 // round): 1.110 / 1.098 / 1.110 on the D 128 shapes, 1.053 / 1.038 on the hidden ones, GQA 1.116
 // / 1.075 / 1.056, D 96 1.118 / 1.053 / 1.055; every case passed, every target at R2. Not at D 64
