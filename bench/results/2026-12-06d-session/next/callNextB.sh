@@ -10,23 +10,8 @@
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2"; p=/tmp/P64b; mkdir -p "$p" /tmp/E; start=$SECONDS
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
-ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-BWD_DEV_BUILD_ONLY=1 bench/attention_dev/bwd_dev.sh "$p/dev" > "$p/build.log" 2>&1
-"$ncu" --clock-control none --set full --import-source yes -k 'regex:dkdv_kernel|dq_kernel' \
-  --launch-count 2 -f -o "$p/k12" "$p/dev/bwd_dev" --only "S4096 D64 full" --no-timing \
-  > "$p/ncu.log" 2>&1
-tail -3 "$p/ncu.log"
-"$ncu" --import "$p/k12.ncu-rep" --page details > "$p/k12.details.txt" 2>&1
-for k in dkdv_kernel:k1 dq_kernel:k2; do
-  "$ncu" --import "$p/k12.ncu-rep" --page source --csv --print-source sass -k "regex:${k%%:*}" \
-    > "$p/${k#*:}.source.csv" 2>&1
-  echo "== ${k#*:}"
-  for r in stall_long_sb stall_wait stall_barrier stall_math stall_mio stall_short_sb; do
-    python3 bench/gemm_dev/summarize_source_stalls.py "$p/${k#*:}.source.csv" "$r" --top 5 2>&1
-  done
-done > "$p/stalls.txt"
-grep -E "Duration|Issue Slots Busy|No Eligible" "$p/k12.details.txt"
-rm -rf "$p/dev/bwd_dev" "$p"/dev/*.o "$p"/dev/*.so
+bench/attention_dev/bwd_profile.sh "$p" "S4096 D64 full"
+head -40 "$p/stalls.txt"
 tar -C /tmp -czf "$out/P64b.tar.gz" P64b
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR=/tmp/ecache
