@@ -83,8 +83,8 @@ fmaexp4='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 4;/'
 fmaexp3='s/^constexpr int kFmaExpEvery = 0;/constexpr int kFmaExpEvery = 3;/'
 d64uniform='s/^constexpr bool kD64UniformIndex = false;/constexpr bool kD64UniformIndex = true;/'
 pingpong='s/^constexpr bool kDkvPingPong = false;/constexpr bool kDkvPingPong = true;/'
-dqpingpong='s/^constexpr bool kDqPingPong = false;/constexpr bool kDqPingPong = true;/'
-dqbeside='s/^constexpr bool kDqBesideDkv = false;/constexpr bool kDqBesideDkv = true;/'
+dqtogether='s/^constexpr bool kDqPingPong = true;/constexpr bool kDqPingPong = false;/'
+dqafter='s/^constexpr bool kDqBesideDkv = true;/constexpr bool kDqBesideDkv = false;/'
 statsprefetch='s/^constexpr bool kStatsPrefetch = false;/constexpr bool kStatsPrefetch = true;/'
 dqdrain='s/^constexpr bool kDqOverlapNextStep = true;/constexpr bool kDqOverlapNextStep = false;/'
 d64ldg='s/^constexpr bool kStatsSharedAtUse = true;/constexpr bool kStatsSharedAtUse = false;/'
@@ -211,17 +211,17 @@ bwd_dq_drain|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqdrain
 bwd_gqa_dq_drain|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqdrain
 bwd_d64_uniformwg|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64uniform
 bwd_gqa_d64_uniformwg|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64uniform
-bwd_dq_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqpingpong
-bwd_gqa_dq_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqpingpong
-bwd_d96_dq_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqpingpong
-bwd_dq_beside_dkv|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqbeside
-bwd_gqa_dq_beside_dkv|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqbeside
-bwd_d96_dq_beside_dkv|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqbeside
+bwd_dq_together|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqtogether
+bwd_gqa_dq_together|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqtogether
+bwd_d96_dq_together|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqtogether
+bwd_dq_after_dkv|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqafter
+bwd_gqa_dq_after_dkv|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqafter
+bwd_d96_dq_after_dkv|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqafter
 bwd_stats_prefetch|attention_bwd_bf16|sm90/attention/bwd-bf16|$statsprefetch
 bwd_gqa_stats_prefetch|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$statsprefetch
 bwd_d96_stats_prefetch|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$statsprefetch
-bwd_all_prepared|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong; $dqpingpong; $dqbeside; $statsprefetch; $d64uniform
-bwd_gqa_all_prepared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong; $dqpingpong; $dqbeside; $statsprefetch; $d64uniform
+bwd_all_prepared|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong; $statsprefetch; $d64uniform
+bwd_gqa_all_prepared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong; $statsprefetch; $d64uniform
 bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
 bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
 bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong

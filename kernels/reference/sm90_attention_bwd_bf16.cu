@@ -431,9 +431,14 @@ __device__ __forceinline__ void chain_wait_previous() {
 // that k2's CTAs (launched when every k1 CTA has done so) never start before k0 has completed and
 // its writes are visible; k2 reads the LSE and Delta from L2 (ld.global.cg, not an L1 line of an
 // earlier call) before it waits for k1, and waits only at its end, so that its grid, and with it
-// the call, completes after k1's. Not yet measured: variants `bwd_dq_beside_dkv`,
-// `bwd_gqa_dq_beside_dkv`, `bwd_d96_dq_beside_dkv`.
-constexpr bool kDqBesideDkv = false;
+// the call, completes after k1's. Judged on an H100 (bench/results/2026-12-06e-session, three
+// interleaved rounds a call, speedup over the expert without it in the same round), alone: 1.010
+// / 1.031 / 0.997 / 1.004 / 1.040 / 1.091 (the hidden D 64 shape gains most: its k1 ends in a
+// partial wave), GQA 1.012 / 1.026 / 1.012 / 1.012, D 96 1.015 / 1.018 / 1.044; with kDqPingPong
+// (call 3) 1.022 / 1.042 / 1.013 / 1.020 / 1.053 / 1.105, GQA 1.015 / 1.040 / 1.007 / 1.025, D 96
+// 1.000 / 1.022 / 1.038. Variants `bwd_dq_after_dkv`, `bwd_gqa_dq_after_dkv`,
+// `bwd_d96_dq_after_dkv` turn it off.
+constexpr bool kDqBesideDkv = true;
 
 // k1's queries per pipeline stage: 64, or 128 at D 64 when kWideQStepD64 (S^T and dP^T are then
 // m64n128 products and the steps half as many; the registers of the narrower dK, dV make room for
@@ -494,8 +499,9 @@ constexpr bool kStatsBeforeProducts = false;
 // 128: the LDS 7% of k1's consumer stall samples, the first use of an LSE value after them 12%,
 // short scoreboard). The next stage's wait moves there too. The Delta pairs are then read at
 // their first use (as kStatsSharedAtUse reads D 64's): read right after the products, beside the
-// prefetched LSE pairs, they spill 20 bytes at D 128 (ptxas 13.0). Not with kFusedDq. Not yet
-// measured: variants `bwd_stats_prefetch`, `bwd_gqa_stats_prefetch`, `bwd_d96_stats_prefetch`.
+// prefetched LSE pairs, they spill 20 bytes at D 128 (ptxas 13.0). Not with kFusedDq. Correct in
+// the dev harness (bench/results/2026-12-06e-session, call 1), not yet judged: variants
+// `bwd_stats_prefetch`, `bwd_gqa_stats_prefetch`, `bwd_d96_stats_prefetch`.
 constexpr bool kStatsPrefetch = false;
 // Where kStatsEarly is off (D 64), whether the pairs are read by ld.shared.v2 each just before
 // its first use (load_stat_pair) instead of by the generic loads the compiler emits: the D 64
@@ -553,8 +559,9 @@ constexpr bool kOverlapNextStepOf = kOverlapNextStep&& kD != 64;
 // Whether k1 at D 64 reads its warpgroup index from lane 0 (warpgroup_index(), which ptxas can
 // prove warp-uniform, so that descriptors and tile addresses stay in uniform registers) like the
 // other head dims' kernels, instead of from threadIdx (the index's note in dkdv_kernel): with
-// kStatsSharedAtUse the D 64 step takes 695 -> 661 instructions, no spills (ptxas 13.0). Not yet
-// measured: variants `bwd_d64_uniformwg`, `bwd_gqa_d64_uniformwg`.
+// kStatsSharedAtUse the D 64 step takes 695 -> 661 instructions, no spills (ptxas 13.0). Correct
+// in the dev harness (bench/results/2026-12-06e-session, call 1), not yet judged: variants
+// `bwd_d64_uniformwg`, `bwd_gqa_d64_uniformwg`.
 constexpr bool kD64UniformIndex = false;
 // Whether k1's two consumers take turns issuing their products (ping-pong through two named
 // barriers, TakeTurns, as the forward expert's consumers do): per step three turns, the S^T and
@@ -565,14 +572,21 @@ constexpr bool kD64UniformIndex = false;
 // run. A warpgroup that skips a causal step still takes its three turns. Not with kFusedDq nor
 // kOverlapNextStep; at D 64 with the uniform warpgroup index. Steps (ptxas 13.0, static, no
 // spills): D 128 399 -> 411 instructions, D 96 386 -> 399, D 64 695 -> 673 (661 with the uniform
-// index alone). Not yet measured: variants `bwd_pingpong`, `bwd_gqa_pingpong`, `bwd_d96_pingpong`.
+// index alone). Judged on an H100 (bench/results/2026-12-06e-session, call 1, three interleaved
+// rounds, over the expert without it): 0.884 / 0.895 / 0.890 / 0.983 / 0.938 / 0.953, k1 at S 4096
+// D 128 1661 -> 1934 us in the dev harness: the turns' barriers cost more than the staggering
+// gives. Kept, off, for later forms (variants `bwd_pingpong`, `bwd_gqa_pingpong`,
+// `bwd_d96_pingpong`).
 constexpr bool kDkvPingPong = false;
 // Whether k2's two consumers take turns issuing their products (TakeTurns), as kDkvPingPong has
 // k1's: two turns a step (S and dP, then dQ), one an iteration of overlapped_dq_steps (dQ and the
 // next step's S and dP). The kernels' loops (ptxas 13.0, static, no spills, as
 // bench/sass_loops.py finds them): D 128 914 -> 934 instructions, D 96 901 -> 922, D 64 887 ->
-// 917. Not yet measured: variants `bwd_dq_pingpong`, `bwd_gqa_dq_pingpong`, `bwd_d96_dq_pingpong`.
-constexpr bool kDqPingPong = false;
+// 917. Judged on an H100 (bench/results/2026-12-06e-session, call 2, alone, three interleaved
+// rounds): 1.010 / 1.015 / 1.008 / 1.008 / 1.006 / 1.008 over the expert without it; with
+// kDqBesideDkv see there. k1's turns (kDkvPingPong) measured 0.88-0.98 (call 1) and stay off.
+// Variants `bwd_dq_together`, `bwd_gqa_dq_together`, `bwd_d96_dq_together` turn it off.
+constexpr bool kDqPingPong = true;
 // Whether k2's consumers issue a step's dQ product and behind it the next step's S and dP, and
 // wait for dQ (and return its K and V stage) only then (overlapped_dq_steps), instead of draining
 // dQ at the end of every step: the wait, the stage's release and the next stage's wait no longer
