@@ -5,7 +5,8 @@
 # SASS instruction. Profiles the expert, or the file PTXB_BWD_KERNEL names (bwd_dev.sh's
 # variable, e.g. a variant from bench/gemm_dev/variants.sh with PTXB_SOURCES_ONLY=1).
 # OUT/: k12.ncu-rep, k12.details.txt, k1.source.csv and k2.source.csv (the per-instruction
-# pages), stalls.txt (summarize_source_stalls.py on each), ncu.log, the harness's build logs.
+# pages), stalls.txt (summarize_source_stalls.py on each, consumers only: instructions run by
+# two or more threads, not the producer's single thread), ncu.log, the harness's build logs.
 # Prints the kernels' durations, issue-slot use and idle share last.
 # Usage (GPU machine, repository root): bench/attention_dev/bwd_profile.sh OUT CASE
 set -uo pipefail
@@ -26,7 +27,8 @@ for k in dkdv_kernel:k1 dq_kernel:k2; do
     > "$out/${k#*:}.source.csv" 2>&1
   echo "== ${k#*:}"
   for r in stall_long_sb stall_wait stall_barrier stall_math stall_mio stall_short_sb; do
-    python3 "$here/../gemm_dev/summarize_source_stalls.py" "$out/${k#*:}.source.csv" "$r" --top 5 2>&1
+    python3 "$here/../gemm_dev/summarize_source_stalls.py" "$out/${k#*:}.source.csv" "$r" --top 5 \
+      --min-threads 2 2>&1
   done
 done > "$out/stalls.txt"
 rm -rf "$out/dev/bwd_dev" "$out"/dev/*.o "$out"/dev/*.so

@@ -2,7 +2,11 @@
 CSV (bench/gemm_dev/probe.sh with PTXB_PROBE_NCU=1 writes OUT/NAME.source.csv): the share of the
 stall samples per reason, then the instructions with the most samples of the reasons named.
 Usage: python3 bench/gemm_dev/summarize_source_stalls.py NAME.source.csv [REASON ...] [--top N]
-  REASON: a column such as stall_long_sb or stall_dispatch (default: stall_long_sb)"""
+         [--min-threads T]
+  REASON: a column such as stall_long_sb or stall_dispatch (default: stall_long_sb)
+  --min-threads T: only instructions that executed with T or more threads on average, e.g. 2 to
+    leave out a warp-specialized kernel's single-thread producer code (its waits for a free stage
+    are harmless and can outweigh the consumers' stalls)"""
 import argparse
 import csv
 import io
@@ -10,6 +14,7 @@ import pathlib
 import sys
 
 ALL = "Warp Stall Sampling (All Samples)"
+THREADS = "Avg. Threads Executed"
 
 
 def number(text: str) -> float:
@@ -41,9 +46,15 @@ def main() -> int:
     parser.add_argument("csv")
     parser.add_argument("reasons", nargs="*", default=["stall_long_sb"])
     parser.add_argument("--top", type=int, default=8)
+    parser.add_argument("--min-threads", type=float)
     args = parser.parse_args()
     header, rows = read_rows(args.csv)
     column = {name: i for i, name in enumerate(header)}
+    if args.min_threads is not None:
+        if THREADS not in column:
+            print(f"no column {THREADS} to select by", file=sys.stderr)
+            return 2
+        rows = [r for r in rows if number(r[column[THREADS]]) >= args.min_threads]
     for reason in args.reasons:
         if reason not in column:
             print(f"no column {reason}; stall columns: "
