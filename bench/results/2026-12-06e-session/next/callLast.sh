@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Prepared in session 2026-12-06 (twenty-second) for its last device call, with LIMIT_S seconds
-# of device time left. On an H200: issue 22's and 24's acceptance numbers for the attention
+# Prepared in session 2026-12-06 (twenty-second) for its last device call (never run: that
+# call's machine failed to start, which cost 180 s, and too little device time was left to try
+# again); for a call with LIMIT_S seconds to spend (320 or more gives three rounds). On an H200: issue 22's and 24's acceptance numbers for the attention
 # backward expert as committed (kDqBesideDkv and kDqPingPong on): `ptxbench eval` of bwd-bf16 and
 # bwd-bf16-gqa in turn, up to three rounds, summarized by bench/speedup_lines.py (OUT/H.tar.gz).
 # On another GPU: the judge of the two knobs that only ran in the dev harness, k1's LSE prefetch
