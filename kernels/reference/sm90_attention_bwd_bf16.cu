@@ -433,8 +433,8 @@ __device__ __forceinline__ void chain_wait_previous() {
 // earlier call) before it waits for k1, and waits only at its end, so that its grid, and with it
 // the call, completes after k1's. Judged on an H100 (bench/results/2026-12-06e-session, three
 // interleaved rounds a call, speedup over the expert without it in the same round), alone: 1.010
-// / 1.031 / 0.997 / 1.004 / 1.040 / 1.091 (the hidden D 64 shape gains most: its k1 ends in a
-// partial wave), GQA 1.012 / 1.026 / 1.012 / 1.012, D 96 1.015 / 1.018 / 1.044; with kDqPingPong
+// / 1.031 / 0.997 / 1.004 / 1.040 / 1.091 (most on the short hidden shape B1 H64 S512, whose k1
+// is two waves), GQA 1.012 / 1.026 / 1.012 / 1.012, D 96 1.015 / 1.018 / 1.044; with kDqPingPong
 // (call 3) 1.022 / 1.042 / 1.013 / 1.020 / 1.053 / 1.105, GQA 1.015 / 1.040 / 1.007 / 1.025, D 96
 // 1.000 / 1.022 / 1.038. Variants `bwd_dq_after_dkv`, `bwd_gqa_dq_after_dkv`,
 // `bwd_d96_dq_after_dkv` turn it off.
@@ -574,8 +574,8 @@ constexpr bool kD64UniformIndex = false;
 // spills): D 128 399 -> 411 instructions, D 96 386 -> 399, D 64 695 -> 673 (661 with the uniform
 // index alone). Judged on an H100 (bench/results/2026-12-06e-session, call 1, three interleaved
 // rounds, over the expert without it): 0.884 / 0.895 / 0.890 / 0.983 / 0.938 / 0.953, k1 at S 4096
-// D 128 1661 -> 1934 us in the dev harness: the turns' barriers cost more than the staggering
-// gives. Kept, off, for later forms (variants `bwd_pingpong`, `bwd_gqa_pingpong`,
+// D 128 1661 -> 1934 us in the dev harness (one sample): the turns' barriers cost more than the
+// staggering gives. Kept, off, for later forms (variants `bwd_pingpong`, `bwd_gqa_pingpong`,
 // `bwd_d96_pingpong`).
 constexpr bool kDkvPingPong = false;
 // Whether k2's two consumers take turns issuing their products (TakeTurns), as kDkvPingPong has
