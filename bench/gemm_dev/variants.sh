@@ -85,7 +85,6 @@ d64uniform='s/^constexpr bool kD64UniformIndex = false;/constexpr bool kD64Unifo
 pingpong='s/^constexpr bool kDkvPingPong = false;/constexpr bool kDkvPingPong = true;/'
 dqtogether='s/^constexpr bool kDqPingPong = true;/constexpr bool kDqPingPong = false;/'
 dqafter='s/^constexpr bool kDqBesideDkv = true;/constexpr bool kDqBesideDkv = false;/'
-statsprefetch='s/^constexpr bool kStatsPrefetch = false;/constexpr bool kStatsPrefetch = true;/'
 dqdrain='s/^constexpr bool kDqOverlapNextStep = true;/constexpr bool kDqOverlapNextStep = false;/'
 d64ldg='s/^constexpr bool kStatsSharedAtUse = true;/constexpr bool kStatsSharedAtUse = false;/'
 lastslices='s/^constexpr bool kPartialLastKBlock = false;/constexpr bool kPartialLastKBlock = true;/'
@@ -217,11 +216,8 @@ bwd_d96_dq_together|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqtogeth
 bwd_dq_after_dkv|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqafter
 bwd_gqa_dq_after_dkv|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqafter
 bwd_d96_dq_after_dkv|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqafter
-bwd_stats_prefetch|attention_bwd_bf16|sm90/attention/bwd-bf16|$statsprefetch
-bwd_gqa_stats_prefetch|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$statsprefetch
-bwd_d96_stats_prefetch|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$statsprefetch
-bwd_all_prepared|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong; $statsprefetch; $d64uniform
-bwd_gqa_all_prepared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong; $statsprefetch; $d64uniform
+bwd_all_prepared|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong; $d64uniform
+bwd_gqa_all_prepared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong; $d64uniform
 bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
 bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
 bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong

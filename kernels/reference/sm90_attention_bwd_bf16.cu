@@ -492,17 +492,10 @@ constexpr bool kStatsEarlyOf = kStatsEarly&& kD != 64;
 // 1.005 / 1.002 / 1.010 / 0.996 / 0.999 / 0.999 of the expert's speedups; variant
 // `bwd_stats_first`).
 constexpr bool kStatsBeforeProducts = false;
-// With kStatsEarly, whether a step's LSE pairs are read at the end of the step before (after its
-// dK product is issued, while the warpgroup waits for its products to drain) instead of right
-// after its own S^T and dP^T are issued: there the ld.shared queue behind those products'
-// shared-memory reads (Nsight Compute on an H100, bench/results/2026-12-06c-session, call 4, D
-// 128: the LDS 7% of k1's consumer stall samples, the first use of an LSE value after them 12%,
-// short scoreboard). The next stage's wait moves there too. The Delta pairs are then read at
-// their first use (as kStatsSharedAtUse reads D 64's): read right after the products, beside the
-// prefetched LSE pairs, they spill 20 bytes at D 128 (ptxas 13.0). Not with kFusedDq. Correct in
-// the dev harness (bench/results/2026-12-06e-session, call 1), not yet judged: variants
-// `bwd_stats_prefetch`, `bwd_gqa_stats_prefetch`, `bwd_d96_stats_prefetch`.
-constexpr bool kStatsPrefetch = false;
+// NOTE: reading a step's LSE pairs at the end of the step before (after its dK product is
+// issued, where the ld.shared queue no longer sits behind the step's own S^T and dP^T operand
+// reads) measured 0.996 / 0.999 / 1.005 / 0.999 / 1.002 / 1.003 of the expert's speedups on an
+// H100 (bench/results/2026-12-06f-session, call 1, three interleaved rounds) and was removed.
 // Where kStatsEarly is off (D 64), whether the pairs are read by ld.shared.v2 each just before
 // its first use (load_stat_pair) instead of by the generic loads the compiler emits: the D 64
 // step 712 -> 695 instructions, LDS for LD, no spills (ptxas 13.0; loading them all at once spills
@@ -559,9 +552,10 @@ constexpr bool kOverlapNextStepOf = kOverlapNextStep&& kD != 64;
 // Whether k1 at D 64 reads its warpgroup index from lane 0 (warpgroup_index(), which ptxas can
 // prove warp-uniform, so that descriptors and tile addresses stay in uniform registers) like the
 // other head dims' kernels, instead of from threadIdx (the index's note in dkdv_kernel): with
-// kStatsSharedAtUse the D 64 step takes 695 -> 661 instructions, no spills (ptxas 13.0). Correct
-// in the dev harness (bench/results/2026-12-06e-session, call 1), not yet judged: variants
-// `bwd_d64_uniformwg`, `bwd_gqa_d64_uniformwg`.
+// kStatsSharedAtUse the D 64 step takes 695 -> 661 instructions, no spills (ptxas 13.0). Off:
+// level on an H100 (bench/results/2026-12-06f-session, call 1, three interleaved rounds, over the
+// expert in the same round: 1.000 / 1.000 / 1.008 / 1.008 (D 64) / 1.000 / 1.000, only the D 64
+// kernels differ). Variants `bwd_d64_uniformwg`, `bwd_gqa_d64_uniformwg`.
 constexpr bool kD64UniformIndex = false;
 // Whether k1's two consumers take turns issuing their products (ping-pong through two named
 // barriers, TakeTurns, as the forward expert's consumers do): per step three turns, the S^T and
@@ -900,33 +894,25 @@ __device__ __forceinline__ void load_stat_pairs(float2 (&pairs)[kPairs], const f
 #pragma unroll
   for (int j = 0; j < kPairs; ++j) load_stat_pair(pairs[j], stats, j, t);
 }
-// Element e's value of load_stat_pairs' pairs.
 // A consumer warp is done reading a ring stage: lane 0 arrives on the stage's empty barrier
 // (one arrival per warp: the barrier counts the consumer warps) after the warp has converged.
 __device__ __forceinline__ void release_stage(uint64_t* empty) {
   __syncwarp();
   if (threadIdx.x % 32 == 0) mbar_arrive(empty);
 }
-// `first` when kFirst, else `second` (a compile-time choice between two arrays of one type).
-template <bool kFirst, class T>
-__device__ __forceinline__ T& either(T& first, T& second) {
-  if constexpr (kFirst)
-    return first;
-  else
-    return second;
-}
+// Element e's value of load_stat_pairs' pairs.
 template <int kPairs>
 __device__ __forceinline__ float stat_of(const float2 (&pairs)[kPairs], int e) {
   return (e & 1) ? pairs[e >> 2].y : pairs[e >> 2].x;
 }
 // Element e's LSE or Delta in a k1 step (e a constant once unrolled): from `pairs` loaded before
-// (kStatsEarly), from `pairs` loaded at the first element of each (kStatsSharedAtUse, or
-// kAtUse), or by the generic load the compiler emits for `stats`.
-template <int kD, bool kAtUse = false, int kPairs>
+// (kStatsEarly), from `pairs` loaded at the first element of each (kStatsSharedAtUse), or by the
+// generic load the compiler emits for `stats`.
+template <int kD, int kPairs>
 __device__ __forceinline__ float step_stat(float2 (&pairs)[kPairs], const float* stats, int e,
                                            int t) {
-  if constexpr (kStatsEarlyOf<kD> && !kAtUse) return stat_of(pairs, e);
-  if constexpr (!kStatsSharedAtUse && !kAtUse) return stats[acc_col(e, t)];
+  if constexpr (kStatsEarlyOf<kD>) return stat_of(pairs, e);
+  if constexpr (!kStatsSharedAtUse) return stats[acc_col(e, t)];
   if (e % 4 == 0) load_stat_pair(pairs[e >> 2], stats, e >> 2, t);
   return stat_of(pairs, e);
 }
@@ -1320,18 +1306,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
   const TakeTurns<kTurns> turns(wg, iters > 0);
-  constexpr bool kPrefetch = kStatsPrefetch && kStatsEarlyOf<kD> && !kFused;
-  [[maybe_unused]] float2 next_lse[kQStep / 8];  // kStatsPrefetch
-  // kStatsPrefetch: step t's LSE pairs, once its stage is full (at the end of step t - 1).
-  auto prefetch_lse = [&](int t) {
-    if constexpr (kPrefetch) {
-      if (t < iters) {
-        const int st = t % kStages;
-        mbar_wait(&sm.full[st], (t / kStages) & 1);
-        load_stat_pairs(next_lse, sm.lse2[st], t_id);
-      }
-    }
-  };
 
   mbar_wait(&sm.kv_full, 0);
   int tile = first, head = bh_q0;
@@ -1339,7 +1313,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     overlapped_dkdv_steps<kD, kQStep, kStages>(sm, p, k_wg, v_wg, key0, first, per_head, iters, dv,
                                                dk);
   } else {
-    prefetch_lse(0);
     for (int t = 0; t < iters; ++t) {
       const int st = t % kStages;
       const int m0 = tile * kQStep;
@@ -1351,10 +1324,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bf16* dout = sm.dout[st];
         const float* lse2 = sm.lse2[st];
         const float* delta = sm.delta[st];
-        // kStatsEarly, kStatsSharedAtUse (kStatsPrefetch: the LSE's read in the step before)
-        float2 step_lse[kQStep / 8], delta_pairs[kQStep / 8];
-        auto& lse_pairs = either<kPrefetch>(next_lse, step_lse);
-        if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts && !kPrefetch) {
+        float2 lse_pairs[kQStep / 8], delta_pairs[kQStep / 8];  // kStatsEarly, kStatsSharedAtUse
+        if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts) {
           load_stat_pairs(lse_pairs, lse2, t_id);
           load_stat_pairs(delta_pairs, delta, t_id);
         }
@@ -1369,7 +1340,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
         wgmma_commit();
         turns.end(false);
-        if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts && !kPrefetch) {
+        if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts) {
           load_stat_pairs(lse_pairs, lse2, t_id);
           load_stat_pairs(delta_pairs, delta, t_id);
         }
@@ -1417,7 +1388,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_regs(dp);
 #pragma unroll
         for (int e = 0; e < kQStep / 2; ++e)
-          s[e] *= dp[e] - step_stat<kD, kPrefetch>(delta_pairs, delta, e, t_id);
+          s[e] *= dp[e] - step_stat<kD>(delta_pairs, delta, e, t_id);
         uint32_t b[kQStep / 16][4];  // dS^T as the A operand
         to_a_frags(s, b);
         if constexpr (kFused && kDqBesideDk) {
@@ -1473,7 +1444,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
         wgmma_commit();
         turns.end(t == iters - 1);
-        prefetch_lse(t + 1);
         wgmma_wait<0>();
         fence_regs(dv);
         fence_regs(dk);
@@ -1512,7 +1482,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             turns.end(turn == 2 && t == iters - 1);
           }
         }
-        prefetch_lse(t + 1);
       }
       release_stage(&sm.empty[st]);
     }
