@@ -535,6 +535,23 @@ constexpr bool kFusedDqOf = (kFusedDq && kD == 128);
 // kernel from 4172 to 3440 us at B4 H16 S4096 D128 (causal 2306 -> 1901), still 15% behind the
 // three-kernel expert's 3001 (1656) (bench/results/2026-12-06b-session, `bwd_fused_dq_beside_dk`).
 constexpr bool kDqBesideDk = false;
+// With kFusedDq, whether the two consumers share dS^T as FlashAttention-3's backward does: each
+// writes its 64 keys' dS^T rows into a buffer of the step (two, used in turn), and after one
+// barrier of both warpgroups each computes one 64-column block of dQ over all 128 keys (m64n64k16,
+// k over the keys) and adds it by TMA reductions: half the reduced bytes of the unshared form (16
+// KB per warpgroup and step), at the price of one barrier a step between the warpgroups. The dK
+// product runs while a warpgroup waits at it. A warpgroup whose keys all follow a causal query
+// tile (warpgroup 1 on a head's first tile) writes zero rows and still computes its block.
+// Nsight Compute on an H100 (bench/results/2026-12-06g-session, call 1, B4 H16 S4096 D128)
+// found cuDNN's backward one kernel of five products' tensor work with dQ summed by TMA
+// reductions (2294 us, the tensor pipe 65% active) against the three-kernel expert's 1494 + 1112
+// us at 81-82%: the seven products' extra work, not idle tensor cores, is what the expert loses.
+constexpr bool kFusedDqShared = false;
+// With kFusedDq, the ring stages of Q and dO: 2 (3 fit only beside kFusedDqShared's smaller dQ
+// staging).
+constexpr int kFusedDqStages = 2;
+constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
+static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
 // the next step's P^T while its dP^T runs (overlapped_dkdv_steps), instead of draining their
 // products at the end of every step (wgmma_wait<0>, the stage's release and the next stage's
@@ -631,16 +648,20 @@ struct DqSmem {
 
 // k1 with kFusedDq: DkvSmem's tiles (2 stages: 3 do not fit) plus each consumer's dS^T rows and
 // its staging of the dQ contribution for the TMA reductions.
+// kFusedDqShared: two dS^T buffers of all the CTA's keys, and each consumer stages only its
+// 64-column block of dQ.
 template <int kD>
 struct DkvqSmem {
   static constexpr int kQStep = kQStepOf<kD>;
-  static constexpr int kStages = 2;
+  static constexpr int kStages = kFusedDqStages;
+  static constexpr int kDsBuffers = kFusedDqShared ? 2 : 1;
+  static constexpr int kDqCols = kFusedDqShared ? kSwz : kCols<kD>;  // staged per consumer
   bf16 k[kCtaRows * kCols<kD>];            // (kCtaRows, kD) keys of the CTA
   bf16 v[kCtaRows * kCols<kD>];            // (kCtaRows, kD)
   bf16 q[kStages][kQStep * kCols<kD>];     // (kQStep, kD) per stage
   bf16 dout[kStages][kQStep * kCols<kD>];  // (kQStep, kD) per stage
-  bf16 ds[kCtaRows * kQStep];              // (kCtaRows keys, kQStep queries) dS^T, 128-byte rows
-  float dq[2][kQStep * kCols<kD>];         // per consumer (kQStep, kD) fp32: (kQStep, 32) boxes
+  bf16 ds[kDsBuffers][kCtaRows * kQStep];  // (kCtaRows keys, kQStep queries) dS^T, 128-byte rows
+  float dq[2][kQStep * kDqCols];           // per consumer: (kQStep, 32) fp32 boxes
   float lse2[kStages][kQStep];             // LSE * log2(e) of the stage's queries
   float delta[kStages][kQStep];            // Delta of the stage's queries
   uint64_t kv_full, full[kStages], empty[kStages];
@@ -996,6 +1017,14 @@ __device__ __forceinline__ void store_ds(bf16* ds, const uint32_t (&frag)[kQ / 1
   }
 }
 
+// k1 with kFusedDqShared: a warpgroup's kWgRows rows of 128 bytes of a dS^T buffer set to zero.
+[[maybe_unused]] __device__ __forceinline__ void zero_ds_rows(bf16* rows) {
+  constexpr int kPerThread = kWgRows * 128 / 16 / kWgThreads;  // 16-byte stores
+  uint4* out = reinterpret_cast<uint4*>(rows) + (threadIdx.x % kWgThreads) * kPerThread;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) out[i] = make_uint4(0, 0, 0, 0);
+}
+
 // k1 with kFusedDq: a consumer's (kQ, kRegs * 2) fp32 dQ contribution into `stage` as
 // (kQ, 32) boxes of 128-byte rows with the 128-byte swizzle (the dQ accumulator map's boxes).
 template <int kQ, int kRegs>
@@ -1012,16 +1041,16 @@ __device__ __forceinline__ void stage_dq(const float (&dq)[kRegs], float* stage)
 }
 
 // k1 with kFusedDq: once every thread of warpgroup `wg` has staged its dQ contribution, one thread
-// adds the (kQStep, kD) stage into the fp32 accumulator at queries m0.. of query head bh by TMA
-// reductions, (kQStep, 32) boxes, as one bulk group.
-template <int kD, int kQStep>
+// adds the (kQStep, kCols) stage into the fp32 accumulator's columns col0.. at queries m0.. of
+// query head bh by TMA reductions, (kQStep, 32) boxes, as one bulk group.
+template <int kCols, int kQStep>
 __device__ __forceinline__ void add_staged_dq(const CUtensorMap* map, const float* stage, int m0,
-                                              int bh, int wg) {
+                                              int bh, int wg, int col0 = 0) {
   fence_proxy_async_shared();
   named_barrier_sync<kWgThreads>(2 + wg);
   if (threadIdx.x % kWgThreads == 0) {
-    for (int box = 0; box < kD / 32; ++box)
-      tma_reduce_add_3d(map, stage + box * kQStep * 32, box * 32, m0, bh);
+    for (int box = 0; box < kCols / 32; ++box)
+      tma_reduce_add_3d(map, stage + box * kQStep * 32, col0 + box * 32, m0, bh);
     bulk_commit_group();
   }
 }
@@ -1100,7 +1129,7 @@ __global__ void __launch_bounds__(256)
 // threads) before a turn and opens the other's after it; warpgroup 1 opens warpgroup 0's first
 // turn and not one after its last, so that each side arrives exactly as often as the other syncs:
 // both must take the same number of turns, the last one ended with `last` true. Ids 2 and 3 are
-// kFusedDq's per-warpgroup barriers.
+// kFusedDq's per-warpgroup barriers, kDsBarrier (6) kFusedDqShared's of both.
 template <bool kOn>
 struct TakeTurns {
   int mine, other;
@@ -1306,6 +1335,31 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
   const TakeTurns<kTurns> turns(wg, iters > 0);
+  // kFusedDqShared: once this warpgroup's dS^T rows of step `st` are in `ds` (and its dK product
+  // is issued), waits for the other warpgroup's rows, adds dQ's column block wg over all the CTA's
+  // keys into the accumulator, and returns the stage.
+  [[maybe_unused]] const auto shared_dq_block = [&](const bf16* ds, int st, int m0, int bh) {
+    if constexpr (kFused && kFusedDqShared) {
+      named_barrier_sync<2 * kWgThreads>(kDsBarrier);     // both warpgroups' rows are stored
+      float dq[kSwz / 2];                                 // (kQStep queries, 64 columns)
+      const bf16* k_block = sm.k + wg * kCtaRows * kSwz;  // column block wg of every key
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kCtaRows / 16; ++kk)
+        wgmma_ss_mn(dq, desc_mn(ds, kCtaRows, kk), desc_mn(k_block, kCtaRows, kk), kk);
+      wgmma_commit();
+      wgmma_wait<1>();  // dV and dK (none on a skipped step): Q and dO are read
+      fence_regs(dv);
+      fence_regs(dk);
+      release_stage(&sm.empty[st]);
+      wgmma_wait<0>();
+      fence_regs(dq);
+      if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
+      named_barrier_sync<kWgThreads>(2 + wg);
+      stage_dq<kQStep>(dq, sm.dq[wg]);
+      add_staged_dq<kSwz, kQStep>(&maps.dq, sm.dq[wg], m0, bh, wg, wg * kSwz);
+    }
+  };
 
   mbar_wait(&sm.kv_full, 0);
   int tile = first, head = bh_q0;
@@ -1391,13 +1445,28 @@ __global__ void __launch_bounds__(kThreads, 1)
           s[e] *= dp[e] - step_stat<kD>(delta_pairs, delta, e, t_id);
         uint32_t b[kQStep / 16][4];  // dS^T as the A operand
         to_a_frags(s, b);
+        if constexpr (kFused && kFusedDqShared) {
+          // This warpgroup's rows of the step's dS^T buffer (the other warpgroup may still read
+          // the step before's), then dK, which reads the same fragments: not while it runs.
+          bf16* ds = sm.ds[t & 1];
+          store_ds<kQStep>(ds + wg * kWgRows * kSwz, b);
+          fence_proxy_async_shared();
+          wgmma_fence();
+          fence_regs(dk);
+#pragma unroll
+          for (int kk = 0; kk < kQStep / 16; ++kk)
+            wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
+          wgmma_commit();
+          shared_dq_block(ds, st, m0, bh);
+          continue;  // the stage went back in shared_dq_block
+        }
         if constexpr (kFused && kDqBesideDk) {
           // dS^T goes to this warpgroup's rows of sm.ds before the dK product reads the fragments
           // (the rows are free: the last step's dQ products completed before its last barrier).
           // dQ's first 64 columns run beside the dK product, the next ones after it, one 64-column
           // block at a time: a block's 32 registers beside dK's and dV's 128 (all of dQ's columns
           // at once spilled 188 bytes, ptxas 13.0).
-          bf16* ds = sm.ds + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
+          bf16* ds = sm.ds[0] + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
           store_ds<kQStep>(ds, b);
           fence_proxy_async_shared();
           named_barrier_sync<kWgThreads>(2 + wg);
@@ -1454,8 +1523,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           // rows of sm.ds free once every warp's dQ product of the step before has completed.
           // NOTE: dS^T stored after the wait: a wgmma's A-fragment registers are not to be
           // accessed while it runs.
-          bf16* ds = sm.ds + wg * kWgRows * kSwz;    // (kWgRows keys, kQStep queries)
-          if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
+          bf16* ds = sm.ds[0] + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
+          if (t_id == 0) bulk_wait_group_read<0>();   // the last reduction has read the staging
           named_barrier_sync<kWgThreads>(2 + wg);
           store_ds<kQStep>(ds, b);
           fence_proxy_async_shared();
@@ -1475,6 +1544,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           continue;  // the stage went back above
         }
       } else {
+        if constexpr (kFused &&
+                      kFusedDqShared) {  // zero dS^T rows: the other's dQ block reads them
+          bf16* ds = sm.ds[t & 1];
+          zero_ds_rows(ds + wg * kWgRows * kSwz);
+          fence_proxy_async_shared();
+          shared_dq_block(ds, st, m0, bh);
+          continue;
+        }
         if constexpr (kTurns) {
 #pragma unroll
           for (int turn = 0; turn < 3; ++turn) {  // the turns of the products it skips
