@@ -66,6 +66,7 @@ fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
 dqbesidedk='s/^constexpr bool kDqBesideDk = false;/constexpr bool kDqBesideDk = true;/'
 fuseddqshared='s/^constexpr bool kFusedDqShared = false;/constexpr bool kFusedDqShared = true;/'
 fuseddqstages3='s/^constexpr int kFusedDqStages = 2;/constexpr int kFusedDqStages = 3;/'
+shareddqstagings1='s/^constexpr int kSharedDqStagings = 2;/constexpr int kSharedDqStagings = 1;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
@@ -128,7 +129,9 @@ bwd_gqa_fused_dq|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq
 bwd_fused_dq_beside_dk|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqbesidedk
 bwd_fused_dq_shared|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared
 bwd_gqa_fused_dq_shared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared
-bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $fuseddqstages3
+bwd_fused_dq_shared_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $statslate
+bwd_fused_dq_shared_one_staging|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $shareddqstagings1
+bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $shareddqstagings1; $fuseddqstages3
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers
 varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twoconsumers

@@ -546,10 +546,19 @@ constexpr bool kDqBesideDk = false;
 // found cuDNN's backward one kernel of five products' tensor work with dQ summed by TMA
 // reductions (2294 us, the tensor pipe 65% active) against the three-kernel expert's 1494 + 1112
 // us at 81-82%: the seven products' extra work, not idle tensor cores, is what the expert loses.
+// Off: in the dev harness (call 2, three rounds, every case's errors the expert's) 1.08-1.20
+// times slower than the expert with one dQ staging; with two (kSharedDqStagings) 1.01-1.04
+// times faster at S 16384, 0.94-1.01 at S 4096, 0.93 causal (the accumulator's zeroing and
+// conversion cost about 105 us a call). Its k1 at S 4096: 2586 us, the tensor pipe 56% active.
 constexpr bool kFusedDqShared = false;
 // With kFusedDq, the ring stages of Q and dO: 2 (3 fit only beside kFusedDqShared's smaller dQ
-// staging).
+// staging; with it 7-11% slower than 2 in the dev harness, call 2 of the same results).
 constexpr int kFusedDqStages = 2;
+// With kFusedDqShared, each consumer's dQ staging buffers, used in turn: 2 lets a step stage its
+// block while the step before's reduction still reads the other (fits with 2 stages, not 3).
+// With 2, ptxas spills nothing in the fused k1 (120 bytes with 1) and the backward took 2720-
+// 2784 us against 3052-3073 at B4 H16 S4096 D128 (same call).
+constexpr int kSharedDqStagings = 2;
 constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
 static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
@@ -656,14 +665,15 @@ struct DkvqSmem {
   static constexpr int kStages = kFusedDqStages;
   static constexpr int kDsBuffers = kFusedDqShared ? 2 : 1;
   static constexpr int kDqCols = kFusedDqShared ? kSwz : kCols<kD>;  // staged per consumer
-  bf16 k[kCtaRows * kCols<kD>];            // (kCtaRows, kD) keys of the CTA
-  bf16 v[kCtaRows * kCols<kD>];            // (kCtaRows, kD)
-  bf16 q[kStages][kQStep * kCols<kD>];     // (kQStep, kD) per stage
-  bf16 dout[kStages][kQStep * kCols<kD>];  // (kQStep, kD) per stage
-  bf16 ds[kDsBuffers][kCtaRows * kQStep];  // (kCtaRows keys, kQStep queries) dS^T, 128-byte rows
-  float dq[2][kQStep * kDqCols];           // per consumer: (kQStep, 32) fp32 boxes
-  float lse2[kStages][kQStep];             // LSE * log2(e) of the stage's queries
-  float delta[kStages][kQStep];            // Delta of the stage's queries
+  static constexpr int kStagings = kFusedDqShared ? kSharedDqStagings : 1;
+  bf16 k[kCtaRows * kCols<kD>];               // (kCtaRows, kD) keys of the CTA
+  bf16 v[kCtaRows * kCols<kD>];               // (kCtaRows, kD)
+  bf16 q[kStages][kQStep * kCols<kD>];        // (kQStep, kD) per stage
+  bf16 dout[kStages][kQStep * kCols<kD>];     // (kQStep, kD) per stage
+  bf16 ds[kDsBuffers][kCtaRows * kQStep];     // (kCtaRows keys, kQStep queries) dS^T, 128-byte rows
+  float dq[2 * kStagings][kQStep * kDqCols];  // per consumer: (kQStep, 32) fp32 boxes
+  float lse2[kStages][kQStep];                // LSE * log2(e) of the stage's queries
+  float delta[kStages][kQStep];               // Delta of the stage's queries
   uint64_t kv_full, full[kStages], empty[kStages];
 };
 template <int kD, bool kFused>
@@ -1338,6 +1348,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // kFusedDqShared: once this warpgroup's dS^T rows of step `st` are in `ds` (and its dK product
   // is issued), waits for the other warpgroup's rows, adds dQ's column block wg over all the CTA's
   // keys into the accumulator, and returns the stage.
+  [[maybe_unused]] int st_dq = 0;  // kFusedDqShared: the steps this warpgroup staged dQ of
   [[maybe_unused]] const auto shared_dq_block = [&](const bf16* ds, int st, int m0, int bh) {
     if constexpr (kFused && kFusedDqShared) {
       named_barrier_sync<2 * kWgThreads>(kDsBarrier);     // both warpgroups' rows are stored
@@ -1354,10 +1365,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       release_stage(&sm.empty[st]);
       wgmma_wait<0>();
       fence_regs(dq);
-      if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
+      // the reduction that last read this step's staging buffer has read it
+      constexpr int kStagings = Smem::kStagings;
+      if (t_id == 0) bulk_wait_group_read<kStagings - 1>();
       named_barrier_sync<kWgThreads>(2 + wg);
-      stage_dq<kQStep>(dq, sm.dq[wg]);
-      add_staged_dq<kSwz, kQStep>(&maps.dq, sm.dq[wg], m0, bh, wg, wg * kSwz);
+      float* stage = sm.dq[wg * kStagings + st_dq++ % kStagings];
+      stage_dq<kQStep>(dq, stage);
+      add_staged_dq<kSwz, kQStep>(&maps.dq, stage, m0, bh, wg, wg * kSwz);
     }
   };
 
@@ -1544,8 +1558,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           continue;  // the stage went back above
         }
       } else {
-        if constexpr (kFused &&
-                      kFusedDqShared) {  // zero dS^T rows: the other's dQ block reads them
+        if constexpr (kFused && kFusedDqShared) {
+          // zero dS^T rows, which the other warpgroup's dQ block reads
           bf16* ds = sm.ds[t & 1];
           zero_ds_rows(ds + wg * kWgRows * kSwz);
           fence_proxy_async_shared();

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Session 2026-12-06 (twenty-fourth), call 3. On an H200: the acceptance evaluations of
+# callH200.sh (bench/results/2026-12-05g-h100-session/next), as call1.sh (its time gate H200_GATE
+# seconds, default 500). On another GPU: the fused backward with shared dS^T and two dQ stagings
+# (`shared2s`, variant `bwd_fused_dq_shared`) beside the same with the LSE and Delta read at use
+# (`s2sl`, `bwd_fused_dq_shared_late`) and the expert in the dev harness: s2sl's every case, then interleaved rounds (ROUNDS,
+# default 3) of the timed D 128 shapes (S 4096 non-causal and causal, S 16384, the two hidden
+# ones); then Nsight Compute's per-instruction stalls of s2sl's k1 at B4 H16 S4096 D128.
+# Summaries go to OUT as they come (timing.txt, stalls.txt), the logs to /tmp/c3, packed at the
+# end: a call cut short by its limit still returns what ran.
+# Usage (repository root of the GPU machine): call3.sh BIN OUT [ROUNDS]
+#   BIN: ptxbench, ptxbench-worker (H200 branch); BIN/{expert,shared2s,s2sl}/bwd_dev
+set -uo pipefail
+bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-3}" logs=/tmp/c3; mkdir -p "$out" "$logs"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt"
+cat "$out/gpu.txt"
+if grep -q H200 "$out/gpu.txt"; then
+  sed "s/-gt 540/-gt ${H200_GATE:-500}/" bench/results/2026-12-05g-h100-session/next/callH200.sh \
+    > /tmp/callH200.sh
+  timeout 585 bash /tmp/callH200.sh "$bin" "$out/H1"
+  exit
+fi
+timeout 120 "$bin/s2sl/bwd_dev" > "$logs/s2sl.full.log" 2>&1
+echo "== s2sl, every case: exit $? ($(grep -c PASS "$logs/s2sl.full.log") PASS lines)" |
+  tee "$out/full.txt"
+sed -n '/==== SUMMARY/,$p' "$logs/s2sl.full.log" | grep -v PASS | cut -c1-220 | tee -a "$out/full.txt"
+for r in $(seq "$rounds"); do
+  for h in expert shared2s s2sl; do
+    for c in "S4096 D128" "S16384" "H8 S1000 D128 full" "H64 S512 D128"; do
+      f="$logs/$h.t$r.$(echo "$c" | tr -d ' ').log"
+      timeout 60 "$bin/$h/bwd_dev" --only "$c" > "$f" 2>&1
+      grep "TIME total" "$f" | sed "s|^ *TIME|$(basename "$f" .log)|" | cut -c1-150 >> "$out/timing.txt"
+    done
+  done
+done
+sort "$out/timing.txt"
+ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+"$ncu" --clock-control none --set full --import-source yes -k regex:dkdv_kernel --launch-count 1 \
+  -f -o "$logs/k1" "$bin/s2sl/bwd_dev" --only "full B4 H16 S4096 D128 full" --no-timing \
+  > "$logs/ncu.log" 2>&1
+"$ncu" --import "$logs/k1.ncu-rep" --page source --csv --print-source sass > "$logs/k1.source.csv" 2>&1
+"$ncu" --import "$logs/k1.ncu-rep" --page details > "$logs/k1.details.txt" 2>&1
+for reason in stall_long_sb stall_barrier stall_wait stall_gmma stall_short_sb stall_mio; do
+  python3 bench/gemm_dev/summarize_source_stalls.py "$logs/k1.source.csv" "$reason" --top 6 \
+    --min-threads 2 2>&1
+done > "$out/stalls.txt"
+head -40 "$out/stalls.txt"
+rm -f "$logs/k1.ncu-rep"
+tar -C "$logs" -czf "$out/logs.tar.gz" . && ls -la "$out"
