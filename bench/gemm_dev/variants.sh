@@ -67,6 +67,7 @@ dqbesidedk='s/^constexpr bool kDqBesideDk = false;/constexpr bool kDqBesideDk = 
 fuseddqshared='s/^constexpr bool kFusedDqShared = false;/constexpr bool kFusedDqShared = true;/'
 fuseddqstages3='s/^constexpr int kFusedDqStages = 2;/constexpr int kFusedDqStages = 3;/'
 shareddqstagings1='s/^constexpr int kSharedDqStagings = 2;/constexpr int kSharedDqStagings = 1;/'
+dqreducer='s/^constexpr bool kDqReducerWarp = false;/constexpr bool kDqReducerWarp = true;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
@@ -132,6 +133,7 @@ bwd_gqa_fused_dq_shared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuse
 bwd_fused_dq_shared_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $statslate
 bwd_fused_dq_shared_one_staging|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $shareddqstagings1
 bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $shareddqstagings1; $fuseddqstages3
+bwd_fused_dq_shared_reducer|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers
 varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twoconsumers

@@ -48,7 +48,8 @@
 // key tile its queries see; tiles on the diagonal are masked per element, fully masked warpgroup
 // tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
 // (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, measured slower) computes dQ in
-// k1 instead (5 matmuls, dQ summed by TMA reductions in fp32; k2 converts).
+// k1 instead (5 matmuls, dQ summed by TMA reductions in fp32; k2 converts), with kFusedDqShared
+// (off, measured level) in FlashAttention-3's form, dS^T shared between the consumers.
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
@@ -559,6 +560,14 @@ constexpr int kFusedDqStages = 2;
 // With 2, ptxas spills nothing in the fused k1 (120 bytes with 1) and the backward took 2720-
 // 2784 us against 3052-3073 at B4 H16 S4096 D128 (same call).
 constexpr int kSharedDqStagings = 2;
+// With kFusedDqShared, whether one thread of the producer warpgroup (warp 1, lane 0) issues the
+// dQ blocks' TMA reductions, as FlashAttention-3's backward does, instead of thread 0 of each
+// consumer warpgroup after a barrier of its 128 threads: a consumer stages its block once the
+// reducer has freed the buffer (an mbarrier, `dq_empty`), and announces it (`dq_full`, one
+// arrival a warp) without waiting for anything; the reducer waits for both warpgroups' blocks of
+// a step, issues their reductions, and frees a step's buffers once they have been read. Not yet
+// measured (written in session 2026-12-06g; variant `bwd_fused_dq_shared_reducer`).
+constexpr bool kDqReducerWarp = false;
 constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
 static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
@@ -675,6 +684,7 @@ struct DkvqSmem {
   float lse2[kStages][kQStep];                // LSE * log2(e) of the stage's queries
   float delta[kStages][kQStep];               // Delta of the stage's queries
   uint64_t kv_full, full[kStages], empty[kStages];
+  uint64_t dq_full[2 * kStagings], dq_empty[2 * kStagings];  // kDqReducerWarp, as dq
 };
 template <int kD, bool kFused>
 struct DkvSmemOf {
@@ -1085,6 +1095,35 @@ __device__ __forceinline__ void init_barriers(uint64_t* resident, uint64_t (&ful
   __syncthreads();
 }
 
+// k1 with kDqReducerWarp: the producer warpgroup's reducer thread. Step t of the ring (query tile
+// first + t % per_head of query head bh_q0 + t / per_head, as the producer counts them) leaves one
+// dQ block per consumer warpgroup in that warpgroup's staging buffer t % kStagings; each is added
+// into the accumulator's column block of its warpgroup once the warpgroup's four warps have
+// announced it, and a step's buffers go back to the consumers once their reductions have read
+// them (the reductions of the last kStagings - 1 steps may still be reading).
+template <int kQStep, int kStagings, class Smem>
+__device__ __forceinline__ void reduce_dq_blocks(Smem& sm, const MapsDq* maps, int bh_q0, int first,
+                                                 int per_head, int iters) {
+  int bh = bh_q0, tile = first;
+  for (int t = 0; t < iters; ++t) {
+    const int buf = t % kStagings;
+    for (int w = 0; w < 2; ++w) {
+      mbar_wait(&sm.dq_full[w * kStagings + buf], (t / kStagings) & 1);
+      const float* stage = sm.dq[w * kStagings + buf];
+      for (int box = 0; box < kSwz / 32; ++box)
+        tma_reduce_add_3d(&maps->dq, stage + box * kQStep * 32, w * kSwz + box * 32, tile * kQStep,
+                          bh);
+    }
+    bulk_commit_group();
+    bulk_wait_group_read<kStagings - 1>();  // every step's group but the last kStagings - 1
+    const int freed = t - (kStagings - 1);  // the step whose buffers its group has read
+    if (freed >= 0)
+      for (int w = 0; w < 2; ++w) mbar_arrive(&sm.dq_empty[w * kStagings + freed % kStagings]);
+    if (++tile == first + per_head) tile = first, ++bh;
+  }
+  bulk_wait_group<0>();  // the reductions are done before the grid is
+}
+
 // ---- k0: Delta and LSE * log2(e) into the workspace ----
 // kZeroDq (k1 with kFusedDq): also zeroes the row's dQ accumulator `dq_acc` ([B*H, seq, kD]).
 template <int kD, bool kZeroDq = false>
@@ -1297,6 +1336,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr bool kThreadIndex = kD == 64 && !kMaskByMargin && !kD64UniformIndex && !kDkvPingPong;
   const int warpgroup = kThreadIndex ? static_cast<int>(threadIdx.x / 128) : warpgroup_index();
 
+  constexpr bool kReducer = kFused && kFusedDqShared && kDqReducerWarp;
+  if constexpr (kReducer) {
+    if (threadIdx.x == 0)  // init_barriers fences them and syncs the CTA
+      for (int i = 0; i < 2 * Smem::kStagings; ++i) {
+        mbar_init(&sm.dq_full[i], 4);  // the consumer warps of a warpgroup
+        mbar_init(&sm.dq_empty[i], 1);
+      }
+  }
   init_barriers(&sm.kv_full, sm.full, sm.empty);
   chain_wait_previous();                            // k0's LSE and Delta
   if constexpr (kDqBesideDkv) chain_launch_next();  // k1b or k2 may launch: k0 has completed
@@ -1328,6 +1375,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         bulk_load(sm.delta[s], p.delta + stats + m0, kQStep * 4, &sm.full[s]);
         if (++tile == first + per_head) tile = first, ++bh;
       }
+    } else if constexpr (kReducer) {
+      if (threadIdx.x == 32)
+        reduce_dq_blocks<kQStep, Smem::kStagings>(sm, &maps, bh_q0, first, per_head, iters);
     }
     return;
   }
@@ -1365,8 +1415,16 @@ __global__ void __launch_bounds__(kThreads, 1)
       release_stage(&sm.empty[st]);
       wgmma_wait<0>();
       fence_regs(dq);
-      // the reduction that last read this step's staging buffer has read it
       constexpr int kStagings = Smem::kStagings;
+      if constexpr (kReducer) {
+        const int buf = wg * kStagings + st_dq % kStagings;
+        mbar_wait(&sm.dq_empty[buf], ((st_dq++ / kStagings) & 1) ^ 1);  // fresh: parity 1 passes
+        stage_dq<kQStep>(dq, sm.dq[buf]);
+        fence_proxy_async_shared();
+        release_stage(&sm.dq_full[buf]);
+        return;
+      }
+      // the reduction that last read this step's staging buffer has read it
       if (t_id == 0) bulk_wait_group_read<kStagings - 1>();
       named_barrier_sync<kWgThreads>(2 + wg);
       float* stage = sm.dq[wg * kStagings + st_dq++ % kStagings];

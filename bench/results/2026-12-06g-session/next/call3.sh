@@ -3,13 +3,15 @@
 # callH200.sh (bench/results/2026-12-05g-h100-session/next), as call1.sh (its time gate H200_GATE
 # seconds, default 500). On another GPU: the fused backward with shared dS^T and two dQ stagings
 # (`shared2s`, variant `bwd_fused_dq_shared`) beside the same with the LSE and Delta read at use
-# (`s2sl`, `bwd_fused_dq_shared_late`) and the expert in the dev harness: s2sl's every case, then interleaved rounds (ROUNDS,
-# default 3) of the timed D 128 shapes (S 4096 non-causal and causal, S 16384, the two hidden
-# ones); then Nsight Compute's per-instruction stalls of s2sl's k1 at B4 H16 S4096 D128.
+# (`s2sl`, `bwd_fused_dq_shared_late`), the reduction issued by a producer thread (`reducer`,
+# `bwd_fused_dq_shared_reducer`, written after this call was first tried) and the expert in the
+# dev harness: every case of s2sl and reducer, then interleaved rounds (ROUNDS, default 3) of the
+# timed D 128 shapes (S 4096 non-causal and causal, S 16384, the two hidden ones); then Nsight
+# Compute's per-instruction stalls of s2sl's k1 at B4 H16 S4096 D128.
 # Summaries go to OUT as they come (timing.txt, stalls.txt), the logs to /tmp/c3, packed at the
 # end: a call cut short by its limit still returns what ran.
 # Usage (repository root of the GPU machine): call3.sh BIN OUT [ROUNDS]
-#   BIN: ptxbench, ptxbench-worker (H200 branch); BIN/{expert,shared2s,s2sl}/bwd_dev
+#   BIN: ptxbench, ptxbench-worker (H200 branch); BIN/{expert,shared2s,s2sl,reducer}/bwd_dev
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-3}" logs=/tmp/c3; mkdir -p "$out" "$logs"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt"
@@ -20,12 +22,16 @@ if grep -q H200 "$out/gpu.txt"; then
   timeout 585 bash /tmp/callH200.sh "$bin" "$out/H1"
   exit
 fi
-timeout 120 "$bin/s2sl/bwd_dev" > "$logs/s2sl.full.log" 2>&1
-echo "== s2sl, every case: exit $? ($(grep -c PASS "$logs/s2sl.full.log") PASS lines)" |
-  tee "$out/full.txt"
-sed -n '/==== SUMMARY/,$p' "$logs/s2sl.full.log" | grep -v PASS | cut -c1-220 | tee -a "$out/full.txt"
+for h in s2sl reducer; do
+  [ -x "$bin/$h/bwd_dev" ] || continue
+  timeout 120 "$bin/$h/bwd_dev" > "$logs/$h.full.log" 2>&1
+  echo "== $h, every case: exit $? ($(grep -c PASS "$logs/$h.full.log") PASS lines)" |
+    tee -a "$out/full.txt"
+  sed -n '/==== SUMMARY/,$p' "$logs/$h.full.log" | grep -v PASS | cut -c1-220 | tee -a "$out/full.txt"
+done
 for r in $(seq "$rounds"); do
-  for h in expert shared2s s2sl; do
+  for h in expert shared2s s2sl reducer; do
+    [ -x "$bin/$h/bwd_dev" ] || continue
     for c in "S4096 D128" "S16384" "H8 S1000 D128 full" "H64 S512 D128"; do
       f="$logs/$h.t$r.$(echo "$c" | tr -d ' ').log"
       timeout 60 "$bin/$h/bwd_dev" --only "$c" > "$f" 2>&1
