@@ -1396,8 +1396,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
   const TakeTurns<kTurns> turns(wg, iters > 0);
   // kFusedDqShared: once this warpgroup's dS^T rows of step `st` are in `ds` (and its dK product
-  // is issued), waits for the other warpgroup's rows, adds dQ's column block wg over all the CTA's
-  // keys into the accumulator, and returns the stage.
+  // is issued), waits for the other warpgroup's rows, computes dQ's column block wg over all the
+  // CTA's keys, returns the stage and adds the block into the accumulator (or hands it to the
+  // reducer thread, kDqReducerWarp).
   [[maybe_unused]] int st_dq = 0;  // kFusedDqShared: the steps this warpgroup staged dQ of
   [[maybe_unused]] const auto shared_dq_block = [&](const bf16* ds, int st, int m0, int bh) {
     if constexpr (kFused && kFusedDqShared) {
