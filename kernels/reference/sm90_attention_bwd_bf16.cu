@@ -1395,12 +1395,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
   const TakeTurns<kTurns> turns(wg, iters > 0);
-  // kFusedDqShared: once this warpgroup's dS^T rows of step `st` are in `ds` (and its dK product
+  // kFusedDqShared: once this warpgroup's dS^T rows of step t are in `ds` (and its dK product
   // is issued), waits for the other warpgroup's rows, computes dQ's column block wg over all the
   // CTA's keys, returns the stage and adds the block into the accumulator (or hands it to the
   // reducer thread, kDqReducerWarp).
-  [[maybe_unused]] int st_dq = 0;  // kFusedDqShared: the steps this warpgroup staged dQ of
-  [[maybe_unused]] const auto shared_dq_block = [&](const bf16* ds, int st, int m0, int bh) {
+  [[maybe_unused]] const auto shared_dq_block = [&](const bf16* ds, int t, int m0, int bh) {
     if constexpr (kFused && kFusedDqShared) {
       named_barrier_sync<2 * kWgThreads>(kDsBarrier);     // both warpgroups' rows are stored
       float dq[kSwz / 2];                                 // (kQStep queries, 64 columns)
@@ -1413,13 +1412,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<1>();  // dV and dK (none on a skipped step): Q and dO are read
       fence_regs(dv);
       fence_regs(dk);
-      release_stage(&sm.empty[st]);
+      release_stage(&sm.empty[t % kStages]);
       wgmma_wait<0>();
       fence_regs(dq);
       constexpr int kStagings = Smem::kStagings;
       if constexpr (kReducer) {
-        const int buf = wg * kStagings + st_dq % kStagings;
-        mbar_wait(&sm.dq_empty[buf], ((st_dq++ / kStagings) & 1) ^ 1);  // fresh: parity 1 passes
+        const int buf = wg * kStagings + t % kStagings;
+        mbar_wait(&sm.dq_empty[buf], ((t / kStagings) & 1) ^ 1);  // fresh: parity 1 passes
         stage_dq<kQStep>(dq, sm.dq[buf]);
         fence_proxy_async_shared();
         release_stage(&sm.dq_full[buf]);
@@ -1428,7 +1427,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // the reduction that last read this step's staging buffer has read it
       if (t_id == 0) bulk_wait_group_read<kStagings - 1>();
       named_barrier_sync<kWgThreads>(2 + wg);
-      float* stage = sm.dq[wg * kStagings + st_dq++ % kStagings];
+      float* stage = sm.dq[wg * kStagings + t % kStagings];
       stage_dq<kQStep>(dq, stage);
       add_staged_dq<kSwz, kQStep>(&maps.dq, stage, m0, bh, wg, wg * kSwz);
     }
@@ -1530,7 +1529,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int kk = 0; kk < kQStep / 16; ++kk)
             wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
           wgmma_commit();
-          shared_dq_block(ds, st, m0, bh);
+          shared_dq_block(ds, t, m0, bh);
           continue;  // the stage went back in shared_dq_block
         }
         if constexpr (kFused && kDqBesideDk) {
@@ -1622,7 +1621,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           bf16* ds = sm.ds[t & 1];
           zero_ds_rows(ds + wg * kWgRows * kSwz);
           fence_proxy_async_shared();
-          shared_dq_block(ds, st, m0, bh);
+          shared_dq_block(ds, t, m0, bh);
           continue;
         }
         if constexpr (kTurns) {
