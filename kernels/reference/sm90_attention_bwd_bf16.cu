@@ -95,6 +95,27 @@ __device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
   asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 // ==== end kernels/ptx/smem.cuh ====
+// ==== begin kernels/ptx/smem_store.cuh (generated: scripts/amalgamate.py) ====
+// Stores into shared memory at 32-bit shared addresses (smem_addr), for kernels whose buffers sit
+// behind generic pointers (an aligned view of dynamic shared memory), where plain C++ stores would
+// be generic ones (ST.E, a 64-bit address per pointer): stmatrix for 16-bit fragments, st.shared.v2
+// for pairs of floats.
+
+// Four 8x8 matrices of 16-bit elements (stmatrix .x4, warp-wide): matrix i from register ri of
+// every lane (lane l holds row l / 4, elements 2 (l % 4) and 2 (l % 4) + 1, the layout of an mma
+// or wgmma fragment), its row j (16 bytes, 16-byte aligned) at shared address `addr` of lane
+// 8 i + j.
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2,
+                                            uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+// Two floats at shared address `addr` (8-byte aligned).
+__device__ __forceinline__ void st_shared_v2_f32(uint32_t addr, float a, float b) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
+}
+// ==== end kernels/ptx/smem_store.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
 // byte count (TMA and bulk copies complete those bytes), and the parity wait (try_wait in a
@@ -568,6 +589,14 @@ constexpr int kSharedDqStagings = 2;
 // a step, issues their reductions, and frees a step's buffers once they have been read. Not yet
 // measured (written in session 2026-12-06g; variant `bwd_fused_dq_shared_reducer`).
 constexpr bool kDqReducerWarp = false;
+// With kFusedDq, whether a consumer stores its dS^T rows by stmatrix (4 instructions a step, 16
+// bytes of a key's row per lane, no bank conflict under the 128-byte swizzle) and stages dQ by
+// st.shared.v2, both at 32-bit shared addresses, instead of by C++ stores through the generic
+// pointers of the aligned shared-memory view (ptxas emitted 16 generic 32-bit stores for the dS^T
+// rows and generic 64-bit ones for the dQ staging, each with a 64-bit address). Not yet measured
+// (written in session 2026-12-06h; variant `bwd_fused_dq_shared_sts`).
+constexpr bool kSharedAddressStores = false;
+static_assert(!kSharedAddressStores || kFusedDq, "the stores it changes are the fused dQ's");
 constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
 static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
@@ -1025,6 +1054,19 @@ template <int kQ>
 __device__ __forceinline__ void store_ds(bf16* ds, const uint32_t (&frag)[kQ / 16][4]) {
   static_assert(kQ == kSwz, "one 128-byte row per key");
   const int t = threadIdx.x % kWgThreads;
+  if constexpr (kSharedAddressStores) {
+    // lane l gives row l % 8 of matrix l / 8: frag[kk][j] holds rows 8 (j % 2) + 0..7 of the
+    // warp's 16 and queries 16 kk + 8 (j / 2) + 0..7, one 16-byte chunk of a key's row
+    const int lane = t % 32;
+    const uint32_t row = 16 * (t / 32) + lane % 8 + 8 * ((lane / 8) % 2);
+    const uint32_t row_addr = smem_addr(ds) + row * 128;
+#pragma unroll
+    for (int kk = 0; kk < kQ / 16; ++kk) {
+      const uint32_t chunk = (2 * kk + lane / 16) ^ (lane % 8);
+      stmatrix_x4(row_addr + chunk * 16, frag[kk][0], frag[kk][1], frag[kk][2], frag[kk][3]);
+    }
+    return;
+  }
   uint8_t* base = reinterpret_cast<uint8_t*>(ds);
 #pragma unroll
   for (int kk = 0; kk < kQ / 16; ++kk) {
@@ -1056,7 +1098,10 @@ __device__ __forceinline__ void stage_dq(const float (&dq)[kRegs], float* stage)
     const int r = acc_row(e, t), c = acc_col(e, t);
     const int cc = c % 32;
     const int offset = (c / 32) * kQ * 128 + r * 128 + (((cc / 4) ^ (r % 8)) * 16) + (cc % 4) * 4;
-    *reinterpret_cast<float2*>(base + offset) = make_float2(dq[e], dq[e + 1]);
+    if constexpr (kSharedAddressStores)
+      st_shared_v2_f32(smem_addr(stage) + offset, dq[e], dq[e + 1]);
+    else
+      *reinterpret_cast<float2*>(base + offset) = make_float2(dq[e], dq[e + 1]);
   }
 }
 
