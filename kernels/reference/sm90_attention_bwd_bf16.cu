@@ -115,6 +115,13 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t
 __device__ __forceinline__ void st_shared_v2_f32(uint32_t addr, float a, float b) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
 }
+// Four 32-bit words at shared address `addr` (16-byte aligned).
+__device__ __forceinline__ void st_shared_v4_b32(uint32_t addr, uint32_t a, uint32_t b, uint32_t c,
+                                                 uint32_t d) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(a), "r"(b), "r"(c),
+               "r"(d)
+               : "memory");
+}
 // ==== end kernels/ptx/smem_store.cuh ====
 // ==== begin kernels/ptx/mbarrier.cuh (generated: scripts/amalgamate.py) ====
 // mbarrier (shared::cta, 64-bit) wrappers: init, arrive, arrive with an expected transaction
@@ -591,9 +598,12 @@ constexpr int kSharedDqStagings = 2;
 constexpr bool kDqReducerWarp = false;
 // With kFusedDq, whether a consumer stores its dS^T rows by stmatrix (4 instructions a step, 16
 // bytes of a key's row per lane, no bank conflict under the 128-byte swizzle) and stages dQ by
-// st.shared.v2, both at 32-bit shared addresses, instead of by C++ stores through the generic
-// pointers of the aligned shared-memory view (ptxas emitted 16 generic 32-bit stores for the dS^T
-// rows and generic 64-bit ones for the dQ staging, each with a 64-bit address). Not yet measured
+// st.shared.v2 (and zeroes a skipped step's rows by st.shared.v4), all at 32-bit shared
+// addresses, instead of by C++ stores through the generic pointers of the aligned shared-memory
+// view: ptxas emitted generic stores (ST.E, 64-bit addresses), 52 in the step's loop (878 -> 743
+// instructions with it; no spills either way). Nsight Compute put the fused k1's warps at 0.56
+// cycles of MIO throttle, 0.10 of LG throttle and 0.40 of dispatch stall per issued instruction
+// against cuDNN's 0.06, 0 and 0 (an H100, bench/results/2026-12-06g-session). Not yet measured
 // (written in session 2026-12-06h; variant `bwd_fused_dq_shared_sts`).
 constexpr bool kSharedAddressStores = false;
 static_assert(!kSharedAddressStores || kFusedDq, "the stores it changes are the fused dQ's");
@@ -1082,6 +1092,12 @@ __device__ __forceinline__ void store_ds(bf16* ds, const uint32_t (&frag)[kQ / 1
 // k1 with kFusedDqShared: a warpgroup's kWgRows rows of 128 bytes of a dS^T buffer set to zero.
 [[maybe_unused]] __device__ __forceinline__ void zero_ds_rows(bf16* rows) {
   constexpr int kPerThread = kWgRows * 128 / 16 / kWgThreads;  // 16-byte stores
+  if constexpr (kSharedAddressStores) {  // a warp's 32 stores side by side: no bank conflict
+    const uint32_t addr = smem_addr(rows) + (threadIdx.x % kWgThreads) * 16;
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) st_shared_v4_b32(addr + i * kWgThreads * 16, 0, 0, 0, 0);
+    return;
+  }
   uint4* out = reinterpret_cast<uint4*>(rows) + (threadIdx.x % kWgThreads) * kPerThread;
 #pragma unroll
   for (int i = 0; i < kPerThread; ++i) out[i] = make_uint4(0, 0, 0, 0);
