@@ -607,6 +607,13 @@ constexpr bool kDqReducerWarp = false;
 // (written in session 2026-12-06h; variant `bwd_fused_dq_shared_sts`).
 constexpr bool kSharedAddressStores = false;
 static_assert(!kSharedAddressStores || kFusedDq, "the stores it changes are the fused dQ's");
+// With kFusedDq, the shortest sequence that takes the fused form (shorter ones take the three
+// kernels, which k1 and k2 of every build hold): each CTA of the fused k1 then has at least 12
+// query tiles to amortise the fp32 accumulator's zeroing and conversion over. On an H100
+// (bench/results/2026-12-06h-session, call 1, three interleaved rounds in the dev harness), the
+// fused form with kDqReducerWarp and kSharedAddressStores over the three kernels: 0.973 at
+// B1 H64 S512, 1.008 at B2 H8 S1000 (1.02-1.08 on the long shapes): between the two.
+constexpr int kFusedDqMinSeq = 768;
 constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
 static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
@@ -2008,7 +2015,7 @@ struct Dims {
   bool causal = false, out_f32 = false;
   float scale = 0.f;
   int64_t part_elems() const { return static_cast<int64_t>(batch) * kv_heads * seq * dim; }
-  bool fused_dq() const { return dim == 128 && kFusedDqOf<128>; }
+  bool fused_dq() const { return dim == 128 && kFusedDqOf<128> && seq >= kFusedDqMinSeq; }
   uint64_t partial_bytes() const { return splits > 1 ? 8ull * splits * part_elems() : 0; }
   // LSE * log2(e) and Delta, k1's fp32 partials of dK and dV when it is split, the fp32 dQ
   // accumulator with kFusedDq
@@ -2151,15 +2158,18 @@ cudaError_t launch_chained(void (*kernel)(Params...), dim3 grid, unsigned thread
   return launch_programmatic(kernel, grid, dim3(threads), smem, stream, kChainPdl, args...);
 }
 
-// The kernels of one head dim and the dynamic shared memory of k1 and k2; with kFusedDq (D 128)
-// k0 also zeroes the dQ accumulator, k1 is the fused kernel (dkdvq, dkdvq_split; dkdv and
-// dkdv_split unused) and k2 the conversion.
+// The kernels of one head dim and the dynamic shared memory of k1 and k2; where Dims::fused_dq()
+// (kFusedDq, D 128) k0 also zeroes the dQ accumulator (delta_zero), k1 is the fused kernel
+// (dkdvq, dkdvq_split) and k2 the conversion.
 struct Kernels {
-  void (*delta)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t, float*);
+  using Delta = void (*)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t,
+                         float*);
+  Delta delta;
   void (*dkdv)(Maps, Params);
   void (*dkdv_split)(Maps, Params);
   void (*dq)(Maps, Params);
   size_t dkdv_smem, dq_smem;
+  Delta delta_zero = nullptr;
   void (*dkdvq)(MapsDq, Params) = nullptr;
   void (*dkdvq_split)(MapsDq, Params) = nullptr;
   size_t dkdvq_smem = 0;
@@ -2169,7 +2179,7 @@ Kernels kernels_for() {
   Kernels k{delta_kernel<kD>, dkdv_kernel<kD, false>,    dkdv_kernel<kD, true>,
             dq_kernel<kD>,    smem_bytes<DkvSmem<kD>>(), smem_bytes<DqSmem<kD>>()};
   if constexpr (kFusedDqOf<kD>) {
-    k.delta = delta_kernel<kD, true>;
+    k.delta_zero = delta_kernel<kD, true>;
     k.dkdvq = dkdv_kernel<kD, false, true>;
     k.dkdvq_split = dkdv_kernel<kD, true, true>;
     k.dkdvq_smem = smem_bytes<DkvqSmem<kD>>();
@@ -2183,9 +2193,10 @@ Kernels kernels_of(int dim) {
 int launch_delta(const Launch& l) {
   const int64_t rows = static_cast<int64_t>(l.d.batch) * l.d.heads * l.d.seq_pad;
   const unsigned blocks = static_cast<unsigned>(rows / 8);  // 8 warps per block; seq_pad % 8 == 0
-  kernels_of(l.d.dim).delta<<<blocks, 256, 0, l.stream>>>(l.out, l.dout, l.lse, l.params.lse2,
-                                                          l.params.delta, l.d.seq, l.d.seq_pad,
-                                                          rows, l.params.dq_acc);
+  const Kernels k = kernels_of(l.d.dim);
+  (l.d.fused_dq() ? k.delta_zero : k.delta)<<<blocks, 256, 0, l.stream>>>(
+      l.out, l.dout, l.lse, l.params.lse2, l.params.delta, l.d.seq, l.d.seq_pad, rows,
+      l.params.dq_acc);
   return launch_status();
 }
 
