@@ -49,7 +49,9 @@
 // tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
 // (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, measured slower) computes dQ in
 // k1 instead (5 matmuls, dQ summed by TMA reductions in fp32; k2 converts), with kFusedDqShared
-// (off, measured level) in FlashAttention-3's form, dS^T shared between the consumers.
+// (off) in FlashAttention-3's form, dS^T shared between the consumers: level with the three
+// kernels, 1.00-1.08 times as fast from S 1000 with kDqReducerWarp and kSharedAddressStores (the
+// dev harness on an H100; not yet judged by ptxbench eval).
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
@@ -593,8 +595,12 @@ constexpr int kSharedDqStagings = 2;
 // consumer warpgroup after a barrier of its 128 threads: a consumer stages its block once the
 // reducer has freed the buffer (an mbarrier, `dq_empty`), and announces it (`dq_full`, one
 // arrival a warp) without waiting for anything; the reducer waits for both warpgroups' blocks of
-// a step, issues their reductions, and frees a step's buffers once they have been read. Not yet
-// measured (written in session 2026-12-06g; variant `bwd_fused_dq_shared_reducer`).
+// a step, issues their reductions, and frees a step's buffers once they have been read. Off. On an
+// H100 in the dev harness (bench/results/2026-12-06h-session, call 1, three rounds), the expert's
+// time over the fused form's at B4 H16 S4096 D128 / causal / B1 H16 S16384 / B2 H8 S1000 / B1 H64
+// S512: 0.770 / 0.830 / 0.871 / 0.806 / 0.759 alone (`bwd_fused_dq_shared_reducer`), 1.018 /
+// 1.001 / 1.076 / 1.008 / 0.973 with kSharedAddressStores (`bwd_fused_dq_shared_reducer_sts`),
+// against 0.973 / 0.949 / 1.016 / 0.978 / 0.951 without either.
 constexpr bool kDqReducerWarp = false;
 // With kFusedDq, whether a consumer stores its dS^T rows by stmatrix (4 instructions a step, 16
 // bytes of a key's row per lane, no bank conflict under the 128-byte swizzle) and stages dQ by
@@ -603,8 +609,9 @@ constexpr bool kDqReducerWarp = false;
 // view: ptxas emitted generic stores (ST.E, 64-bit addresses), 52 in the step's loop (878 -> 743
 // instructions with it; no spills either way). Nsight Compute put the fused k1's warps at 0.56
 // cycles of MIO throttle, 0.10 of LG throttle and 0.40 of dispatch stall per issued instruction
-// against cuDNN's 0.06, 0 and 0 (an H100, bench/results/2026-12-06g-session). Not yet measured
-// (written in session 2026-12-06h; variant `bwd_fused_dq_shared_sts`).
+// against cuDNN's 0.06, 0 and 0 (an H100, bench/results/2026-12-06g-session). Off: alone
+// (`bwd_fused_dq_shared_sts`) 1.005 / 0.970 / 1.038 / 0.987 / 0.960 of the expert's speed on the
+// shapes of kDqReducerWarp's note (same call), with it its row there.
 constexpr bool kSharedAddressStores = false;
 static_assert(!kSharedAddressStores || kFusedDq, "the stores it changes are the fused dQ's");
 // With kFusedDq, the shortest sequence that takes the fused form (shorter ones take the three
