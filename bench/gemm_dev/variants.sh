@@ -69,6 +69,7 @@ fuseddqstages3='s/^constexpr int kFusedDqStages = 2;/constexpr int kFusedDqStage
 shareddqstagings1='s/^constexpr int kSharedDqStagings = 2;/constexpr int kSharedDqStagings = 1;/'
 dqreducer='s/^constexpr bool kDqReducerWarp = false;/constexpr bool kDqReducerWarp = true;/'
 sharedstores='s/^constexpr bool kSharedAddressStores = false;/constexpr bool kSharedAddressStores = true;/'
+longestfirst='s/^constexpr bool kLongestFirst = false;/constexpr bool kLongestFirst = true;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
@@ -138,6 +139,10 @@ bwd_fused_dq_shared_reducer|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq;
 bwd_fused_dq_shared_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $sharedstores
 bwd_fused_dq_shared_reducer_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores
 bwd_gqa_fused_dq_shared_reducer_sts|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores
+bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $longestfirst
+bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $longestfirst
+bwd_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst
+bwd_gqa_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers
 varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twoconsumers

@@ -621,6 +621,19 @@ static_assert(!kSharedAddressStores || kFusedDq, "the stores it changes are the 
 // fused form with kDqReducerWarp and kSharedAddressStores over the three kernels: 0.973 at
 // B1 H64 S512, 1.008 at B2 H8 S1000 (1.02-1.08 on the long shapes): between the two.
 constexpr int kFusedDqMinSeq = 768;
+// Whether causal k1 CTAs start in chunks of kOrderChunk (batch, kv head slot) pairs, key block 0
+// of every pair of the chunk first, then key block 1, ... (cta_slot), instead of every key block
+// of one pair before the next pair's. A causal CTA of key block j sees S / 64 - 2 j query tiles
+// (times the group's heads): starting the long ones first leaves the short ones to fill the last
+// wave (the longest-processing-time order), where in launch order the last pairs' long CTAs start
+// late and run alone. A chunk's pairs keep their Q and dO in L2. The three-kernel form hides
+// k1's tail under k2, which starts beside it; the fused form's conversion cannot. Not yet
+// measured (written in session 2026-12-06h; variants `bwd_fused_longest_first`,
+// `bwd_gqa_fused_longest_first`). ptxbench eval on an H100 before it (bench/results/
+// 2026-12-06h-session, call 2): the fused form 0.965 of the three kernels' speedup on the causal
+// shape, 0.920 on the causal GQA one (group 4), 0.99-1.03 elsewhere.
+constexpr bool kLongestFirst = false;
+constexpr int kOrderChunk = 8;
 constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
 static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
@@ -1375,6 +1388,25 @@ __device__ __forceinline__ void overlapped_dkdv_steps(Smem& sm, const Params& p,
 }
 
 // ---- k1: dK, dV (and with kFused, dQ into its accumulator) ----
+// A k1 CTA's place: key block `block` of kv head slot y (kv head, split) of batch z (unsigned,
+// as blockIdx: the expressions k1 forms from them are those it formed from blockIdx).
+struct CtaSlot {
+  unsigned block, y, z;
+};
+// The slot of this CTA: its grid coordinates, or with kLongestFirst and a causal problem the
+// chunked key-block-major order described there (a bijection on the grid: the last chunk may
+// hold fewer pairs).
+__device__ __forceinline__ CtaSlot cta_slot(bool causal) {
+  if (!kLongestFirst || !causal) return {blockIdx.x, blockIdx.y, blockIdx.z};
+  const unsigned blocks = gridDim.x, pairs = gridDim.y * gridDim.z;
+  const unsigned linear = blockIdx.x + blocks * (blockIdx.y + gridDim.y * blockIdx.z);  // launch
+  const unsigned first_pair = linear / (blocks * kOrderChunk) * kOrderChunk;
+  const unsigned chunk_pairs = min(static_cast<unsigned>(kOrderChunk), pairs - first_pair);
+  const unsigned within = linear - first_pair * blocks;
+  const unsigned pair = first_pair + within % chunk_pairs;
+  return {within / chunk_pairs, pair % gridDim.y, pair / gridDim.y};
+}
+
 // kSplit: p.splits > 1 CTAs per (128 keys, kv head), partials to p.part. A template parameter so
 // that the unsplit kernel (every large shape) compiles exactly as without splitting: the split
 // arithmetic in it cost 2-3% of the backward on the H200 (2026-12-02, A/B in one machine start).
@@ -1390,13 +1422,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ uint8_t smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
 
-  const int n0 = blockIdx.x * kCtaRows;  // first key of the CTA
-  const int kv = kSplit ? blockIdx.y / p.splits : blockIdx.y;
-  const int split = kSplit ? blockIdx.y % p.splits : 0;
+  const CtaSlot slot = cta_slot(p.causal);
+  const int n0 = slot.block * kCtaRows;  // first key of the CTA
+  const int kv = kSplit ? slot.y / p.splits : slot.y;
+  const int split = kSplit ? slot.y % p.splits : 0;
   const int heads_per_cta = kSplit ? p.group / p.splits : p.group;
-  const int bh_kv = blockIdx.z * p.kv_heads + kv;  // its (batch, kv head) slice
+  const int bh_kv = slot.z * p.kv_heads + kv;  // its (batch, kv head) slice
   // the first of its query heads: the split's share of the kv head's group
-  const int bh_q0 = blockIdx.z * p.heads + kv * p.group + split * heads_per_cta;
+  const int bh_q0 = slot.z * p.heads + kv * p.group + split * heads_per_cta;
   // NOTE: causal: query tiles before n0 see none of these keys. Step t of the ring is query tile
   // first + t % per_head of query head bh_q0 + t / per_head (counted incrementally below).
   const int first = p.causal ? n0 / kQStep : 0;
