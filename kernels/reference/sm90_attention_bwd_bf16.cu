@@ -50,8 +50,9 @@
 // (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, measured slower) computes dQ in
 // k1 instead (5 matmuls, dQ summed by TMA reductions in fp32; k2 converts), with kFusedDqShared
 // (off) in FlashAttention-3's form, dS^T shared between the consumers: level with the three
-// kernels, 1.00-1.08 times as fast from S 1000 with kDqReducerWarp and kSharedAddressStores (the
-// dev harness on an H100; not yet judged by ptxbench eval).
+// kernels, 1.00-1.08 times as fast from S 1000 with kDqReducerWarp and kSharedAddressStores in
+// the dev harness on an H100, but 0.965 and 0.920 of the expert's speedup on the causal shapes
+// (MHA, GQA) in ptxbench eval (bench/results/2026-12-06h-session, call 2): off.
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
@@ -600,7 +601,9 @@ constexpr int kSharedDqStagings = 2;
 // time over the fused form's at B4 H16 S4096 D128 / causal / B1 H16 S16384 / B2 H8 S1000 / B1 H64
 // S512: 0.770 / 0.830 / 0.871 / 0.806 / 0.759 alone (`bwd_fused_dq_shared_reducer`), 1.018 /
 // 1.001 / 1.076 / 1.008 / 0.973 with kSharedAddressStores (`bwd_fused_dq_shared_reducer_sts`),
-// against 0.973 / 0.949 / 1.016 / 0.978 / 0.951 without either.
+// against 0.973 / 0.949 / 1.016 / 0.978 / 0.951 without either. ptxbench eval of the form with
+// both (call 2, three rounds, speedup over the expert's): 0.986 / 0.965 / 1.031 / 0.999 (S 1000),
+// GQA 0.993 / 0.920 (causal) / 1.028 (S 1000).
 constexpr bool kDqReducerWarp = false;
 // With kFusedDq, whether a consumer stores its dS^T rows by stmatrix (4 instructions a step, 16
 // bytes of a key's row per lane, no bank conflict under the 128-byte swizzle) and stages dQ by
