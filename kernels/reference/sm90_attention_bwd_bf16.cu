@@ -1560,14 +1560,15 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   constexpr bool kReducer = kFused && kFusedDqShared && kDqReducerWarp;
   if constexpr (kReducer) {
-    if (threadIdx.x == 0)  // init_barriers fences them and syncs the CTA
+    if (threadIdx.x == 0) {  // init_barriers fences them and syncs the CTA
       for (int i = 0; i < 2 * Smem::kStagings; ++i) {
         mbar_init(&sm.dq_full[i], 4);  // the consumer warps of a warpgroup
         mbar_init(&sm.dq_empty[i], 1);
       }
-    for (int i = 0; i < kConvertSlots; ++i) {  // kConvertInK1: reducer thread, converter lane 0
-      mbar_init(&sm.cvt_full[i], 1);
-      mbar_init(&sm.cvt_empty[i], 1);
+      for (int i = 0; i < kConvertSlots; ++i) {  // kConvertInK1: reducer thread, converter lane 0
+        mbar_init(&sm.cvt_full[i], 1);
+        mbar_init(&sm.cvt_empty[i], 1);
+      }
     }
   }
   init_barriers(&sm.kv_full, sm.full, sm.empty);
