@@ -295,9 +295,13 @@ struct Shape {
   bool causal, timed;
   bool f32_out = false;
   float sigma = 1.f;  // Q, K, V, dO ~ normal(0, sigma); the task's "peaked" draws use 2
+  int hkv = 0;        // key/value heads (grouped-query attention; 0: h)
+  int kv_heads() const { return hkv > 0 ? hkv : h; }
+  int group() const { return h / kv_heads(); }
   std::string name() const {
-    return fmt("B%d H%d S%d D%d %s%s%s", b, h, s, d, causal ? "causal" : "full",
-               f32_out ? " f32out" : "", sigma != 1.f ? fmt(" sigma%g", sigma).c_str() : "");
+    return fmt("B%d H%d%s S%d D%d %s%s%s", b, h, hkv > 0 ? fmt(" HKV%d", hkv).c_str() : "", s, d,
+               causal ? "causal" : "full", f32_out ? " f32out" : "",
+               sigma != 1.f ? fmt(" sigma%g", sigma).c_str() : "");
   }
   double units() const { return double(s) * s * d; }  // reference work per head
   double flops() const { return 2.5 * 4.0 * b * h * double(s) * s * d * (causal ? 0.5 : 1.0); }
@@ -346,24 +350,37 @@ struct Stats {
   bool pass() const { return nan == 0 && frob() <= 1e-2 && max_err <= 0.05 * max_ref; }
 };
 
-// The contiguous runs of flat (batch, head) indices that the reference checks.
+// The contiguous runs of flat (batch, head) indices that the reference checks: whole groups of
+// query heads (first and count multiples of the group), so that run's kv heads are first /
+// group, count / group.
 struct HeadRange {
   int64_t first, count;
 };
 
-std::vector<HeadRange> pick_heads(const Shape& sh, double budget_s, double rate) {
-  const int64_t total = int64_t(sh.b) * sh.h;
+// Runs of flat (batch, kv head) indices whose groups the reference checks within the budget
+// (`rate`: reference work units a second, 0 when not yet measured): all, or the first and last
+// halves of as many as fit.
+std::vector<HeadRange> pick_groups(const Shape& sh, double budget_s, double rate) {
+  const int64_t total = int64_t(sh.b) * sh.kv_heads();
+  const double units = sh.units() * sh.group();  // reference work per group
   int64_t n = total;
-  if (rate <= 0 && sh.units() * total > 1e10) rate = 1e9;  // no measurement yet: be careful
+  if (rate <= 0 && units * total > 1e10) rate = 1e9;  // no measurement yet: be careful
   if (rate > 0) {
-    n = std::min<int64_t>(total, static_cast<int64_t>(budget_s * rate / sh.units()));
-    if (n == 0 && sh.units() / rate <= 3 * budget_s) n = 1;
+    n = std::min<int64_t>(total, static_cast<int64_t>(budget_s * rate / units));
+    if (n == 0 && units / rate <= 3 * budget_s) n = 1;
   }
   if (n == 0) return {};
   if (n == total) return {{0, total}};
   const int64_t head_part = (n + 1) / 2, tail_part = n / 2;
   std::vector<HeadRange> out{{0, head_part}};
   if (tail_part > 0) out.push_back({total - tail_part, tail_part});
+  return out;
+}
+
+std::vector<HeadRange> pick_heads(const Shape& sh, double budget_s, double rate) {
+  std::vector<HeadRange> out;
+  for (const HeadRange& r : pick_groups(sh, budget_s, rate))
+    out.push_back({r.first * sh.group(), r.count * sh.group()});
   return out;
 }
 
@@ -385,9 +402,11 @@ struct Problem {  // the ABI view of a shape
       }
       return t;
     };
-    for (int i = 0; i < 5; ++i) in[i] = desc(PTXB_BF16, 4, shape4);
+    const int64_t kv_shape4[4] = {sh.b, sh.kv_heads(), sh.s, sh.d};
+    for (int i = 0; i < 5; ++i) in[i] = desc(PTXB_BF16, 4, i == 1 || i == 2 ? kv_shape4 : shape4);
     in[5] = desc(PTXB_F32, 3, shape4);
-    for (int i = 0; i < 3; ++i) out[i] = desc(sh.f32_out ? PTXB_F32 : PTXB_BF16, 4, shape4);
+    for (int i = 0; i < 3; ++i)
+      out[i] = desc(sh.f32_out ? PTXB_F32 : PTXB_BF16, 4, i == 0 ? shape4 : kv_shape4);
     scalars[0] = 1.0 / std::sqrt(double(sh.d));
     scalars[1] = sh.causal ? 1.0 : 0.0;
     p = {PTXB_ABI_VERSION, 6, 3, 2, in, out, scalars};
@@ -427,12 +446,13 @@ ShapeResult run_shape(const Shape& sh, double budget_s, double rate, bool timing
   cudaStream_t stream;
   PTXB_DEV_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const int64_t heads = int64_t(sh.b) * sh.h, per_head = int64_t(sh.s) * sh.d;
-  const int64_t n = heads * per_head, out_elem = sh.f32_out ? 4 : 2;
-  DeviceBuffer q(n * 2), k(n * 2), v(n * 2), o(n * 2), dout(n * 2), lse(heads * sh.s * 4);
-  DeviceBuffer dq(n * out_elem), dk(n * out_elem), dv(n * out_elem);
+  const int64_t group = sh.group(), kv_heads = heads / group;
+  const int64_t n = heads * per_head, n_kv = kv_heads * per_head, out_elem = sh.f32_out ? 4 : 2;
+  DeviceBuffer q(n * 2), k(n_kv * 2), v(n_kv * 2), o(n * 2), dout(n * 2), lse(heads * sh.s * 4);
+  DeviceBuffer dq(n * out_elem), dk(n_kv * out_elem), dv(n_kv * out_elem);
   fill_normal_bf16<<<kFillBlocks, 256, 0, stream>>>(q.get<bf16>(), n, 11, sh.sigma);
-  fill_normal_bf16<<<kFillBlocks, 256, 0, stream>>>(k.get<bf16>(), n, 12, sh.sigma);
-  fill_normal_bf16<<<kFillBlocks, 256, 0, stream>>>(v.get<bf16>(), n, 13, sh.sigma);
+  fill_normal_bf16<<<kFillBlocks, 256, 0, stream>>>(k.get<bf16>(), n_kv, 12, sh.sigma);
+  fill_normal_bf16<<<kFillBlocks, 256, 0, stream>>>(v.get<bf16>(), n_kv, 13, sh.sigma);
   fill_normal_bf16<<<kFillBlocks, 256, 0, stream>>>(dout.get<bf16>(), n, 14, sh.sigma);
   // NOTE: heads the reference does not check get stand-in O and LSE (same magnitudes); only
   // the checked heads need the true forward.
@@ -452,13 +472,13 @@ ShapeResult run_shape(const Shape& sh, double budget_s, double rate, bool timing
   const auto ref_start = std::chrono::steady_clock::now();
   for (const auto& r : ranges) {
     ptxb::AttentionDims dims;
-    dims.batch = 1, dims.heads = r.count, dims.kv_heads = r.count, dims.seq = sh.s;
+    dims.batch = 1, dims.heads = r.count, dims.kv_heads = r.count / group, dims.seq = sh.s;
     dims.head_dim = sh.d, dims.causal = sh.causal, dims.scale = 1.f / std::sqrt(float(sh.d));
     DeviceBuffer o_ref(r.count * per_head * 4);
-    const int64_t off = r.first * per_head;
-    ptxb::reference_attention_forward(q.get<bf16>() + off, k.get<bf16>() + off, v.get<bf16>() + off,
-                                      o_ref.get<float>(), lse.get<float>() + r.first * sh.s, dims,
-                                      stream);
+    const int64_t off = r.first * per_head, kv_off = r.first / group * per_head;
+    ptxb::reference_attention_forward(q.get<bf16>() + off, k.get<bf16>() + kv_off,
+                                      v.get<bf16>() + kv_off, o_ref.get<float>(),
+                                      lse.get<float>() + r.first * sh.s, dims, stream);
     o_back.push_back(std::make_unique<DeviceBuffer>(r.count * per_head * 4));
     round_to_bf16<<<kFillBlocks, 256, 0, stream>>>(o_ref.get<float>(), o.get<bf16>() + off,
                                                    o_back.back()->get<float>(), r.count * per_head);
@@ -498,28 +518,31 @@ ShapeResult run_shape(const Shape& sh, double budget_s, double rate, bool timing
   for (size_t ri = 0; ri < ranges.size(); ++ri) {
     const HeadRange& r = ranges[ri];
     ptxb::AttentionDims dims;
-    dims.batch = 1, dims.heads = r.count, dims.kv_heads = r.count, dims.seq = sh.s;
+    dims.batch = 1, dims.heads = r.count, dims.kv_heads = r.count / group, dims.seq = sh.s;
     dims.head_dim = sh.d, dims.causal = sh.causal, dims.scale = 1.f / std::sqrt(float(sh.d));
     const int64_t off = r.first * per_head, cnt = r.count * per_head;
-    DeviceBuffer rdq(cnt * 4), rdk(cnt * 4), rdv(cnt * 4), rdelta(r.count * sh.s * 4);
+    const int64_t kv_off = r.first / group * per_head, kv_cnt = cnt / group;
+    DeviceBuffer rdq(cnt * 4), rdk(kv_cnt * 4), rdv(kv_cnt * 4), rdelta(r.count * sh.s * 4);
     ptxb::reference_attention_backward(
-        q.get<bf16>() + off, k.get<bf16>() + off, v.get<bf16>() + off, dout.get<bf16>() + off,
+        q.get<bf16>() + off, k.get<bf16>() + kv_off, v.get<bf16>() + kv_off, dout.get<bf16>() + off,
         o_back[ri]->get<float>(), lse.get<float>() + r.first * sh.s, rdelta.get<float>(),
         rdq.get<float>(), rdk.get<float>(), rdv.get<float>(), dims, stream);
     sync_check(stream, "reference backward", true);
-    const auto cmp = [&](Stats& s, const DeviceBuffer& got, const DeviceBuffer& want) {
-      std::vector<float> g(cnt);
+    // elements at..at + count of `got` against `want`, the first head's flat index head0
+    const auto cmp = [&](Stats& s, const DeviceBuffer& got, const DeviceBuffer& want, int64_t at,
+                         int64_t count, int64_t head0) {
+      std::vector<float> g(count);
       if (sh.f32_out) {
-        g = to_host<float>(got.get<float>() + off, cnt);
+        g = to_host<float>(got.get<float>() + at, count);
       } else {
-        const std::vector<uint16_t> g16 = to_host<uint16_t>(got.get<uint16_t>() + off, cnt);
-        for (int64_t i = 0; i < cnt; ++i) g[i] = bf16_bits_to_float(g16[i]);
+        const std::vector<uint16_t> g16 = to_host<uint16_t>(got.get<uint16_t>() + at, count);
+        for (int64_t i = 0; i < count; ++i) g[i] = bf16_bits_to_float(g16[i]);
       }
-      s.add_block(g, to_host<float>(want.get(), cnt), r.first, sh.s, sh.d);
+      s.add_block(g, to_host<float>(want.get(), count), head0, sh.s, sh.d);
     };
-    cmp(st_dq, dq, rdq);
-    cmp(st_dk, dk, rdk);
-    cmp(st_dv, dv, rdv);
+    cmp(st_dq, dq, rdq, off, cnt, r.first);
+    cmp(st_dk, dk, rdk, kv_off, kv_cnt, r.first / group);
+    cmp(st_dv, dv, rdv, kv_off, kv_cnt, r.first / group);
     const std::vector<float> delta_ref = to_host<float>(rdelta.get(), r.count * sh.s);
     for (int64_t hh = 0; hh < r.count; ++hh)
       for (int64_t i = 0; i < seq_pad; ++i) {
@@ -537,19 +560,19 @@ ShapeResult run_shape(const Shape& sh, double budget_s, double rate, bool timing
   ref_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - bwd_start).count();
 
   // NaN anywhere in the outputs means an element was never written.
-  auto nan_count = [&](const DeviceBuffer& b) {
+  auto nan_count = [&](const DeviceBuffer& b, int64_t count) {
     int64_t bad = 0;
     if (sh.f32_out) {
-      for (float x : to_host<float>(b.get(), n)) bad += !std::isfinite(x);
+      for (float x : to_host<float>(b.get(), count)) bad += !std::isfinite(x);
     } else {
-      for (uint16_t x : to_host<uint16_t>(b.get(), n)) bad += (x & 0x7F80) == 0x7F80;
+      for (uint16_t x : to_host<uint16_t>(b.get(), count)) bad += (x & 0x7F80) == 0x7F80;
     }
     return bad;
   };
-  const int64_t nan_all = nan_count(dq) + nan_count(dk) + nan_count(dv);
+  const int64_t nan_all = nan_count(dq, n) + nan_count(dk, n_kv) + nan_count(dv, n_kv);
   const std::vector<uint8_t> first_dq = to_host<uint8_t>(dq.get(), n * out_elem);
-  const std::vector<uint8_t> first_dk = to_host<uint8_t>(dk.get(), n * out_elem);
-  const std::vector<uint8_t> first_dv = to_host<uint8_t>(dv.get(), n * out_elem);
+  const std::vector<uint8_t> first_dk = to_host<uint8_t>(dk.get(), n_kv * out_elem);
+  const std::vector<uint8_t> first_dv = to_host<uint8_t>(dv.get(), n_kv * out_elem);
 
   // The ABI path must give the same bits.
   for (auto* b : {&dq, &dk, &dv}) PTXB_DEV_CHECK(cudaMemset(b->get(), 0xFF, b->bytes()));
@@ -558,8 +581,8 @@ ShapeResult run_shape(const Shape& sh, double budget_s, double rate, bool timing
   int64_t abi_diff = 0;
   for (auto [buf, ref] : {std::make_pair(&dq, &first_dq), std::make_pair(&dk, &first_dk),
                           std::make_pair(&dv, &first_dv)}) {
-    const std::vector<uint8_t> now = to_host<uint8_t>(buf->get(), n * out_elem);
-    for (int64_t i = 0; i < n * out_elem; ++i) abi_diff += now[i] != (*ref)[i];
+    const std::vector<uint8_t> now = to_host<uint8_t>(buf->get(), ref->size());
+    for (size_t i = 0; i < ref->size(); ++i) abi_diff += now[i] != (*ref)[i];
   }
 
   std::string verdict;
@@ -765,7 +788,8 @@ int main(int argc, char** argv) {
   probe("RS reg-A, MN-major B  n64 k128 (k2 dQ at D=64)",
         [] { return run_probe<64, 128, true, 1>(false); });
 
-  // The task's shapes (tasks/sm90/attention/bwd-bf16/task.toml) plus small edge cases.
+  // The task's shapes (tasks/sm90/attention/bwd-bf16/task.toml and bwd-bf16-gqa) plus small edge
+  // cases.
   const std::vector<Shape> shapes = {
       {1, 2, 128, 128, false, false},
       {1, 2, 128, 128, true, false},
@@ -785,6 +809,15 @@ int main(int argc, char** argv) {
       {4, 16, 4096, 128, false, true},
       {4, 16, 4096, 128, true, true},
       {1, 16, 16384, 128, false, true},
+      // grouped-query attention (task bwd-bf16-gqa: its four timed shapes), and one whose few
+      // kv heads make k1 split each group over several CTAs
+      {1, 4, 1000, 128, true, false, false, 1.f, 2},
+      {1, 8, 256, 128, false, false, false, 1.f, 1},
+      {2, 16, 1500, 128, true, false, false, 1.f, 2},
+      {2, 8, 1000, 128, false, true, false, 1.f, 2},
+      {4, 16, 4096, 128, false, true, false, 1.f, 8},
+      {4, 16, 4096, 128, true, true, false, 1.f, 4},
+      {4, 32, 4096, 64, false, true, false, 1.f, 4},
       // head dim 96 (task bwd-bf16-d96): padded to two 64-column blocks, m64n96 products
       {1, 2, 128, 96, false, false},
       {1, 2, 1000, 96, true, false},

@@ -6,12 +6,13 @@
 # call 2): `diag` (bwd_fused_diagloop: + kMaskByMargin, kDiagonalLoopApart), `convert`
 # (bwd_fused_convert: + kConvertInK1, k1 converts dQ), `lf` (bwd_fused_longest_first: rsts +
 # kLongestFirst), `clf` (bwd_fused_convert_longest_first). Every case of each new form (FULL),
-# then interleaved rounds (ROUNDS, default 2) of the timed D 128 shapes. Summaries go to OUT as
-# they come (full.txt, timing.txt), the logs to /tmp/c3, packed at the end.
+# then interleaved rounds (ROUNDS, default 3) of the timed D 128 shapes of bwd-bf16 and
+# bwd-bf16-gqa (the harness has GQA cases since session 2026-12-06h). Summaries go to OUT as they
+# come (full.txt, timing.txt, table.txt), the logs to /tmp/c3, packed at the end.
 # Usage (repository root of the GPU machine): call3.sh BIN OUT [ROUNDS]
 #   BIN/{expert,rsts,diag,convert,lf,clf}/bwd_dev (.carry/c5.tar.xz); BIN/ptxbench* (z.tar.xz)
 set -uo pipefail
-bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-2}" logs=/tmp/c3; mkdir -p "$out" "$logs"
+bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-3}" logs=/tmp/c3; mkdir -p "$out" "$logs"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt"
 cat "$out/gpu.txt"
 if grep -q H200 "$out/gpu.txt"; then
@@ -30,7 +31,8 @@ done
 for r in $(seq "$rounds"); do
   for h in expert rsts diag convert lf clf; do
     [ -x "$bin/$h/bwd_dev" ] || continue
-    for c in "S4096 D128" "S16384" "H8 S1000 D128 full" "H64 S512 D128"; do
+    for c in "B4 H16 S4096 D128" "S16384" "H8 S1000 D128 full" "H64 S512 D128" \
+      "HKV8 S4096 D128" "HKV4 S4096 D128 causal" "HKV2 S1000 D128"; do
       f="$logs/$h.t$r.$(echo "$c" | tr -d ' ').log"
       timeout 60 "$bin/$h/bwd_dev" --only "$c" > "$f" 2>&1
       grep "TIME total" "$f" | sed "s|^ *TIME|$(basename "$f" .log)|" | cut -c1-150 >> "$out/timing.txt"

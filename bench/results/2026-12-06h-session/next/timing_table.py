@@ -1,46 +1,52 @@
-"""The dev harness's whole-backward times per form and shape from a call's timing.txt
-(lines `FORM.tROUND.CASE total US us ...`; the S4096D128 case gives two lines, non-causal then
-causal), and each form's speedup over the first form named (median over the rounds of the
-per-round ratios). Usage: timing_table.py TIMING FORM [FORM...]"""
+"""The dev harness's whole-backward times per form and case from a call's timing.txt (lines
+`FORM.tROUND.CASE total US us ...`, CASE the --only filter without spaces; a filter that matched
+a non-causal and a causal shape gives two lines, the second named CASE+causal), and each form's
+speedup over the first form named (its time over the form's: the median over the rounds of the
+per-round ratios).
+Usage: timing_table.py TIMING FORM [FORM...]"""
 import collections
 import re
 import statistics
 import sys
 
-CASES = ("S4096", "S4096causal", "S16384", "H8S1000D128full", "H64S512D128")
-
 
 def read(path):
     times = collections.defaultdict(dict)  # (form, case) -> {round: us}
+    cases = []  # in the order first seen
     seen = collections.Counter()
     for line in open(path):
         m = re.match(r"(\w+)\.t(\d+)\.(\S+) total ([\d.]+) us", line)
         if not m:
             continue
         form, rnd, case, us = m.group(1), int(m.group(2)), m.group(3), float(m.group(4))
-        if case == "S4096D128":
-            seen[(form, rnd)] += 1
-            case = "S4096" if seen[(form, rnd)] == 1 else "S4096causal"
+        seen[(form, rnd, case)] += 1
+        if seen[(form, rnd, case)] == 2:
+            case += "causal"
+        if case not in cases:
+            cases.append(case)
         times[(form, case)][rnd] = us
-    return times
+    return times, cases
 
 
 def main():
     path, forms = sys.argv[1], sys.argv[2:]
-    times = read(path)
-    print("%-10s" % "us" + "".join("%20s" % c for c in CASES))
+    times, cases = read(path)
+    rows = [["us"] + cases]
     for f in forms:
-        print("%-10s" % f + "".join(
-            "%20s" % "/".join("%.0f" % v for _, v in sorted(times[(f, c)].items())) for c in CASES))
+        rows.append([f] + ["/".join("%.0f" % v for _, v in sorted(times[(f, c)].items()))
+                           for c in cases])
     base = forms[0]
-    print("%s's time over each form's, median of the rounds:" % base)
+    rows.append(["%s / form:" % base] + [""] * len(cases))
     for f in forms[1:]:
         cells = []
-        for c in CASES:
+        for c in cases:
             b, x = times[(base, c)], times[(f, c)]
             ratios = [b[r] / x[r] for r in x if r in b and x[r] > 0]
             cells.append("%.3f" % statistics.median(ratios) if ratios else "-")
-        print("%-10s" % f + "".join("%20s" % c for c in cells))
+        rows.append([f] + cells)
+    widths = [max(len(r[i]) for r in rows) + 2 for i in range(len(rows[0]))]
+    for r in rows:
+        print(r[0].ljust(widths[0]) + "".join(c.rjust(w) for c, w in zip(r[1:], widths[1:])))
 
 
 if __name__ == "__main__":
