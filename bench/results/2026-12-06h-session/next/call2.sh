@@ -10,13 +10,6 @@
 #   BIN: ptxbench, ptxbench-worker (.carry/z.tar.xz)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" limit="${3:-560}"; mkdir -p "$out"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt"
-cat "$out/gpu.txt"
-if grep -q H200 "$out/gpu.txt"; then
-  sed "s/-gt 540/-gt ${H200_GATE:-500}/" bench/results/2026-12-05g-h100-session/next/callH200.sh \
-    > /tmp/callH200.sh
-  timeout 585 bash /tmp/callH200.sh "$bin" "$out/H1"
-  exit
-fi
+source bench/results/2026-12-06h-session/next/h200_first.sh
 variants="${VARIANTS:-bwd_fused_longest_first,bwd_gqa_fused_longest_first,bwd_longest_first,bwd_gqa_longest_first}"
 bash bench/gemm_dev/judge_variants.sh "$bin" "$out/L" "$variants" "$limit"

@@ -13,14 +13,7 @@
 #   BIN/{expert,rsts,diag,convert,lf,clf}/bwd_dev (.carry/c5.tar.xz); BIN/ptxbench* (z.tar.xz)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" rounds="${3:-3}" logs=/tmp/c3; mkdir -p "$out" "$logs"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt"
-cat "$out/gpu.txt"
-if grep -q H200 "$out/gpu.txt"; then
-  sed "s/-gt 540/-gt ${H200_GATE:-500}/" bench/results/2026-12-05g-h100-session/next/callH200.sh \
-    > /tmp/callH200.sh
-  timeout 585 bash /tmp/callH200.sh "$bin" "$out/H1"
-  exit
-fi
+source bench/results/2026-12-06h-session/next/h200_first.sh
 for h in ${FULL:-convert clf diag lf}; do
   [ -x "$bin/$h/bwd_dev" ] || continue
   timeout 100 "$bin/$h/bwd_dev" > "$logs/$h.full.log" 2>&1
