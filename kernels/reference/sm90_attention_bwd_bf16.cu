@@ -630,29 +630,13 @@ constexpr int kFusedDqMinSeq = 768;
 // (times the group's heads): starting the long ones first leaves the short ones to fill the last
 // wave (the longest-processing-time order), where in launch order the last pairs' long CTAs start
 // late and run alone. A chunk's pairs keep their Q and dO in L2. The three-kernel form hides
-// k1's tail under k2, which starts beside it; the fused form's conversion cannot. Not yet
-// measured (written in session 2026-12-06h; variants `bwd_fused_longest_first`,
-// `bwd_gqa_fused_longest_first`). ptxbench eval on an H100 before it (bench/results/
-// 2026-12-06h-session, call 2): the fused form 0.965 of the three kernels' speedup on the causal
-// shape, 0.920 on the causal GQA one (group 4), 0.99-1.03 elsewhere.
+// k1's tail under k2, which starts beside it; the fused form's conversion cannot. ptxbench eval
+// on an H100 before it (bench/results/2026-12-06h-session, call 2): the fused form 0.965 of the
+// three kernels' speedup on the causal shape, 0.920 on the causal GQA one (group 4), 0.99-1.03
+// elsewhere; with it, in the dev harness (bench/results/2026-12-06i-session, call 1, one round,
+// the expert's time over the fused form's): 1.014 causal, 0.992 causal GQA, 1.03-1.09 on the
+// long non-causal shapes. Variants `bwd_fused_longest_first`, `bwd_gqa_fused_longest_first`.
 constexpr bool kLongestFirst = false;
-// With kDqReducerWarp, whether k1 also converts dQ, so that no conversion kernel waits for all of
-// k1: the reducer thread waits until a step's reductions have completed (not only read their
-// staging), counts the step in its query tile's counter in the workspace (an acq_rel atomic; k0
-// zeroes the counters with the accumulator) and, where the step was the tile's last contribution
-// (every key block's CTA, on causal problems those of key blocks 0 .. tile / 2), hands the tile
-// to the converter warp (warp 2 of the producer warpgroup) through a queue of kConvertSlots
-// mailboxes; that warp reads the tile's fp32 sums from L2 and writes dQ * scale. Saves the
-// conversion kernel's 71 us at B4 H16 S4096 D128 on an H100, the k1 tail it waited for on causal
-// problems. ptxas 13.0: with it the consumers' loop spills (60 bytes, in the causal mask's index
-// arithmetic) unless kMaskByMargin is on, which also takes the loop from 713 to 586 instructions;
-// the producer warpgroup (24 registers) spills 40 bytes in the reducer and converter. Not yet
-// measured (written in session 2026-12-06h; variants `bwd_fused_convert`, `bwd_gqa_fused_convert`
-// with kMaskByMargin and kDiagonalLoopApart, `bwd_fused_diagloop` those two alone, and the
-// `_convert_longest_first` forms).
-constexpr bool kConvertInK1 = false;
-constexpr int kConvertSlots = 4;
-static_assert(!kConvertInK1 || (kDqReducerWarp && kFusedDqShared), "the reducer thread counts");
 constexpr int kOrderChunk = 8;
 constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
 static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
@@ -770,9 +754,7 @@ struct DkvqSmem {
   float lse2[kStages][kQStep];                // LSE * log2(e) of the stage's queries
   float delta[kStages][kQStep];               // Delta of the stage's queries
   uint64_t kv_full, full[kStages], empty[kStages];
-  uint64_t dq_full[2 * kStagings], dq_empty[2 * kStagings];    // kDqReducerWarp, as dq
-  uint64_t cvt_full[kConvertSlots], cvt_empty[kConvertSlots];  // kConvertInK1's mailboxes
-  int cvt_tile[kConvertSlots];  // a tile to convert (bh * (seq_pad / 64) + tile), or -1: done
+  uint64_t dq_full[2 * kStagings], dq_empty[2 * kStagings];  // kDqReducerWarp, as dq
 };
 template <int kD, bool kFused>
 struct DkvSmemOf {
@@ -819,20 +801,9 @@ struct Params {
   void* out0;               // k1: dK, k2: dQ
   void* out1;               // k1: dV
   float* dq_acc;            // kFusedDq: [B*H, seq, D] fp32, workspace (k0 zeroes, k1 adds)
-  int* dq_counts;           // kConvertInK1: [B*H, seq_pad / 64] steps reduced per query tile
-  void* dq_out;             // kConvertInK1: dQ
 };
 
 // ---- PTX wrappers of this solution (the shared ones are the kernels/ptx/ copies above) ----
-// *p += v at GPU scope with acquire and release semantics; returns the old value.
-[[maybe_unused]] __device__ __forceinline__ int atomic_add_acq_rel_gpu(int* p, int v) {
-  int old;
-  asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;"
-               : "=r"(old)
-               : "l"(p), "r"(v)
-               : "memory");
-  return old;
-}
 __device__ __forceinline__ float ex2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -1216,39 +1187,16 @@ __device__ __forceinline__ void init_barriers(uint64_t* resident, uint64_t (&ful
   __syncthreads();
 }
 
-// k1 with kConvertInK1: counts step s of the ring (query tile first + s % per_head of query head
-// bh_q0 + s / per_head), whose reductions have completed, in its tile's counter; where it was the
-// tile's last contribution, hands the tile to the converter warp (mailbox `posted` %
-// kConvertSlots, once the converter has emptied it).
-template <int kQStep, class Smem>
-__device__ __forceinline__ void count_reduced_step(Smem& sm, const Params& p, int bh_q0, int first,
-                                                   int per_head, int s, int& posted) {
-  const int tile = first + s % per_head, tiles = p.seq_pad / kQStep;
-  const int index = (bh_q0 + s / per_head) * tiles + tile;
-  // CTA j starts at tile j * kCtaRows / kQStep when causal (every CTA sees every tile otherwise)
-  const int contributions =
-      p.causal ? tile / (kCtaRows / kQStep) + 1 : (p.seq + kCtaRows - 1) / kCtaRows;
-  if (atomic_add_acq_rel_gpu(p.dq_counts + index, 1) + 1 != contributions) return;
-  const int slot = posted % kConvertSlots;
-  mbar_wait(&sm.cvt_empty[slot], ((posted / kConvertSlots) & 1) ^ 1);  // fresh: parity 1 passes
-  sm.cvt_tile[slot] = index;
-  mbar_arrive(&sm.cvt_full[slot]);  // release: the converter reads the index after its wait
-  ++posted;
-}
-
 // k1 with kDqReducerWarp: the producer warpgroup's reducer thread. Step t of the ring (query tile
 // first + t % per_head of query head bh_q0 + t / per_head, as the producer counts them) leaves one
 // dQ block per consumer warpgroup in that warpgroup's staging buffer t % kStagings; each is added
 // into the accumulator's column block of its warpgroup once the warpgroup's four warps have
 // announced it, and a step's buffers go back to the consumers once their reductions have read
-// them (the reductions of the last kStagings - 1 steps may still be reading). With kConvertInK1,
-// once they have completed, and the step is counted (count_reduced_step); the converter then
-// gets -1.
+// them (the reductions of the last kStagings - 1 steps may still be reading).
 template <int kQStep, int kStagings, class Smem>
-__device__ __forceinline__ void reduce_dq_blocks(Smem& sm, const MapsDq* maps, const Params& p,
-                                                 int bh_q0, int first, int per_head, int iters) {
+__device__ __forceinline__ void reduce_dq_blocks(Smem& sm, const MapsDq* maps, int bh_q0, int first,
+                                                 int per_head, int iters) {
   int bh = bh_q0, tile = first;
-  [[maybe_unused]] int posted = 0;
   for (int t = 0; t < iters; ++t) {
     const int buf = t % kStagings;
     for (int w = 0; w < 2; ++w) {
@@ -1259,31 +1207,16 @@ __device__ __forceinline__ void reduce_dq_blocks(Smem& sm, const MapsDq* maps, c
                           bh);
     }
     bulk_commit_group();
-    // every step's group but the last kStagings - 1 has read its buffers (completed: counted)
-    if constexpr (kConvertInK1)
-      bulk_wait_group<kStagings - 1>();
-    else
-      bulk_wait_group_read<kStagings - 1>();
+    bulk_wait_group_read<kStagings - 1>();  // every step's group but the last kStagings - 1
     const int freed = t - (kStagings - 1);  // the step whose buffers its group has read
-    if (freed >= 0) {
+    if (freed >= 0)
       for (int w = 0; w < 2; ++w) mbar_arrive(&sm.dq_empty[w * kStagings + freed % kStagings]);
-      if constexpr (kConvertInK1)
-        count_reduced_step<kQStep>(sm, p, bh_q0, first, per_head, freed, posted);
-    }
     if (++tile == first + per_head) tile = first, ++bh;
   }
   bulk_wait_group<0>();  // the reductions are done before the grid is
-  if constexpr (kConvertInK1) {
-    for (int s = iters - (kStagings - 1) > 0 ? iters - (kStagings - 1) : 0; s < iters; ++s)
-      count_reduced_step<kQStep>(sm, p, bh_q0, first, per_head, s, posted);
-    const int slot = posted % kConvertSlots;
-    mbar_wait(&sm.cvt_empty[slot], ((posted / kConvertSlots) & 1) ^ 1);
-    sm.cvt_tile[slot] = -1;
-    mbar_arrive(&sm.cvt_full[slot]);
-  }
 }
 
-// dQ elements 4i..4i+3 = scale * v, as bf16 or fp32 (k2 with kFusedDq, kConvertInK1's warp).
+// dQ elements 4i..4i+3 = scale * v, as bf16 or fp32 (k2 with kFusedDq).
 __device__ __forceinline__ void store_dq_quad(void* dq, int64_t i, float4 v, float scale,
                                               int out_f32) {
   v.x *= scale, v.y *= scale, v.z *= scale, v.w *= scale;
@@ -1298,38 +1231,12 @@ __device__ __forceinline__ void store_dq_quad(void* dq, int64_t i, float4 v, flo
   }
 }
 
-// k1 with kConvertInK1: the converter warp (warp 2 of the producer warpgroup). Converts each
-// query tile the reducer thread hands over (its kQStep rows of kD columns below seq: every key
-// block's contribution has been reduced into the accumulator) from L2 (ld.global.cg: the rows
-// were never cached in this SM's L1), until it gets -1.
-template <int kQStep, int kD, class Smem>
-__device__ __forceinline__ void convert_dq_tiles(Smem& sm, const Params& p) {
-  const int lane = static_cast<int>(threadIdx.x % 32), tiles = p.seq_pad / kQStep;
-  const auto* acc = reinterpret_cast<const float4*>(p.dq_acc);
-  for (int k = 0;; ++k) {
-    const int slot = k % kConvertSlots;
-    mbar_wait(&sm.cvt_full[slot], (k / kConvertSlots) & 1);
-    const int index = *static_cast<volatile int*>(&sm.cvt_tile[slot]);
-    __syncwarp();
-    if (lane == 0) mbar_arrive(&sm.cvt_empty[slot]);
-    if (index < 0) return;
-    __threadfence();  // the reducer's acquire of the other CTAs' sums, passed on by the mailbox
-    const int bh = index / tiles, m0 = index % tiles * kQStep;
-    const int rows = min(kQStep, p.seq - m0);
-    const int64_t first = (static_cast<int64_t>(bh) * p.seq + m0) * (kD / 4);
-    const int quads = rows * (kD / 4);  // a multiple of 32 (kD / 4 is)
-    for (int i = lane; i < quads; i += 32)
-      store_dq_quad(p.dq_out, first + i, __ldcg(acc + first + i), p.scale, p.out_f32);
-  }
-}
-
 // ---- k0: Delta and LSE * log2(e) into the workspace ----
-// kZeroDq (k1 with kFusedDq): also zeroes the row's dQ accumulator `dq_acc` ([B*H, seq, kD]) and,
-// with kConvertInK1, the counter of the query tile the row starts (`dq_counts`).
+// kZeroDq (k1 with kFusedDq): also zeroes the row's dQ accumulator `dq_acc` ([B*H, seq, kD]).
 template <int kD, bool kZeroDq = false>
 __global__ void __launch_bounds__(256)
     delta_kernel(const bf16* out, const bf16* dout, const float* lse, float* lse2, float* delta,
-                 int seq, int seq_pad, int64_t rows_padded, float* dq_acc, int* dq_counts) {
+                 int seq, int seq_pad, int64_t rows_padded, float* dq_acc) {
   chain_launch_next();             // k1 may launch; it waits for this grid
   constexpr int kPairs = kD / 64;  // bf16 pairs per lane: 2 (D = 128) or 1 (D = 64; D = 96 below)
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
@@ -1366,8 +1273,6 @@ __global__ void __launch_bounds__(256)
     lse2[row] = i < seq ? lse[bh * seq + i] * kLog2e : INFINITY;
   }
   if constexpr (kZeroDq) {
-    if (kConvertInK1 && lane == 0 && i % kQStepOf<kD> == 0)
-      dq_counts[bh * (seq_pad / kQStepOf<kD>)+i / kQStepOf<kD>] = 0;
     if (i < seq) {
       auto* acc = reinterpret_cast<float4*>(dq_acc + (bh * seq + i) * kD);
       for (int j = lane; j < kD / 4; j += 32) acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -1560,16 +1465,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   constexpr bool kReducer = kFused && kFusedDqShared && kDqReducerWarp;
   if constexpr (kReducer) {
-    if (threadIdx.x == 0) {  // init_barriers fences them and syncs the CTA
+    if (threadIdx.x == 0)  // init_barriers fences them and syncs the CTA
       for (int i = 0; i < 2 * Smem::kStagings; ++i) {
         mbar_init(&sm.dq_full[i], 4);  // the consumer warps of a warpgroup
         mbar_init(&sm.dq_empty[i], 1);
       }
-      for (int i = 0; i < kConvertSlots; ++i) {  // kConvertInK1: reducer thread, converter lane 0
-        mbar_init(&sm.cvt_full[i], 1);
-        mbar_init(&sm.cvt_empty[i], 1);
-      }
-    }
   }
   init_barriers(&sm.kv_full, sm.full, sm.empty);
   chain_wait_previous();                            // k0's LSE and Delta
@@ -1604,8 +1504,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     } else if constexpr (kReducer) {
       if (threadIdx.x == 32)
-        reduce_dq_blocks<kQStep, Smem::kStagings>(sm, &maps, p, bh_q0, first, per_head, iters);
-      if (kConvertInK1 && threadIdx.x / 32 == 2) convert_dq_tiles<kQStep, kD>(sm, p);
+        reduce_dq_blocks<kQStep, Smem::kStagings>(sm, &maps, bh_q0, first, per_head, iters);
     }
     return;
   }
@@ -2166,14 +2065,12 @@ struct Dims {
   float scale = 0.f;
   int64_t part_elems() const { return static_cast<int64_t>(batch) * kv_heads * seq * dim; }
   bool fused_dq() const { return dim == 128 && kFusedDqOf<128> && seq >= kFusedDqMinSeq; }
-  bool convert_in_k1() const { return fused_dq() && kConvertInK1; }
   uint64_t dq_acc_bytes() const { return fused_dq() ? 4ull * batch * heads * seq * dim : 0; }
   uint64_t partial_bytes() const { return splits > 1 ? 8ull * splits * part_elems() : 0; }
   // LSE * log2(e) and Delta, k1's fp32 partials of dK and dV when it is split, the fp32 dQ
-  // accumulator with kFusedDq and its per-tile counters with kConvertInK1
+  // accumulator with kFusedDq
   uint64_t workspace_bytes() const {
-    return 8ull * batch * heads * seq_pad + partial_bytes() + dq_acc_bytes() +
-           (convert_in_k1() ? 4ull * batch * heads * (seq_pad / qstep_of(dim)) : 0);
+    return 8ull * batch * heads * seq_pad + partial_bytes() + dq_acc_bytes();
   }
 };
 
@@ -2272,12 +2169,9 @@ int prepare(const ptxb_args& args, Launch* l) {
   l->dq_maps.v = l->dkdv_maps.v;
   if (!ok) return kNoTensorMap;
   float* dq_acc = nullptr;
-  int* dq_counts = nullptr;
   if (d.fused_dq()) {
     dq_acc = reinterpret_cast<float*>(static_cast<uint8_t*>(args.workspace) +
                                       8ull * heads * d.seq_pad + d.partial_bytes());
-    if (d.convert_in_k1())
-      dq_counts = reinterpret_cast<int*>(reinterpret_cast<uint8_t*>(dq_acc) + d.dq_acc_bytes());
     l->dkdvq_maps = MapsDq{l->dkdv_maps.q, l->dkdv_maps.dout, l->dkdv_maps.k, l->dkdv_maps.v, {}};
     // (q step, 32) fp32 boxes for k1's reductions
     if (!encode_3d_of(&l->dkdvq_maps.dq, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, dq_acc, heads, d.seq,
@@ -2296,8 +2190,6 @@ int prepare(const ptxb_args& args, Launch* l) {
   p.splits = d.splits, p.part_elems = d.part_elems();
   p.part = d.splits > 1 ? p.delta + heads * d.seq_pad : nullptr;
   p.dq_acc = dq_acc;
-  p.dq_counts = dq_counts;
-  p.dq_out = args.outputs[0];
   l->dq = args.outputs[0];
   l->dk = args.outputs[1];
   l->dv = args.outputs[2];
@@ -2320,7 +2212,7 @@ cudaError_t launch_chained(void (*kernel)(Params...), dim3 grid, unsigned thread
 // (dkdvq, dkdvq_split) and k2 the conversion.
 struct Kernels {
   using Delta = void (*)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t,
-                         float*, int*);
+                         float*);
   Delta delta;
   void (*dkdv)(Maps, Params);
   void (*dkdv_split)(Maps, Params);
@@ -2353,7 +2245,7 @@ int launch_delta(const Launch& l) {
   const Kernels k = kernels_of(l.d.dim);
   (l.d.fused_dq() ? k.delta_zero : k.delta)<<<blocks, 256, 0, l.stream>>>(
       l.out, l.dout, l.lse, l.params.lse2, l.params.delta, l.d.seq, l.d.seq_pad, rows,
-      l.params.dq_acc, l.params.dq_counts);
+      l.params.dq_acc);
   return launch_status();
 }
 
@@ -2385,7 +2277,6 @@ int launch_dkdv(const Launch& l) {
 }
 
 int launch_dq(const Launch& l) {
-  if (l.d.convert_in_k1()) return PTXB_OK;  // k1 converted dQ
   if (l.d.fused_dq()) {
     const int64_t quads = static_cast<int64_t>(l.d.batch) * l.d.heads * l.d.seq * l.d.dim / 4;
     launch_chained(convert_dq_kernel, dim3(static_cast<unsigned>((quads + 255) / 256)), 256, 0,
