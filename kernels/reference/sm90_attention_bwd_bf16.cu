@@ -68,6 +68,7 @@
 #include <cuda_runtime.h>
 #include <ptxbench/abi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -638,6 +639,19 @@ constexpr int kFusedDqMinSeq = 768;
 // long non-causal shapes. Variants `bwd_fused_longest_first`, `bwd_gqa_fused_longest_first`.
 constexpr bool kLongestFirst = false;
 constexpr int kOrderChunk = 8;
+// Whether the unsplit k1 is persistent: one CTA per SM (fewer when there are fewer units), each
+// taking (128 keys, kv head, batch) units one after the other from a counter in the workspace
+// (k0 zeroes it; the order is cta_slot's, so kLongestFirst's on causal problems), instead of one
+// CTA per unit. A CTA's consumers release K and V (`kv_empty`) once a unit's last products have
+// completed, and store its dK and dV while the producer already loads the next unit's K, V and
+// first Q and dO stages: with one CTA per SM (the shared memory), every unit's prologue (the K
+// and V loads, the first stage's wait) and epilogue (64 KB of dK and dV stores) otherwise run with
+// the tensor cores idle, about 3 of the 96 us a unit takes at B4 H16 S4096 D128 on an H100
+// (estimated from the loads' and stores' sizes, not measured). With kDqReducerWarp the consumers
+// pass each step's query tile to the reducer thread beside the staged block (`dq_at`), and a
+// last block marked -1 ends it. Not with kDkvPingPong or kOverlapNextStep. Off: written in
+// session 2026-12-06i, not yet run.
+constexpr bool kPersistentK1 = false;
 constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
 static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
@@ -722,6 +736,8 @@ struct DkvSmem {
   float lse2[kStages][kQStep];             // LSE * log2(e) of the stage's queries
   float delta[kStages][kQStep];            // Delta of the stage's queries
   uint64_t kv_full, full[kStages], empty[kStages];
+  uint64_t kv_empty;  // kPersistentK1: the unit's K and V are read
+  int unit;           // kPersistentK1: the unit in K and V (its order index), -1: none left
 };
 
 template <int kD>
@@ -755,6 +771,11 @@ struct DkvqSmem {
   float delta[kStages][kQStep];               // Delta of the stage's queries
   uint64_t kv_full, full[kStages], empty[kStages];
   uint64_t dq_full[2 * kStagings], dq_empty[2 * kStagings];  // kDqReducerWarp, as dq
+  uint64_t kv_empty;  // kPersistentK1: the unit's K and V are read
+  int unit;           // kPersistentK1: the unit in K and V (its order index), -1: none left
+  // kPersistentK1 with kDqReducerWarp: (first query, query head) of warpgroup 0's block in
+  // staging buffer i; query head -1: no more blocks
+  int2 dq_at[kStagings];
 };
 template <int kD, bool kFused>
 struct DkvSmemOf {
@@ -801,6 +822,8 @@ struct Params {
   void* out0;               // k1: dK, k2: dQ
   void* out1;               // k1: dV
   float* dq_acc;            // kFusedDq: [B*H, seq, D] fp32, workspace (k0 zeroes, k1 adds)
+  int units;                // kPersistentK1: k1's units, (seq / 128 rounded up) * HKV * B
+  int* next_unit;           // kPersistentK1: the units taken so far, workspace (k0 zeroes)
 };
 
 // ---- PTX wrappers of this solution (the shared ones are the kernels/ptx/ copies above) ----
@@ -1216,6 +1239,32 @@ __device__ __forceinline__ void reduce_dq_blocks(Smem& sm, const MapsDq* maps, i
   bulk_wait_group<0>();  // the reductions are done before the grid is
 }
 
+// k1 with kDqReducerWarp and kPersistentK1: reduce_dq_blocks over the steps of every unit the CTA
+// takes, each step's first query and query head read from `dq_at` beside warpgroup 0's block,
+// until a block there is marked -1.
+template <int kStagings, class Smem>
+__device__ __forceinline__ void reduce_marked_dq_blocks(Smem& sm, const MapsDq* maps) {
+  constexpr int kQStep = Smem::kQStep;
+  for (int t = 0;; ++t) {
+    const int buf = t % kStagings;
+    mbar_wait(&sm.dq_full[buf], (t / kStagings) & 1);
+    const int2 at = sm.dq_at[buf];  // (first query, query head)
+    if (at.y < 0) break;
+    mbar_wait(&sm.dq_full[kStagings + buf], (t / kStagings) & 1);
+    for (int w = 0; w < 2; ++w) {
+      const float* stage = sm.dq[w * kStagings + buf];
+      for (int box = 0; box < kSwz / 32; ++box)
+        tma_reduce_add_3d(&maps->dq, stage + box * kQStep * 32, w * kSwz + box * 32, at.x, at.y);
+    }
+    bulk_commit_group();
+    bulk_wait_group_read<kStagings - 1>();  // every step's group but the last kStagings - 1
+    const int freed = t - (kStagings - 1);  // the step whose buffers its group has read
+    if (freed >= 0)
+      for (int w = 0; w < 2; ++w) mbar_arrive(&sm.dq_empty[w * kStagings + freed % kStagings]);
+  }
+  bulk_wait_group<0>();  // the reductions are done before the grid is
+}
+
 // dQ elements 4i..4i+3 = scale * v, as bf16 or fp32 (k2 with kFusedDq).
 __device__ __forceinline__ void store_dq_quad(void* dq, int64_t i, float4 v, float scale,
                                               int out_f32) {
@@ -1233,14 +1282,17 @@ __device__ __forceinline__ void store_dq_quad(void* dq, int64_t i, float4 v, flo
 
 // ---- k0: Delta and LSE * log2(e) into the workspace ----
 // kZeroDq (k1 with kFusedDq): also zeroes the row's dQ accumulator `dq_acc` ([B*H, seq, kD]).
+// kPersistentK1: the first thread zeroes k1's unit counter `next_unit`.
 template <int kD, bool kZeroDq = false>
 __global__ void __launch_bounds__(256)
     delta_kernel(const bf16* out, const bf16* dout, const float* lse, float* lse2, float* delta,
-                 int seq, int seq_pad, int64_t rows_padded, float* dq_acc) {
+                 int seq, int seq_pad, int64_t rows_padded, float* dq_acc, int* next_unit) {
   chain_launch_next();             // k1 may launch; it waits for this grid
   constexpr int kPairs = kD / 64;  // bf16 pairs per lane: 2 (D = 128) or 1 (D = 64; D = 96 below)
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
+  if constexpr (kPersistentK1)
+    if (row == 0 && lane == 0) *next_unit = 0;  // k1's units: none taken
   if (row >= rows_padded) return;
   const int64_t bh = row / seq_pad;
   const int i = static_cast<int>(row % seq_pad);
@@ -1412,18 +1464,54 @@ __device__ __forceinline__ void overlapped_dkdv_steps(Smem& sm, const Params& p,
 struct CtaSlot {
   unsigned block, y, z;
 };
-// The slot of this CTA: its grid coordinates, or with kLongestFirst and a causal problem the
-// chunked key-block-major order described there (a bijection on the grid: the last chunk may
-// hold fewer pairs).
-__device__ __forceinline__ CtaSlot cta_slot(bool causal) {
-  if (!kLongestFirst || !causal) return {blockIdx.x, blockIdx.y, blockIdx.z};
-  const unsigned blocks = gridDim.x, pairs = gridDim.y * gridDim.z;
-  const unsigned linear = blockIdx.x + blocks * (blockIdx.y + gridDim.y * blockIdx.z);  // launch
+// The slot of the CTA (or kPersistentK1's unit) `linear`-th in launch order on a grid of
+// (blocks, ys, zs): the grid coordinates, or with kLongestFirst and a causal problem the chunked
+// key-block-major order described there (a bijection on the grid: the last chunk may hold fewer
+// pairs).
+__device__ __forceinline__ CtaSlot slot_in_order(unsigned linear, unsigned blocks, unsigned ys,
+                                                 unsigned zs, bool causal) {
+  if (!kLongestFirst || !causal)
+    return {linear % blocks, linear / blocks % ys, linear / blocks / ys};
+  const unsigned pairs = ys * zs;
   const unsigned first_pair = linear / (blocks * kOrderChunk) * kOrderChunk;
   const unsigned chunk_pairs = min(static_cast<unsigned>(kOrderChunk), pairs - first_pair);
   const unsigned within = linear - first_pair * blocks;
   const unsigned pair = first_pair + within % chunk_pairs;
-  return {within / chunk_pairs, pair % gridDim.y, pair / gridDim.y};
+  return {within / chunk_pairs, pair % ys, pair / ys};
+}
+// The slot of this CTA (not kPersistentK1).
+__device__ __forceinline__ CtaSlot cta_slot(bool causal) {
+  if (!kLongestFirst || !causal) return {blockIdx.x, blockIdx.y, blockIdx.z};
+  const unsigned linear = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  return slot_in_order(linear, gridDim.x, gridDim.y, gridDim.z, causal);
+}
+
+// One k1 unit, a CTA's work (kPersistentK1: one of a CTA's units): keys n0 .. n0 + 127 of the
+// (batch, kv head) slice bh_kv against query heads bh_q0 .. bh_q0 + G / splits - 1 (split `split`
+// of the group), query tiles first .. first + per_head - 1 of each: `iters` steps of the ring.
+// NOTE: causal: query tiles before n0 see none of these keys. Step t of the unit is query tile
+// first + t % per_head of query head bh_q0 + t / per_head (counted incrementally in k1).
+struct K1Unit {
+  int n0, split, bh_kv, bh_q0, first, per_head, iters;
+};
+template <bool kSplit, int kQStep>
+__device__ __forceinline__ K1Unit k1_unit(const Params& p, const CtaSlot& slot) {
+  K1Unit u;
+  u.n0 = slot.block * kCtaRows;
+  const int kv = kSplit ? slot.y / p.splits : slot.y;
+  u.split = kSplit ? slot.y % p.splits : 0;
+  const int heads_per_cta = kSplit ? p.group / p.splits : p.group;
+  u.bh_kv = slot.z * p.kv_heads + kv;
+  u.bh_q0 = slot.z * p.heads + kv * p.group + u.split * heads_per_cta;
+  u.first = p.causal ? u.n0 / kQStep : 0;
+  u.per_head = (p.seq + kQStep - 1) / kQStep - u.first;  // >= 1: n0 < seq
+  u.iters = u.per_head * heads_per_cta;
+  return u;
+}
+// kPersistentK1: the slot of unit `linear` of the unsplit grid, in cta_slot's order.
+__device__ __forceinline__ CtaSlot unit_slot(const Params& p, int linear) {
+  const unsigned blocks = (p.seq + kCtaRows - 1) / kCtaRows, ys = p.kv_heads;
+  return slot_in_order(linear, blocks, ys, p.units / (blocks * ys), p.causal);
 }
 
 // kSplit: p.splits > 1 CTAs per (128 keys, kv head), partials to p.part. A template parameter so
@@ -1441,19 +1529,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ uint8_t smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
 
-  const CtaSlot slot = cta_slot(p.causal);
-  const int n0 = slot.block * kCtaRows;  // first key of the CTA
-  const int kv = kSplit ? slot.y / p.splits : slot.y;
-  const int split = kSplit ? slot.y % p.splits : 0;
-  const int heads_per_cta = kSplit ? p.group / p.splits : p.group;
-  const int bh_kv = slot.z * p.kv_heads + kv;  // its (batch, kv head) slice
-  // the first of its query heads: the split's share of the kv head's group
-  const int bh_q0 = slot.z * p.heads + kv * p.group + split * heads_per_cta;
-  // NOTE: causal: query tiles before n0 see none of these keys. Step t of the ring is query tile
-  // first + t % per_head of query head bh_q0 + t / per_head (counted incrementally below).
-  const int first = p.causal ? n0 / kQStep : 0;
-  const int per_head = (p.seq + kQStep - 1) / kQStep - first;  // >= 1: n0 < seq
-  const int iters = per_head * heads_per_cta;
+  constexpr bool kPersistent = kPersistentK1 && !kSplit;
+  static_assert(!kPersistent || (!kDkvPingPong && !kOverlapNextStep), "one unit a CTA only");
+  // the CTA's unit (kPersistent: none; each unit is taken from the counter below)
+  const K1Unit own = kPersistent ? K1Unit{} : k1_unit<kSplit, kQStep>(p, cta_slot(p.causal));
   // NOTE: at D 64 the uniform index's registers made ptxas spill 12-36 bytes in this kernel
   // (0.986 of the thread-derived index's speed there on an H100; 1.02-1.05 at D 128), unless
   // kMaskByMargin frees them (no spill; the D 64 step 649 -> 613 instructions, static).
@@ -1471,8 +1550,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbar_init(&sm.dq_empty[i], 1);
       }
   }
+  if constexpr (kPersistent)
+    if (threadIdx.x == 0) mbar_init(&sm.kv_empty, 2 * 4);  // fenced by init_barriers
   init_barriers(&sm.kv_full, sm.full, sm.empty);
-  chain_wait_previous();                            // k0's LSE and Delta
+  chain_wait_previous();                            // k0's LSE and Delta (and unit counter)
   if constexpr (kDqBesideDkv) chain_launch_next();  // k1b or k2 may launch: k0 has completed
 
   if (warpgroup == 0) {
@@ -1480,31 +1561,57 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
       prefetch_map(&maps.q);
       prefetch_map(&maps.dout);
-      mbar_arrive_expect_tx(&sm.kv_full, 2 * kCtaRows * kCols<kD> * 2);
-      for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
-        tma_load_3d(sm.k + cb * kCtaRows * kSwz, &maps.k, &sm.kv_full, cb * kSwz, n0, bh_kv);
-        tma_load_3d(sm.v + cb * kCtaRows * kSwz, &maps.v, &sm.kv_full, cb * kSwz, n0, bh_kv);
-      }
-      int bh = bh_q0, tile = first;
-      for (int t = 0; t < iters; ++t) {
-        const int s = t % kStages;
-        const int m0 = tile * kQStep;
-        const int64_t stats = static_cast<int64_t>(bh) * p.seq_pad;
-        // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
-        // first pass over the ring (parity 1) does not wait.
-        mbar_wait(&sm.empty[s], ((t / kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(&sm.full[s], 2 * kQStep * kCols<kD> * 2 + 2 * kQStep * 4);
+      // K and V of unit u, then its Q and dO tiles, ring steps t0 .. t0 + u.iters - 1
+      const auto load_unit = [&](const K1Unit& u, int t0) {
+        mbar_arrive_expect_tx(&sm.kv_full, 2 * kCtaRows * kCols<kD> * 2);
         for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
-          tma_load_3d(sm.q[s] + cb * kQStep * kSwz, &maps.q, &sm.full[s], cb * kSwz, m0, bh);
-          tma_load_3d(sm.dout[s] + cb * kQStep * kSwz, &maps.dout, &sm.full[s], cb * kSwz, m0, bh);
+          tma_load_3d(sm.k + cb * kCtaRows * kSwz, &maps.k, &sm.kv_full, cb * kSwz, u.n0, u.bh_kv);
+          tma_load_3d(sm.v + cb * kCtaRows * kSwz, &maps.v, &sm.kv_full, cb * kSwz, u.n0, u.bh_kv);
         }
-        bulk_load(sm.lse2[s], p.lse2 + stats + m0, kQStep * 4, &sm.full[s]);
-        bulk_load(sm.delta[s], p.delta + stats + m0, kQStep * 4, &sm.full[s]);
-        if (++tile == first + per_head) tile = first, ++bh;
+        const int first = u.first, per_head = u.per_head;
+        int bh = u.bh_q0, tile = first;
+        for (int t = t0; t < t0 + u.iters; ++t) {
+          const int s = t % kStages;
+          const int m0 = tile * kQStep;
+          const int64_t stats = static_cast<int64_t>(bh) * p.seq_pad;
+          // NOTE: a fresh barrier counts as having completed the phase before phase 0, so the
+          // first pass over the ring (parity 1) does not wait.
+          mbar_wait(&sm.empty[s], ((t / kStages) & 1) ^ 1);
+          mbar_arrive_expect_tx(&sm.full[s], 2 * kQStep * kCols<kD> * 2 + 2 * kQStep * 4);
+          for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
+            tma_load_3d(sm.q[s] + cb * kQStep * kSwz, &maps.q, &sm.full[s], cb * kSwz, m0, bh);
+            tma_load_3d(sm.dout[s] + cb * kQStep * kSwz, &maps.dout, &sm.full[s], cb * kSwz, m0,
+                        bh);
+          }
+          bulk_load(sm.lse2[s], p.lse2 + stats + m0, kQStep * 4, &sm.full[s]);
+          bulk_load(sm.delta[s], p.delta + stats + m0, kQStep * 4, &sm.full[s]);
+          if (++tile == first + per_head) tile = first, ++bh;
+        }
+      };
+      if constexpr (kPersistent) {
+        for (int k = 0, t0 = 0;; ++k) {
+          const int linear = atomicAdd(p.next_unit, 1);
+          mbar_wait(&sm.kv_empty, (k & 1) ^ 1);      // the unit before's K and V are read
+          sm.unit = linear < p.units ? linear : -1;  // published by the arrival on kv_full
+          if (linear >= p.units) {
+            mbar_arrive(&sm.kv_full);  // no K and V to wait for: the consumers' last unit
+            break;
+          }
+          const K1Unit u = k1_unit<kSplit, kQStep>(p, unit_slot(p, linear));
+          load_unit(u, t0);
+          t0 += u.iters;
+        }
+      } else {
+        load_unit(own, 0);
       }
     } else if constexpr (kReducer) {
-      if (threadIdx.x == 32)
-        reduce_dq_blocks<kQStep, Smem::kStagings>(sm, &maps, bh_q0, first, per_head, iters);
+      if (threadIdx.x == 32) {
+        if constexpr (kPersistent)
+          reduce_marked_dq_blocks<Smem::kStagings>(sm, &maps);
+        else
+          reduce_dq_blocks<kQStep, Smem::kStagings>(sm, &maps, own.bh_q0, own.first, own.per_head,
+                                                    own.iters);
+      }
     }
     return;
   }
@@ -1512,16 +1619,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   setmaxnreg_inc<240>();
   const int wg = warpgroup - 1;
   const int t_id = threadIdx.x % kWgThreads;
-  const int key0 = n0 + wg * kWgRows;             // first key of this warpgroup
   const bf16* k_wg = sm.k + wg * kWgRows * kSwz;  // (kWgRows, kD) inside kCtaRows-row blocks
   const bf16* v_wg = sm.v + wg * kWgRows * kSwz;
   float dv[kD / 2], dk[kD / 2];         // (kWgRows, kD) accumulators
   float s[kQStep / 2], dp[kQStep / 2];  // (kWgRows keys, kQStep queries): S^T -> P^T -> dS^T
+  if constexpr (!kPersistent) {
 #pragma unroll
-  for (int i = 0; i < kD / 2; ++i) dv[i] = dk[i] = 0.f;
+    for (int i = 0; i < kD / 2; ++i) dv[i] = dk[i] = 0.f;
+  }
 
   constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
-  const TakeTurns<kTurns> turns(wg, iters > 0);
+  const TakeTurns<kTurns> turns(wg, own.iters > 0);
   // kFusedDqShared: once this warpgroup's dS^T rows of step t are in `ds` (and its dK product
   // is issued), waits for the other warpgroup's rows, computes dQ's column block wg over all the
   // CTA's keys, returns the stage and adds the block into the accumulator (or hands it to the
@@ -1548,6 +1656,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbar_wait(&sm.dq_empty[buf], ((t / kStagings) & 1) ^ 1);  // fresh: parity 1 passes
         stage_dq<kQStep>(dq, sm.dq[buf]);
         fence_proxy_async_shared();
+        if constexpr (kPersistent)
+          if (wg == 0 && t_id == 0) sm.dq_at[t % kStagings] = make_int2(m0, bh);
         release_stage(&sm.dq_full[buf]);
         return;
       }
@@ -1560,220 +1670,257 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   };
 
-  mbar_wait(&sm.kv_full, 0);
-  int tile = first, head = bh_q0;
-  if constexpr (kOverlapNextStepOf<kD> && !kFused) {
-    overlapped_dkdv_steps<kD, kQStep, kStages>(sm, p, k_wg, v_wg, key0, first, per_head, iters, dv,
-                                               dk);
-  } else {
-    for (int t = 0; t < iters; ++t) {
-      const int st = t % kStages;
-      const int m0 = tile * kQStep;
-      [[maybe_unused]] const int bh = head;  // the query head of step t
-      if (++tile == first + per_head) tile = first, ++head;
-      mbar_wait(&sm.full[st], (t / kStages) & 1);
-      if (!(p.causal && key0 > m0 + kQStep - 1)) {
-        const bf16* q = sm.q[st];
-        const bf16* dout = sm.dout[st];
-        const float* lse2 = sm.lse2[st];
-        const float* delta = sm.delta[st];
-        float2 lse_pairs[kQStep / 8], delta_pairs[kQStep / 8];  // kStatsEarly, kStatsSharedAtUse
-        if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts) {
-          load_stat_pairs(lse_pairs, lse2, t_id);
-          load_stat_pairs(delta_pairs, delta, t_id);
-        }
-        turns.begin();
-        wgmma_fence();
+  // Unit u once its K and V are in: its ring steps t0 .. t0 + u.iters - 1, then its dK and dV.
+  const auto run_unit = [&](const K1Unit& u, int t0) {
+    const int key0 = u.n0 + wg * kWgRows;  // first key of this warpgroup
+    const int first = u.first, per_head = u.per_head, iters = u.iters;
+    if constexpr (kPersistent) {  // (zeroed before the first wait otherwise)
 #pragma unroll
-        for (int kk = 0; kk < kD / 16; ++kk)
-          wgmma_ss<0>(s, desc_k(k_wg, kCtaRows, kk), desc_k(q, kQStep, kk), kk);
-        wgmma_commit();
-#pragma unroll
-        for (int kk = 0; kk < kD / 16; ++kk)
-          wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
-        wgmma_commit();
-        turns.end(false);
-        if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts) {
-          load_stat_pairs(lse_pairs, lse2, t_id);
-          load_stat_pairs(delta_pairs, delta, t_id);
-        }
-
-        wgmma_wait<1>();
-        fence_regs(s);
-        const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
-        if constexpr (kMaskByMargin) {
-          constexpr bool kApart = kDiagonalLoopApart && kD != 64;
-          const int margin = key0 - m0 + acc_row(0, t_id) - acc_col(0, t_id);
-          const auto lse_pair = [&](int e) {
-            if constexpr (kStatsEarlyOf<kD>) return lse_pairs[e >> 2];
-            return *reinterpret_cast<const float2*>(lse2 + acc_col(e, t_id));
-          };
-          probabilities(s, lse_pair, p.scale_log2, !kApart && diagonal, margin);
-          if (kApart && diagonal) mask_future_keys(s, margin);
-        } else {
-#pragma unroll
-          for (int e = 0; e < kQStep / 2; ++e) {
-            const int col = acc_col(e, t_id);
-            const float lse = step_stat<kD>(lse_pairs, lse2, e, t_id);
-            float pe = ex2_mixed<kFmaExpEveryOf<kD>>(s[e] * p.scale_log2 - lse, e);
-            if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
-            s[e] = pe;
+      for (int i = 0; i < kD / 2; ++i) dv[i] = dk[i] = 0.f;
+    }
+    int tile = first, head = u.bh_q0;
+    if constexpr (kOverlapNextStepOf<kD> && !kFused) {
+      overlapped_dkdv_steps<kD, kQStep, kStages>(sm, p, k_wg, v_wg, key0, first, per_head, iters,
+                                                 dv, dk);
+    } else {
+      for (int t = t0; t < t0 + iters; ++t) {
+        const int st = t % kStages;
+        const int m0 = tile * kQStep;
+        [[maybe_unused]] const int bh = head;  // the query head of step t
+        if (++tile == first + per_head) tile = first, ++head;
+        mbar_wait(&sm.full[st], (t / kStages) & 1);
+        if (!(p.causal && key0 > m0 + kQStep - 1)) {
+          const bf16* q = sm.q[st];
+          const bf16* dout = sm.dout[st];
+          const float* lse2 = sm.lse2[st];
+          const float* delta = sm.delta[st];
+          float2 lse_pairs[kQStep / 8], delta_pairs[kQStep / 8];  // kStatsEarly, kStatsSharedAtUse
+          if constexpr (kStatsEarlyOf<kD> && kStatsBeforeProducts) {
+            load_stat_pairs(lse_pairs, lse2, t_id);
+            load_stat_pairs(delta_pairs, delta, t_id);
           }
-        }
-        uint32_t a[kQStep / 16][4];  // P^T as the bf16 A operand, one set per 16 queries
-        to_a_frags(s, a);
-        turns.begin();
-        wgmma_fence();
-        fence_regs(dv);
+          turns.begin();
+          wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kQStep / 16; ++kk)
-          wgmma_rs<1>(dv, a[kk], desc_mn(dout, kQStep, kk), 1);
-        wgmma_commit();
-        turns.end(false);
+          for (int kk = 0; kk < kD / 16; ++kk)
+            wgmma_ss<0>(s, desc_k(k_wg, kCtaRows, kk), desc_k(q, kQStep, kk), kk);
+          wgmma_commit();
+#pragma unroll
+          for (int kk = 0; kk < kD / 16; ++kk)
+            wgmma_ss<0>(dp, desc_k(v_wg, kCtaRows, kk), desc_k(dout, kQStep, kk), kk);
+          wgmma_commit();
+          turns.end(false);
+          if constexpr (kStatsEarlyOf<kD> && !kStatsBeforeProducts) {
+            load_stat_pairs(lse_pairs, lse2, t_id);
+            load_stat_pairs(delta_pairs, delta, t_id);
+          }
 
-        // dP^T is done; dV may still run, except where dQ runs beside dK (kDqBesideDk)
-        if constexpr (kFused && kDqBesideDk) {
-          wgmma_wait<0>();
-          fence_regs(dv);
-        } else {
           wgmma_wait<1>();
-        }
-        fence_regs(dp);
+          fence_regs(s);
+          const bool diagonal = p.causal && key0 + kWgRows - 1 > m0;
+          if constexpr (kMaskByMargin) {
+            constexpr bool kApart = kDiagonalLoopApart && kD != 64;
+            const int margin = key0 - m0 + acc_row(0, t_id) - acc_col(0, t_id);
+            const auto lse_pair = [&](int e) {
+              if constexpr (kStatsEarlyOf<kD>) return lse_pairs[e >> 2];
+              return *reinterpret_cast<const float2*>(lse2 + acc_col(e, t_id));
+            };
+            probabilities(s, lse_pair, p.scale_log2, !kApart && diagonal, margin);
+            if (kApart && diagonal) mask_future_keys(s, margin);
+          } else {
 #pragma unroll
-        for (int e = 0; e < kQStep / 2; ++e)
-          s[e] *= dp[e] - step_stat<kD>(delta_pairs, delta, e, t_id);
-        uint32_t b[kQStep / 16][4];  // dS^T as the A operand
-        to_a_frags(s, b);
-        if constexpr (kFused && kFusedDqShared) {
-          // This warpgroup's rows of the step's dS^T buffer (the other warpgroup may still read
-          // the step before's), then dK, which reads the same fragments: not while it runs.
-          bf16* ds = sm.ds[t & 1];
-          store_ds<kQStep>(ds + wg * kWgRows * kSwz, b);
-          fence_proxy_async_shared();
+            for (int e = 0; e < kQStep / 2; ++e) {
+              const int col = acc_col(e, t_id);
+              const float lse = step_stat<kD>(lse_pairs, lse2, e, t_id);
+              float pe = ex2_mixed<kFmaExpEveryOf<kD>>(s[e] * p.scale_log2 - lse, e);
+              if (diagonal && key0 + acc_row(e, t_id) > m0 + col) pe = 0.f;
+              s[e] = pe;
+            }
+          }
+          uint32_t a[kQStep / 16][4];  // P^T as the bf16 A operand, one set per 16 queries
+          to_a_frags(s, a);
+          turns.begin();
           wgmma_fence();
-          fence_regs(dk);
-#pragma unroll
-          for (int kk = 0; kk < kQStep / 16; ++kk)
-            wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
-          wgmma_commit();
-          shared_dq_block(ds, t, m0, bh);
-          continue;  // the stage went back in shared_dq_block
-        }
-        if constexpr (kFused && kDqBesideDk) {
-          // dS^T goes to this warpgroup's rows of sm.ds before the dK product reads the fragments
-          // (the rows are free: the last step's dQ products completed before its last barrier).
-          // dQ's first 64 columns run beside the dK product, the next ones after it, one 64-column
-          // block at a time: a block's 32 registers beside dK's and dV's 128 (all of dQ's columns
-          // at once spilled 188 bytes, ptxas 13.0).
-          bf16* ds = sm.ds[0] + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
-          store_ds<kQStep>(ds, b);
-          fence_proxy_async_shared();
-          named_barrier_sync<kWgThreads>(2 + wg);
-          float dq[kSwz / 2];                               // (kQStep queries, 64 columns)
-          const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
-          wgmma_fence();
-          fence_regs(dk);
-#pragma unroll
-          for (int kk = 0; kk < kQStep / 16; ++kk)
-            wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
-#pragma unroll
-          for (int kk = 0; kk < kWgRows / 16; ++kk)
-            wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
-          wgmma_commit();
-          wgmma_wait<0>();
           fence_regs(dv);
-          fence_regs(dk);
-          fence_regs(dq);
-          release_stage(&sm.empty[st]);              // Q and dO are read
-          if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
-          named_barrier_sync<kWgThreads>(2 + wg);
-          float* stage = sm.dq[wg];
-          stage_dq<kQStep>(dq, stage);
 #pragma unroll
-          for (int block = 1; block < kCols<kD> / kSwz; ++block) {
+          for (int kk = 0; kk < kQStep / 16; ++kk)
+            wgmma_rs<1>(dv, a[kk], desc_mn(dout, kQStep, kk), 1);
+          wgmma_commit();
+          turns.end(false);
+
+          // dP^T is done; dV may still run, except where dQ runs beside dK (kDqBesideDk)
+          if constexpr (kFused && kDqBesideDk) {
+            wgmma_wait<0>();
+            fence_regs(dv);
+          } else {
+            wgmma_wait<1>();
+          }
+          fence_regs(dp);
+#pragma unroll
+          for (int e = 0; e < kQStep / 2; ++e)
+            s[e] *= dp[e] - step_stat<kD>(delta_pairs, delta, e, t_id);
+          uint32_t b[kQStep / 16][4];  // dS^T as the A operand
+          to_a_frags(s, b);
+          if constexpr (kFused && kFusedDqShared) {
+            // This warpgroup's rows of the step's dS^T buffer (the other warpgroup may still read
+            // the step before's), then dK, which reads the same fragments: not while it runs.
+            bf16* ds = sm.ds[t & 1];
+            store_ds<kQStep>(ds + wg * kWgRows * kSwz, b);
+            fence_proxy_async_shared();
             wgmma_fence();
-            fence_regs(dq);
+            fence_regs(dk);
+#pragma unroll
+            for (int kk = 0; kk < kQStep / 16; ++kk)
+              wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
+            wgmma_commit();
+            shared_dq_block(ds, t, m0, bh);
+            continue;  // the stage went back in shared_dq_block
+          }
+          if constexpr (kFused && kDqBesideDk) {
+            // dS^T goes to this warpgroup's rows of sm.ds before the dK product reads the fragments
+            // (the rows are free: the last step's dQ products completed before its last barrier).
+            // dQ's first 64 columns run beside the dK product, the next ones after it, one
+            // 64-column block at a time: a block's 32 registers beside dK's and dV's 128 (all of
+            // dQ's columns at once spilled 188 bytes, ptxas 13.0).
+            bf16* ds = sm.ds[0] + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
+            store_ds<kQStep>(ds, b);
+            fence_proxy_async_shared();
+            named_barrier_sync<kWgThreads>(2 + wg);
+            float dq[kSwz / 2];                               // (kQStep queries, 64 columns)
+            const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
+            wgmma_fence();
+            fence_regs(dk);
+#pragma unroll
+            for (int kk = 0; kk < kQStep / 16; ++kk)
+              wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
 #pragma unroll
             for (int kk = 0; kk < kWgRows / 16; ++kk)
-              wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk),
-                          desc_mn(k_rows + block * kCtaRows * kSwz, kCtaRows, kk), kk);
+              wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_regs(dv);
+            fence_regs(dk);
+            fence_regs(dq);
+            release_stage(&sm.empty[st]);              // Q and dO are read
+            if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
+            named_barrier_sync<kWgThreads>(2 + wg);
+            float* stage = sm.dq[wg];
+            stage_dq<kQStep>(dq, stage);
+#pragma unroll
+            for (int block = 1; block < kCols<kD> / kSwz; ++block) {
+              wgmma_fence();
+              fence_regs(dq);
+#pragma unroll
+              for (int kk = 0; kk < kWgRows / 16; ++kk)
+                wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk),
+                            desc_mn(k_rows + block * kCtaRows * kSwz, kCtaRows, kk), kk);
+              wgmma_commit();
+              wgmma_wait<0>();
+              fence_regs(dq);
+              stage_dq<kQStep>(dq, stage + block * kQStep * kSwz);
+            }
+            add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
+            continue;  // the stage went back above
+          }
+          turns.begin();
+          wgmma_fence();
+          fence_regs(dk);
+#pragma unroll
+          for (int kk = 0; kk < kQStep / 16; ++kk)
+            wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
+          wgmma_commit();
+          turns.end(t == t0 + iters - 1);
+          wgmma_wait<0>();
+          fence_regs(dv);
+          fence_regs(dk);
+          if constexpr (kFused) {
+            // Q and dO are read: the stage goes back to the producer now, before the dQ product.
+            release_stage(&sm.empty[st]);
+            // dQ += dS K over this warpgroup's keys (keys past the sequence: zero rows of K), its
+            // rows of sm.ds free once every warp's dQ product of the step before has completed.
+            // NOTE: dS^T stored after the wait: a wgmma's A-fragment registers are not to be
+            // accessed while it runs.
+            bf16* ds = sm.ds[0] + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
+            if (t_id == 0) bulk_wait_group_read<0>();   // the last reduction has read the staging
+            named_barrier_sync<kWgThreads>(2 + wg);
+            store_ds<kQStep>(ds, b);
+            fence_proxy_async_shared();
+            named_barrier_sync<kWgThreads>(2 + wg);
+            float dq[kD / 2];                                 // (kQStep queries, kD)
+            const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < kWgRows / 16; ++kk)
+              wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
             wgmma_commit();
             wgmma_wait<0>();
             fence_regs(dq);
-            stage_dq<kQStep>(dq, stage + block * kQStep * kSwz);
+            float* stage = sm.dq[wg];
+            stage_dq<kQStep>(dq, stage);
+            add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
+            continue;  // the stage went back above
           }
-          add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
-          continue;  // the stage went back above
-        }
-        turns.begin();
-        wgmma_fence();
-        fence_regs(dk);
+        } else {
+          if constexpr (kFused && kFusedDqShared) {
+            // zero dS^T rows, which the other warpgroup's dQ block reads
+            bf16* ds = sm.ds[t & 1];
+            zero_ds_rows(ds + wg * kWgRows * kSwz);
+            fence_proxy_async_shared();
+            shared_dq_block(ds, t, m0, bh);
+            continue;
+          }
+          if constexpr (kTurns) {
 #pragma unroll
-        for (int kk = 0; kk < kQStep / 16; ++kk) wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
-        wgmma_commit();
-        turns.end(t == iters - 1);
-        wgmma_wait<0>();
-        fence_regs(dv);
-        fence_regs(dk);
-        if constexpr (kFused) {
-          // Q and dO are read: the stage goes back to the producer now, before the dQ product.
-          release_stage(&sm.empty[st]);
-          // dQ += dS K over this warpgroup's keys (keys past the sequence: zero rows of K), its
-          // rows of sm.ds free once every warp's dQ product of the step before has completed.
-          // NOTE: dS^T stored after the wait: a wgmma's A-fragment registers are not to be
-          // accessed while it runs.
-          bf16* ds = sm.ds[0] + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
-          if (t_id == 0) bulk_wait_group_read<0>();   // the last reduction has read the staging
-          named_barrier_sync<kWgThreads>(2 + wg);
-          store_ds<kQStep>(ds, b);
-          fence_proxy_async_shared();
-          named_barrier_sync<kWgThreads>(2 + wg);
-          float dq[kD / 2];                                 // (kQStep queries, kD)
-          const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
-          wgmma_fence();
-#pragma unroll
-          for (int kk = 0; kk < kWgRows / 16; ++kk)
-            wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
-          wgmma_commit();
-          wgmma_wait<0>();
-          fence_regs(dq);
-          float* stage = sm.dq[wg];
-          stage_dq<kQStep>(dq, stage);
-          add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
-          continue;  // the stage went back above
-        }
-      } else {
-        if constexpr (kFused && kFusedDqShared) {
-          // zero dS^T rows, which the other warpgroup's dQ block reads
-          bf16* ds = sm.ds[t & 1];
-          zero_ds_rows(ds + wg * kWgRows * kSwz);
-          fence_proxy_async_shared();
-          shared_dq_block(ds, t, m0, bh);
-          continue;
-        }
-        if constexpr (kTurns) {
-#pragma unroll
-          for (int turn = 0; turn < 3; ++turn) {  // the turns of the products it skips
-            turns.begin();
-            turns.end(turn == 2 && t == iters - 1);
+            for (int turn = 0; turn < 3; ++turn) {  // the turns of the products it skips
+              turns.begin();
+              turns.end(turn == 2 && t == t0 + iters - 1);
+            }
           }
         }
+        release_stage(&sm.empty[st]);
       }
-      release_stage(&sm.empty[st]);
     }
-  }
-  if constexpr (kFused)
-    if (t_id == 0) bulk_wait_group<0>();  // the reductions are done before the grid is
+    // kPersistent: the unit's products, dQ's included, have completed (K and V are read)
+    if constexpr (kPersistent) release_stage(&sm.kv_empty);
+    if constexpr (kFused && !kPersistent)
+      if (t_id == 0) bulk_wait_group<0>();  // the reductions are done before the grid is
 
-  const int64_t slice = static_cast<int64_t>(bh_kv) * p.seq * kD;
-  if constexpr (kSplit) {
-    float* dk_part = p.part + split * p.part_elems + slice;
-    store_rows(dk, p.scale, dk_part, key0, p.seq, true);
-    store_rows(dv, 1.f, dk_part + p.splits * p.part_elems, key0, p.seq, true);
+    const int64_t slice = static_cast<int64_t>(u.bh_kv) * p.seq * kD;
+    if constexpr (kSplit) {
+      float* dk_part = p.part + u.split * p.part_elems + slice;
+      store_rows(dk, p.scale, dk_part, key0, p.seq, true);
+      store_rows(dv, 1.f, dk_part + p.splits * p.part_elems, key0, p.seq, true);
+    } else {
+      const int64_t elem = p.out_f32 ? 4 : 2;
+      store_rows(dk, p.scale, static_cast<uint8_t*>(p.out0) + slice * elem, key0, p.seq, p.out_f32);
+      store_rows(dv, 1.f, static_cast<uint8_t*>(p.out1) + slice * elem, key0, p.seq, p.out_f32);
+    }
+  };
+
+  if constexpr (kPersistent) {
+    int t0 = 0;  // ring steps of the units before
+    for (int k = 0;; ++k) {
+      mbar_wait(&sm.kv_full, k & 1);
+      const int linear = sm.unit;
+      if (linear < 0) break;
+      const K1Unit u = k1_unit<kSplit, kQStep>(p, unit_slot(p, linear));
+      run_unit(u, t0);
+      t0 += u.iters;
+    }
+    if constexpr (kReducer) {
+      // the reducer's end: a block marked -1 in warpgroup 0's next staging buffer
+      constexpr int kStagings = Smem::kStagings;
+      if (wg == 0) {
+        mbar_wait(&sm.dq_empty[t0 % kStagings], ((t0 / kStagings) & 1) ^ 1);
+        if (t_id == 0) sm.dq_at[t0 % kStagings] = make_int2(0, -1);
+        release_stage(&sm.dq_full[t0 % kStagings]);
+      }
+    }
+    if constexpr (kFused)
+      if (t_id == 0) bulk_wait_group<0>();  // the reductions are done before the grid is
   } else {
-    const int64_t elem = p.out_f32 ? 4 : 2;
-    store_rows(dk, p.scale, static_cast<uint8_t*>(p.out0) + slice * elem, key0, p.seq, p.out_f32);
-    store_rows(dv, 1.f, static_cast<uint8_t*>(p.out1) + slice * elem, key0, p.seq, p.out_f32);
+    mbar_wait(&sm.kv_full, 0);
+    run_unit(own, 0);
   }
 }
 
@@ -2061,6 +2208,7 @@ enum Status : int { kBadProblem = 1, kNoTensorMap = 2, kLaunchFailed = 3, kNoWor
 struct Dims {
   int batch = 0, heads = 0, kv_heads = 0, seq = 0, dim = 0, seq_pad = 0;
   int splits = 1;  // k1's CTAs per (128 keys, kv head): choose_splits
+  int sms = 0;     // the device's SMs (choose_splits)
   bool causal = false, out_f32 = false;
   float scale = 0.f;
   int64_t part_elems() const { return static_cast<int64_t>(batch) * kv_heads * seq * dim; }
@@ -2068,10 +2216,14 @@ struct Dims {
   uint64_t dq_acc_bytes() const { return fused_dq() ? 4ull * batch * heads * seq * dim : 0; }
   uint64_t partial_bytes() const { return splits > 1 ? 8ull * splits * part_elems() : 0; }
   // LSE * log2(e) and Delta, k1's fp32 partials of dK and dV when it is split, the fp32 dQ
-  // accumulator with kFusedDq
+  // accumulator with kFusedDq, k1's unit counter with kPersistentK1
   uint64_t workspace_bytes() const {
-    return 8ull * batch * heads * seq_pad + partial_bytes() + dq_acc_bytes();
+    return 8ull * batch * heads * seq_pad + partial_bytes() + dq_acc_bytes() +
+           (kPersistentK1 ? 16 : 0);
   }
+  // kPersistentK1 (unsplit only): k1's units, one CTA's work each without it
+  int units() const { return (seq + kCtaRows - 1) / kCtaRows * kv_heads * batch; }
+  bool persistent_k1() const { return kPersistentK1 && splits == 1; }
 };
 
 bool is_tensor(const ptxb_tensor_desc& t, int dtype, int rank, const int64_t* shape) {
@@ -2124,6 +2276,7 @@ int read_dims(const ptxb_problem& p, Dims* d) {
 void choose_splits(Dims* d) {
   int sms = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) sms = 0;
+  d->sms = sms;
   const int group = d->heads / d->kv_heads;
   const int64_t ctas =
       static_cast<int64_t>((d->seq + kCtaRows - 1) / kCtaRows) * d->batch * d->kv_heads;
@@ -2190,6 +2343,11 @@ int prepare(const ptxb_args& args, Launch* l) {
   p.splits = d.splits, p.part_elems = d.part_elems();
   p.part = d.splits > 1 ? p.delta + heads * d.seq_pad : nullptr;
   p.dq_acc = dq_acc;
+  p.units = d.units();
+  p.next_unit =
+      kPersistentK1
+          ? reinterpret_cast<int*>(static_cast<uint8_t*>(args.workspace) + d.workspace_bytes() - 16)
+          : nullptr;
   l->dq = args.outputs[0];
   l->dk = args.outputs[1];
   l->dv = args.outputs[2];
@@ -2212,7 +2370,7 @@ cudaError_t launch_chained(void (*kernel)(Params...), dim3 grid, unsigned thread
 // (dkdvq, dkdvq_split) and k2 the conversion.
 struct Kernels {
   using Delta = void (*)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t,
-                         float*);
+                         float*, int*);
   Delta delta;
   void (*dkdv)(Maps, Params);
   void (*dkdv_split)(Maps, Params);
@@ -2245,7 +2403,7 @@ int launch_delta(const Launch& l) {
   const Kernels k = kernels_of(l.d.dim);
   (l.d.fused_dq() ? k.delta_zero : k.delta)<<<blocks, 256, 0, l.stream>>>(
       l.out, l.dout, l.lse, l.params.lse2, l.params.delta, l.d.seq, l.d.seq_pad, rows,
-      l.params.dq_acc);
+      l.params.dq_acc, l.params.next_unit);
   return launch_status();
 }
 
@@ -2260,8 +2418,11 @@ int launch_dkdv(const Launch& l) {
   Params p = l.params;
   p.out0 = l.dk;
   p.out1 = l.dv;
-  const dim3 grid = grid_of(l.d, l.d.kv_heads * l.d.splits);
   const bool split = l.d.splits > 1;
+  // kPersistentK1: a CTA per SM (fewer when there are fewer units), each taking units in turn
+  const dim3 grid = l.d.persistent_k1() && l.d.sms > 0
+                        ? dim3(static_cast<unsigned>(std::min(l.d.units(), l.d.sms)))
+                        : grid_of(l.d, l.d.kv_heads * l.d.splits);
   const Kernels k = kernels_of(l.d.dim);
   const cudaError_t launched = l.d.fused_dq()
                                    ? launch_chained(split ? k.dkdvq_split : k.dkdvq, grid, kThreads,
