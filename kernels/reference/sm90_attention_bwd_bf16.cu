@@ -1539,7 +1539,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // kD64UniformIndex: with kStatsSharedAtUse it no longer spills. kDkvPingPong needs it: with
   // the thread-derived index and the turns' barriers ptxas forms the D 64 step's wgmma
   // descriptors per thread (64 R2UR, the step 695 -> 842 instructions).
-  constexpr bool kThreadIndex = kD == 64 && !kMaskByMargin && !kD64UniformIndex && !kDkvPingPong;
+  constexpr bool kThreadIndex =
+      kD == 64 && !kMaskByMargin && !kD64UniformIndex && !kDkvPingPong && !kPersistent;
   const int warpgroup = kThreadIndex ? static_cast<int>(threadIdx.x / 128) : warpgroup_index();
 
   constexpr bool kReducer = kFused && kFusedDqShared && kDqReducerWarp;
@@ -1901,7 +1902,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     int t0 = 0;  // ring steps of the units before
     for (int k = 0;; ++k) {
       mbar_wait(&sm.kv_full, k & 1);
-      const int linear = sm.unit;
+      // read by lane 0 and shuffled: provably warp-uniform, so that what derives from it (tile
+      // addresses, descriptors) stays in uniform registers (read by every lane, ptxas formed the
+      // step's descriptors per thread: the D 128 step 388 -> 572 instructions)
+      const int linear = __shfl_sync(0xffffffffu, sm.unit, 0);
       if (linear < 0) break;
       const K1Unit u = k1_unit<kSplit, kQStep>(p, unit_slot(p, linear));
       run_unit(u, t0);
