@@ -3,11 +3,14 @@
 # harness. Every case of `pers` (bwd_persistent: the three kernels, k1 persistent) and `fpers`
 # (bwd_fused_persistent: the fused form with the reducer thread, shared-address stores,
 # kLongestFirst and a persistent k1), then interleaved rounds of the seven timed D 128 cases of
-# call3.sh (2026-12-06h-session/next) for `expert`, `lf` (bwd_fused_longest_first) and the two,
-# while fewer than LIMIT_S (default 280) seconds have passed. Summaries in OUT (full.txt,
+# call3.sh (2026-12-06h-session/next) for `expert0` (the expert before this session's changes,
+# built at c3322af: the persistent k1's rewrite reordered the expert's k1 SASS), `expert`, `lf`
+# (bwd_fused_longest_first) and the two, while fewer than LIMIT_S (default 280) seconds have
+# passed. Summaries in OUT (full.txt,
 # timing.txt, table.txt), logs packed in OUT/logs.tar.gz.
 # Usage (repository root of the GPU machine): call2.sh BIN OUT [LIMIT_S]
-#   BIN/{expert,lf,pers,fpers}/bwd_dev (.carry/c6.tar.xz, built at the commit of this script)
+#   BIN/{expert0,expert,lf,pers,fpers}/bwd_dev (.carry/c6.tar.xz, built at the commit of this
+#   script but expert0)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" limit="${3:-280}" logs=/tmp/c6; mkdir -p "$out" "$logs"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt"
@@ -19,8 +22,8 @@ for h in pers fpers; do
   sed -n '/==== SUMMARY/,$p' "$logs/$h.full.log" | grep -v PASS | cut -c1-220 | tee -a "$out/full.txt"
 done
 for r in 1 2 3; do
-  [ "$SECONDS" -gt $((limit - 130)) ] && break
-  for h in expert lf pers fpers; do
+  [ "$SECONDS" -gt $((limit - 150)) ] && break
+  for h in expert0 expert lf pers fpers; do
     for c in "B4 H16 S4096 D128" "S16384" "H8 S1000 D128 full" "H64 S512 D128" \
       "HKV8 S4096 D128" "HKV4 S4096 D128 causal" "HKV2 S1000 D128"; do
       f="$logs/$h.t$r.$(echo "$c" | tr -d ' ').log"
@@ -30,5 +33,5 @@ for r in 1 2 3; do
   done
 done
 python3 bench/results/2026-12-06h-session/next/timing_table.py "$out/timing.txt" \
-  expert lf pers fpers | tee "$out/table.txt"
+  expert0 expert lf pers fpers | tee "$out/table.txt"
 tar -C "$logs" -czf "$out/logs.tar.gz" .
