@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Prepared in session 2026-12-06 (twenty-sixth): the persistent k1 (`kPersistentK1`) in the dev
-# harness. Every case of `pers` (bwd_persistent: the three kernels, k1 persistent) and `fpers`
-# (bwd_fused_persistent: the fused form with the reducer thread, shared-address stores,
-# kLongestFirst and a persistent k1), then interleaved rounds of the seven timed D 128 cases of
-# call3.sh (2026-12-06h-session/next) for `expert0` (the expert before this session's changes,
-# built at c3322af: the persistent k1's rewrite reordered the expert's k1 SASS), `expert`, `lf`
-# (bwd_fused_longest_first) and the two, while fewer than LIMIT_S (default 280) seconds have
-# passed. Summaries in OUT (full.txt,
-# timing.txt, table.txt), logs packed in OUT/logs.tar.gz.
+# Prepared in session 2026-12-06 (twenty-sixth), not yet run (no device time was left). On an
+# H200: the acceptance evaluations (h200_first.sh of 2026-12-06h-session/next; BIN/ptxbench* from
+# .carry/z.tar.xz). Elsewhere, the persistent k1 (`kPersistentK1`) in the dev harness: every case
+# of `pers` (bwd_persistent: the three kernels, k1 persistent) and `fpers` (bwd_fused_persistent:
+# the fused form with the reducer thread, shared-address stores, kLongestFirst and a persistent
+# k1), then interleaved rounds of the seven timed D 128 cases of call3.sh (2026-12-06h-session/
+# next) for `expert0` (the expert before this session's changes, built at c3322af: the persistent
+# k1's rewrite reordered the expert's k1 SASS), `expert`, `lf` (bwd_fused_longest_first) and the
+# two, while fewer than LIMIT_S (default 280) seconds have passed. Summaries in OUT (gpu.txt,
+# full.txt, timing.txt, table.txt), the logs packed in OUT/logs.tar.gz.
 # Usage (repository root of the GPU machine): call2.sh BIN OUT [LIMIT_S]
 #   BIN/{expert0,expert,lf,pers,fpers}/bwd_dev (.carry/c6.tar.xz, built at the commit of this
 #   script but expert0)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" limit="${3:-280}" logs=/tmp/c6; mkdir -p "$out" "$logs"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt"
-cat "$out/gpu.txt"
+source bench/results/2026-12-06h-session/next/h200_first.sh  # on an H200: the acceptance runs
 for h in pers fpers; do
   timeout 100 "$bin/$h/bwd_dev" > "$logs/$h.full.log" 2>&1
   echo "== $h, every case: exit $? ($(grep -c PASS "$logs/$h.full.log") PASS lines)" |
