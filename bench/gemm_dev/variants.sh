@@ -63,8 +63,6 @@ lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArrive
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
-dqbesidedk='s/^constexpr bool kDqBesideDk = false;/constexpr bool kDqBesideDk = true;/'
-fuseddqshared='s/^constexpr bool kFusedDqShared = false;/constexpr bool kFusedDqShared = true;/'
 fuseddqstages3='s/^constexpr int kFusedDqStages = 2;/constexpr int kFusedDqStages = 3;/'
 shareddqstagings1='s/^constexpr int kSharedDqStagings = 2;/constexpr int kSharedDqStagings = 1;/'
 dqreducer='s/^constexpr bool kDqReducerWarp = false;/constexpr bool kDqReducerWarp = true;/'
@@ -128,31 +126,28 @@ bwd_gqa_nochain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$nochainp
 bwd_narrow_qstep|attention_bwd_bf16|sm90/attention/bwd-bf16|$narrowqstep
 bwd_gqa_narrow_qstep|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$narrowqstep
 bwd_d96_nochain_pdl|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$nochainpdl
-bwd_fused_dq|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq
-bwd_gqa_fused_dq|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq
-bwd_fused_dq_beside_dk|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqbesidedk
-bwd_fused_dq_shared|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared
-bwd_gqa_fused_dq_shared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared
-bwd_fused_dq_shared_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $statslate
-bwd_fused_dq_shared_one_staging|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $shareddqstagings1
-bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $shareddqstagings1; $fuseddqstages3
-bwd_fused_dq_shared_reducer|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer
-bwd_fused_dq_shared_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $sharedstores
-bwd_fused_dq_shared_reducer_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores
-bwd_gqa_fused_dq_shared_reducer_sts|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores
-bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $longestfirst
-bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $longestfirst
-bwd_fused_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $maskmargin; $diagloop
-bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $maskmargin; $diagloop
-bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst
-bwd_gqa_fused_diag_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst
+bwd_fused_dq_shared|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq
+bwd_gqa_fused_dq_shared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq
+bwd_fused_dq_shared_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $statslate
+bwd_fused_dq_shared_one_staging|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $shareddqstagings1
+bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $shareddqstagings1; $fuseddqstages3
+bwd_fused_dq_shared_reducer|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer
+bwd_fused_dq_shared_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $sharedstores
+bwd_fused_dq_shared_reducer_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores
+bwd_gqa_fused_dq_shared_reducer_sts|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores
+bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst
+bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst
+bwd_fused_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop
+bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop
+bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst
+bwd_gqa_fused_diag_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst
 bwd_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst
 bwd_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$persistentk1
 bwd_gqa_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$persistentk1
 bwd_persistent_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$persistentk1; $longestfirst
 bwd_gqa_persistent_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$persistentk1; $longestfirst
-bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $longestfirst; $persistentk1
-bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqshared; $dqreducer; $sharedstores; $longestfirst; $persistentk1
+bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $persistentk1
+bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $persistentk1
 bwd_gqa_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers

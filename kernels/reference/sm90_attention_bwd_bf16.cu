@@ -47,12 +47,12 @@
 // independent). Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last
 // key tile its queries see; tiles on the diagonal are masked per element, fully masked warpgroup
 // tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
-// (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off, measured slower) computes dQ in
-// k1 instead (5 matmuls, dQ summed by TMA reductions in fp32; k2 converts), with kFusedDqShared
-// (off) in FlashAttention-3's form, dS^T shared between the consumers: level with the three
-// kernels, 1.00-1.08 times as fast from S 1000 with kDqReducerWarp and kSharedAddressStores in
-// the dev harness on an H100, but 0.965 and 0.920 of the expert's speedup on the causal shapes
-// (MHA, GQA) in ptxbench eval (bench/results/2026-12-06h-session, call 2): off.
+// (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off) computes dQ in k1 instead (5
+// matmuls, dQ summed by TMA reductions in fp32; k2 converts) in FlashAttention-3's form, dS^T
+// shared between the consumers: 1.00-1.08 times as fast as the three kernels from S 1000 with
+// kDqReducerWarp and kSharedAddressStores in the dev harness on an H100, but 0.965 and 0.920 of
+// the expert's speedup on the causal shapes (MHA, GQA) in ptxbench eval (bench/results/
+// 2026-12-06h-session, call 2): off.
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
@@ -540,59 +540,41 @@ constexpr bool kStatsBeforeProducts = false;
 // `bwd_d64_ldg`, `bwd_gqa_d64_ldg` turn it off.
 constexpr bool kStatsSharedAtUse = true;
 
-// Whether k1 also computes dQ at D 128 (k1 "dkdvq"): after dS^T, each consumer warpgroup writes
-// its 64 keys' dS^T (bf16) to shared memory of its own and computes the (kQStep queries, D)
-// contribution of those keys, dS K (wgmma m64n128k16, A = dS read MN-major from the dS^T rows,
-// B = its rows of the resident K tile MN-major), and adds it in fp32 into a dQ accumulator in the
+// Whether k1 also computes dQ at D 128 (k1 "dkdvq"), in FlashAttention-3's form: after dS^T, each
+// consumer warpgroup writes its 64 keys' dS^T rows (bf16) into a buffer of the step (two, used in
+// turn), and after one barrier of both warpgroups each computes one 64-column block of dQ over
+// all 128 keys of the CTA, dS K (wgmma m64n64k16, k over the keys; A = dS read MN-major from the
+// dS^T rows, B = the resident K tile MN-major), and adds it in fp32 into a dQ accumulator in the
 // workspace by TMA reductions (cp.reduce.async.bulk.tensor .add); k0 zeroes the accumulator and
-// k2 becomes a conversion (dQ = scale * accumulator): 5 matmuls instead of 7. The warpgroups share
-// nothing: the version that shared dS^T between them (each computing half of dQ's columns over all
-// 128 keys, half the reductions) kept them in lockstep and measured 1-4% slower than three kernels
-// (docs/attention.md). Off: slower as written. H100, the dev harness beside the expert in one
-// machine start (bench/results/2026-12-05e-h100-session, call A): B4 H16 S4096 D128 2992 ->
-// 3375 us (k1 2004 + k2 1160 -> k1 3261 + conversion 71), causal 1724 -> 1828 us, B1 H16 S16384
-// 12283 -> 12564 us: the dQ product, its staging and its reductions run after each step's four
-// products, serialised within the warpgroup, and cost more than k2's recomputation saves
-// (bench/gemm_dev/variants.sh `bwd_fused_dq`; its fp32 reductions also make dQ's last bits
-// depend on their order, which the harness's ABI-run comparison reports).
+// k2 becomes a conversion (dQ = scale * accumulator): 5 matmuls instead of 7. The dK product runs
+// while a warpgroup waits at the barrier. A warpgroup whose keys all follow a causal query tile
+// (warpgroup 1 on a head's first tile) writes zero rows and still computes its block. Its fp32
+// reductions make dQ's last bits depend on their order (the dev harness's ABI-run comparison
+// reports it). Nsight Compute on an H100 (bench/results/2026-12-06g-session, call 1, B4 H16
+// S4096 D128) found cuDNN's backward one kernel of five products' tensor work with dQ summed by
+// TMA reductions (2294 us, the tensor pipe 65% active) against the three-kernel expert's 1494 +
+// 1112 us at 81-82%: the seven products' extra work, not idle tensor cores, is what the expert
+// loses. Off: in the dev harness (call 2, three rounds, every case's errors the expert's) 1.08-1.20
+// times slower than the expert with one dQ staging; with two (kSharedDqStagings) 1.01-1.04 times
+// faster at S 16384, 0.94-1.01 at S 4096, 0.93 causal (the accumulator's zeroing and conversion
+// cost about 105 us a call); its k1 at S 4096 2586 us, the tensor pipe 56% active. With
+// kDqReducerWarp and kSharedAddressStores see there. Written, measured and removed (session
+// 2026-12-06i): the form where each warpgroup computed all of dQ's columns over its own 64 keys
+// (twice the reduced bytes; B4 H16 S4096 D128 2992 -> 3375 us against the expert on an H100,
+// bench/results/2026-12-05e-h100-session), and that form with the dQ product beside dK (3440
+// against 3001 us, bench/results/2026-12-06b-session).
 constexpr bool kFusedDq = false;
 template <int kD>
 constexpr bool kFusedDqOf = (kFusedDq && kD == 128);
-// With kFusedDq, whether a consumer writes its dS^T to shared memory as soon as it has it and
-// issues the dQ product of its first 64 columns beside the dK product (one wait for both, no
-// barrier between them), the other columns after it, instead of all of dQ after dK has completed
-// (a wait, two barriers and the product in series); dV completes before dS^T is formed, so that
-// P^T's fragments are not live beside dQ's. Spills (ptxas 13.0, D 128): 64 bytes, against 248
-// for the fused kernel without it (8 when it was measured, before the stepped descriptors), 96
-// with dV left running and 188 with all of dQ's columns at once. Off: on the H100 it took the fused
-// kernel from 4172 to 3440 us at B4 H16 S4096 D128 (causal 2306 -> 1901), still 15% behind the
-// three-kernel expert's 3001 (1656) (bench/results/2026-12-06b-session, `bwd_fused_dq_beside_dk`).
-constexpr bool kDqBesideDk = false;
-// With kFusedDq, whether the two consumers share dS^T as FlashAttention-3's backward does: each
-// writes its 64 keys' dS^T rows into a buffer of the step (two, used in turn), and after one
-// barrier of both warpgroups each computes one 64-column block of dQ over all 128 keys (m64n64k16,
-// k over the keys) and adds it by TMA reductions: half the reduced bytes of the unshared form (16
-// KB per warpgroup and step), at the price of one barrier a step between the warpgroups. The dK
-// product runs while a warpgroup waits at it. A warpgroup whose keys all follow a causal query
-// tile (warpgroup 1 on a head's first tile) writes zero rows and still computes its block.
-// Nsight Compute on an H100 (bench/results/2026-12-06g-session, call 1, B4 H16 S4096 D128)
-// found cuDNN's backward one kernel of five products' tensor work with dQ summed by TMA
-// reductions (2294 us, the tensor pipe 65% active) against the three-kernel expert's 1494 + 1112
-// us at 81-82%: the seven products' extra work, not idle tensor cores, is what the expert loses.
-// Off: in the dev harness (call 2, three rounds, every case's errors the expert's) 1.08-1.20
-// times slower than the expert with one dQ staging; with two (kSharedDqStagings) 1.01-1.04
-// times faster at S 16384, 0.94-1.01 at S 4096, 0.93 causal (the accumulator's zeroing and
-// conversion cost about 105 us a call). Its k1 at S 4096: 2586 us, the tensor pipe 56% active.
-constexpr bool kFusedDqShared = false;
-// With kFusedDq, the ring stages of Q and dO: 2 (3 fit only beside kFusedDqShared's smaller dQ
-// staging; with it 7-11% slower than 2 in the dev harness, call 2 of the same results).
+// With kFusedDq, the ring stages of Q and dO: 2 (3 fit only beside one dQ staging buffer; with it
+// 7-11% slower than 2 in the dev harness, call 2 of the same results).
 constexpr int kFusedDqStages = 2;
-// With kFusedDqShared, each consumer's dQ staging buffers, used in turn: 2 lets a step stage its
+// With kFusedDq, each consumer's dQ staging buffers, used in turn: 2 lets a step stage its
 // block while the step before's reduction still reads the other (fits with 2 stages, not 3).
 // With 2, ptxas spills nothing in the fused k1 (120 bytes with 1) and the backward took 2720-
 // 2784 us against 3052-3073 at B4 H16 S4096 D128 (same call).
 constexpr int kSharedDqStagings = 2;
-// With kFusedDqShared, whether one thread of the producer warpgroup (warp 1, lane 0) issues the
+// With kFusedDq, whether one thread of the producer warpgroup (warp 1, lane 0) issues the
 // dQ blocks' TMA reductions, as FlashAttention-3's backward does, instead of thread 0 of each
 // consumer warpgroup after a barrier of its 128 threads: a consumer stages its block once the
 // reducer has freed the buffer (an mbarrier, `dq_empty`), and announces it (`dq_full`, one
@@ -652,8 +634,7 @@ constexpr int kOrderChunk = 8;
 // last block marked -1 ends it. Not with kDkvPingPong or kOverlapNextStep. Off: written in
 // session 2026-12-06i, not yet run.
 constexpr bool kPersistentK1 = false;
-constexpr int kDsBarrier = 6;  // kFusedDqShared: named barrier of both consumer warpgroups
-static_assert(!(kFusedDqShared && kDqBesideDk), "two forms of the fused dQ: one at a time");
+constexpr int kDsBarrier = 6;  // kFusedDq: named barrier of both consumer warpgroups
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
 // the next step's P^T while its dP^T runs (overlapped_dkdv_steps), instead of draining their
 // products at the end of every step (wgmma_wait<0>, the stage's release and the next stage's
@@ -750,17 +731,16 @@ struct DqSmem {
   uint64_t qd_full, full[kStages], empty[kStages];
 };
 
-// k1 with kFusedDq: DkvSmem's tiles (2 stages: 3 do not fit) plus each consumer's dS^T rows and
-// its staging of the dQ contribution for the TMA reductions.
-// kFusedDqShared: two dS^T buffers of all the CTA's keys, and each consumer stages only its
-// 64-column block of dQ.
+// k1 with kFusedDq: DkvSmem's tiles (2 stages: 3 do not fit beside two dQ stagings) plus two dS^T
+// buffers of all the CTA's keys and each consumer's stagings of its 64-column block of dQ for the
+// TMA reductions.
 template <int kD>
 struct DkvqSmem {
   static constexpr int kQStep = kQStepOf<kD>;
   static constexpr int kStages = kFusedDqStages;
-  static constexpr int kDsBuffers = kFusedDqShared ? 2 : 1;
-  static constexpr int kDqCols = kFusedDqShared ? kSwz : kCols<kD>;  // staged per consumer
-  static constexpr int kStagings = kFusedDqShared ? kSharedDqStagings : 1;
+  static constexpr int kDsBuffers = 2;
+  static constexpr int kDqCols = kSwz;  // staged per consumer
+  static constexpr int kStagings = kSharedDqStagings;
   bf16 k[kCtaRows * kCols<kD>];               // (kCtaRows, kD) keys of the CTA
   bf16 v[kCtaRows * kCols<kD>];               // (kCtaRows, kD)
   bf16 q[kStages][kQStep * kCols<kD>];        // (kQStep, kD) per stage
@@ -1143,7 +1123,7 @@ __device__ __forceinline__ void store_ds(bf16* ds, const uint32_t (&frag)[kQ / 1
   }
 }
 
-// k1 with kFusedDqShared: a warpgroup's kWgRows rows of 128 bytes of a dS^T buffer set to zero.
+// k1 with kFusedDq: a warpgroup's kWgRows rows of 128 bytes of a dS^T buffer set to zero.
 [[maybe_unused]] __device__ __forceinline__ void zero_ds_rows(bf16* rows) {
   constexpr int kPerThread = kWgRows * 128 / 16 / kWgThreads;  // 16-byte stores
   if constexpr (kSharedAddressStores) {  // a warp's 32 stores side by side: no bank conflict
@@ -1337,7 +1317,7 @@ __global__ void __launch_bounds__(256)
 // threads) before a turn and opens the other's after it; warpgroup 1 opens warpgroup 0's first
 // turn and not one after its last, so that each side arrives exactly as often as the other syncs:
 // both must take the same number of turns, the last one ended with `last` true. Ids 2 and 3 are
-// kFusedDq's per-warpgroup barriers, kDsBarrier (6) kFusedDqShared's of both.
+// kFusedDq's per-warpgroup barriers, kDsBarrier (6) its barrier of both.
 template <bool kOn>
 struct TakeTurns {
   int mine, other;
@@ -1543,7 +1523,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       kD == 64 && !kMaskByMargin && !kD64UniformIndex && !kDkvPingPong && !kPersistent;
   const int warpgroup = kThreadIndex ? static_cast<int>(threadIdx.x / 128) : warpgroup_index();
 
-  constexpr bool kReducer = kFused && kFusedDqShared && kDqReducerWarp;
+  constexpr bool kReducer = kFused && kDqReducerWarp;
   if constexpr (kReducer) {
     if (threadIdx.x == 0)  // init_barriers fences them and syncs the CTA
       for (int i = 0; i < 2 * Smem::kStagings; ++i) {
@@ -1631,12 +1611,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   constexpr bool kTurns = kDkvPingPong && !kFused && !kOverlapNextStepOf<kD>;
   const TakeTurns<kTurns> turns(wg, own.iters > 0);
-  // kFusedDqShared: once this warpgroup's dS^T rows of step t are in `ds` (and its dK product
+  // kFusedDq: once this warpgroup's dS^T rows of step t are in `ds` (and its dK product
   // is issued), waits for the other warpgroup's rows, computes dQ's column block wg over all the
   // CTA's keys, returns the stage and adds the block into the accumulator (or hands it to the
   // reducer thread, kDqReducerWarp).
   [[maybe_unused]] const auto shared_dq_block = [&](const bf16* ds, int t, int m0, int bh) {
-    if constexpr (kFused && kFusedDqShared) {
+    if constexpr (kFused) {
       named_barrier_sync<2 * kWgThreads>(kDsBarrier);     // both warpgroups' rows are stored
       float dq[kSwz / 2];                                 // (kQStep queries, 64 columns)
       const bf16* k_block = sm.k + wg * kCtaRows * kSwz;  // column block wg of every key
@@ -1749,20 +1729,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmma_commit();
           turns.end(false);
 
-          // dP^T is done; dV may still run, except where dQ runs beside dK (kDqBesideDk)
-          if constexpr (kFused && kDqBesideDk) {
-            wgmma_wait<0>();
-            fence_regs(dv);
-          } else {
-            wgmma_wait<1>();
-          }
+          wgmma_wait<1>();  // dP^T is done; dV may still run
           fence_regs(dp);
 #pragma unroll
           for (int e = 0; e < kQStep / 2; ++e)
             s[e] *= dp[e] - step_stat<kD>(delta_pairs, delta, e, t_id);
           uint32_t b[kQStep / 16][4];  // dS^T as the A operand
           to_a_frags(s, b);
-          if constexpr (kFused && kFusedDqShared) {
+          if constexpr (kFused) {
             // This warpgroup's rows of the step's dS^T buffer (the other warpgroup may still read
             // the step before's), then dK, which reads the same fragments: not while it runs.
             bf16* ds = sm.ds[t & 1];
@@ -1777,52 +1751,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             shared_dq_block(ds, t, m0, bh);
             continue;  // the stage went back in shared_dq_block
           }
-          if constexpr (kFused && kDqBesideDk) {
-            // dS^T goes to this warpgroup's rows of sm.ds before the dK product reads the fragments
-            // (the rows are free: the last step's dQ products completed before its last barrier).
-            // dQ's first 64 columns run beside the dK product, the next ones after it, one
-            // 64-column block at a time: a block's 32 registers beside dK's and dV's 128 (all of
-            // dQ's columns at once spilled 188 bytes, ptxas 13.0).
-            bf16* ds = sm.ds[0] + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
-            store_ds<kQStep>(ds, b);
-            fence_proxy_async_shared();
-            named_barrier_sync<kWgThreads>(2 + wg);
-            float dq[kSwz / 2];                               // (kQStep queries, 64 columns)
-            const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
-            wgmma_fence();
-            fence_regs(dk);
-#pragma unroll
-            for (int kk = 0; kk < kQStep / 16; ++kk)
-              wgmma_rs<1>(dk, b[kk], desc_mn(q, kQStep, kk), 1);
-#pragma unroll
-            for (int kk = 0; kk < kWgRows / 16; ++kk)
-              wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_regs(dv);
-            fence_regs(dk);
-            fence_regs(dq);
-            release_stage(&sm.empty[st]);              // Q and dO are read
-            if (t_id == 0) bulk_wait_group_read<0>();  // the last reduction has read the staging
-            named_barrier_sync<kWgThreads>(2 + wg);
-            float* stage = sm.dq[wg];
-            stage_dq<kQStep>(dq, stage);
-#pragma unroll
-            for (int block = 1; block < kCols<kD> / kSwz; ++block) {
-              wgmma_fence();
-              fence_regs(dq);
-#pragma unroll
-              for (int kk = 0; kk < kWgRows / 16; ++kk)
-                wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk),
-                            desc_mn(k_rows + block * kCtaRows * kSwz, kCtaRows, kk), kk);
-              wgmma_commit();
-              wgmma_wait<0>();
-              fence_regs(dq);
-              stage_dq<kQStep>(dq, stage + block * kQStep * kSwz);
-            }
-            add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
-            continue;  // the stage went back above
-          }
           turns.begin();
           wgmma_fence();
           fence_regs(dk);
@@ -1834,35 +1762,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmma_wait<0>();
           fence_regs(dv);
           fence_regs(dk);
-          if constexpr (kFused) {
-            // Q and dO are read: the stage goes back to the producer now, before the dQ product.
-            release_stage(&sm.empty[st]);
-            // dQ += dS K over this warpgroup's keys (keys past the sequence: zero rows of K), its
-            // rows of sm.ds free once every warp's dQ product of the step before has completed.
-            // NOTE: dS^T stored after the wait: a wgmma's A-fragment registers are not to be
-            // accessed while it runs.
-            bf16* ds = sm.ds[0] + wg * kWgRows * kSwz;  // (kWgRows keys, kQStep queries)
-            if (t_id == 0) bulk_wait_group_read<0>();   // the last reduction has read the staging
-            named_barrier_sync<kWgThreads>(2 + wg);
-            store_ds<kQStep>(ds, b);
-            fence_proxy_async_shared();
-            named_barrier_sync<kWgThreads>(2 + wg);
-            float dq[kD / 2];                                 // (kQStep queries, kD)
-            const bf16* k_rows = sm.k + wg * kWgRows * kSwz;  // this warpgroup's keys, all columns
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < kWgRows / 16; ++kk)
-              wgmma_ss_mn(dq, desc_mn(ds, kWgRows, kk), desc_mn(k_rows, kCtaRows, kk), kk);
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_regs(dq);
-            float* stage = sm.dq[wg];
-            stage_dq<kQStep>(dq, stage);
-            add_staged_dq<kD, kQStep>(&maps.dq, stage, m0, bh, wg);
-            continue;  // the stage went back above
-          }
         } else {
-          if constexpr (kFused && kFusedDqShared) {
+          if constexpr (kFused) {
             // zero dS^T rows, which the other warpgroup's dQ block reads
             bf16* ds = sm.ds[t & 1];
             zero_ds_rows(ds + wg * kWgRows * kSwz);
