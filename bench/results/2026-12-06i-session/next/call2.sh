@@ -22,7 +22,7 @@ for h in pers fpers; do
   sed -n '/==== SUMMARY/,$p' "$logs/$h.full.log" | grep -v PASS | cut -c1-220 | tee -a "$out/full.txt"
 done
 for r in 1 2 3; do
-  [ "$SECONDS" -gt $((limit - 150)) ] && break
+  [ "$SECONDS" -gt $((limit - 60)) ] && break  # a round: about 40-60 s (1-2 s a case)
   for h in expert0 expert lf pers fpers; do
     for c in "B4 H16 S4096 D128" "S16384" "H8 S1000 D128 full" "H64 S512 D128" \
       "HKV8 S4096 D128" "HKV4 S4096 D128 causal" "HKV2 S1000 D128"; do
