@@ -2121,11 +2121,11 @@ struct Dims {
   uint64_t dq_acc_bytes() const { return fused_dq() ? 4ull * batch * heads * seq * dim : 0; }
   uint64_t partial_bytes() const { return splits > 1 ? 8ull * splits * part_elems() : 0; }
   // LSE * log2(e) and Delta, k1's fp32 partials of dK and dV when it is split, the fp32 dQ
-  // accumulator with kFusedDq, k1's unit counter with kPersistentK1
-  uint64_t workspace_bytes() const {
-    return 8ull * batch * heads * seq_pad + partial_bytes() + dq_acc_bytes() +
-           (kPersistentK1 ? 16 : 0);
+  // accumulator with kFusedDq, then k1's unit counter with kPersistentK1 (at this offset)
+  uint64_t unit_counter_offset() const {
+    return 8ull * batch * heads * seq_pad + partial_bytes() + dq_acc_bytes();
   }
+  uint64_t workspace_bytes() const { return unit_counter_offset() + (kPersistentK1 ? 16 : 0); }
   // kPersistentK1 (unsplit only): k1's units, one CTA's work each without it
   int units() const { return (seq + kCtaRows - 1) / kCtaRows * kv_heads * batch; }
   bool persistent_k1() const { return kPersistentK1 && splits == 1; }
@@ -2251,7 +2251,7 @@ int prepare(const ptxb_args& args, Launch* l) {
   p.units = d.units();
   p.next_unit =
       kPersistentK1
-          ? reinterpret_cast<int*>(static_cast<uint8_t*>(args.workspace) + d.workspace_bytes() - 16)
+          ? reinterpret_cast<int*>(static_cast<uint8_t*>(args.workspace) + d.unit_counter_offset())
           : nullptr;
   l->dq = args.outputs[0];
   l->dk = args.outputs[1];
