@@ -68,7 +68,7 @@ shareddqstagings1='s/^constexpr int kSharedDqStagings = 2;/constexpr int kShared
 dqreducer='s/^constexpr bool kDqReducerWarp = false;/constexpr bool kDqReducerWarp = true;/'
 sharedstores='s/^constexpr bool kSharedAddressStores = false;/constexpr bool kSharedAddressStores = true;/'
 longestfirst='s/^constexpr bool kLongestFirst = false;/constexpr bool kLongestFirst = true;/'
-persistentk1='s/^constexpr bool kPersistentK1 = false;/constexpr bool kPersistentK1 = true;/'
+k1perunit='s/^constexpr bool kPersistentK1 = true;/constexpr bool kPersistentK1 = false;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
@@ -142,12 +142,9 @@ bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fused
 bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst
 bwd_gqa_fused_diag_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst
 bwd_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst
-bwd_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$persistentk1
-bwd_gqa_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$persistentk1
-bwd_persistent_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$persistentk1; $longestfirst
-bwd_gqa_persistent_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$persistentk1; $longestfirst
-bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $persistentk1
-bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $persistentk1
+bwd_k1_per_unit|attention_bwd_bf16|sm90/attention/bwd-bf16|$k1perunit
+bwd_gqa_k1_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k1perunit
+bwd_d96_k1_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k1perunit
 bwd_gqa_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers

@@ -631,9 +631,18 @@ constexpr int kOrderChunk = 8;
 // the tensor cores idle, about 3 of the 96 us a unit takes at B4 H16 S4096 D128 on an H100
 // (estimated from the loads' and stores' sizes, not measured). With kDqReducerWarp the consumers
 // pass each step's query tile to the reducer thread beside the staged block (`dq_at`), and a
-// last block marked -1 ends it. Not with kDkvPingPong or kOverlapNextStep. Off: written in
-// session 2026-12-06i, not yet run.
-constexpr bool kPersistentK1 = false;
+// last block marked -1 ends it. Not with kDkvPingPong or kOverlapNextStep. Judged on an H100
+// (bench/results/2026-12-06j-session, call B, two interleaved rounds, every shape persistent then,
+// speedup over the expert's in the same round): 1.008 / 1.003 / 1.003 on the timed D 128 shapes,
+// 1.028 at D 64 (0.918-0.930 -> 0.945-0.954 of cuDNN), but 0.980 and 0.990 on the hidden B2 H8
+// S1000 and B1 H64 S512 (128 and 256 units: one and two waves of CTAs, nothing to overlap); GQA
+// 1.007 / 0.998 / 1.006 / 1.001. Hence kPersistentK1MinWaves. Variants `bwd_k1_per_unit`,
+// `bwd_gqa_k1_per_unit` turn it off.
+constexpr bool kPersistentK1 = true;
+// With kPersistentK1, the fewest units a problem must have, in waves of one CTA per SM, for k1 to
+// be persistent (fewer: one CTA per unit, the kernel without the loop): the measured shapes had 1-2
+// waves (slower persistent) or 16-31 (faster); 4 lies between, not measured itself.
+constexpr int kPersistentK1MinWaves = 4;
 constexpr int kDsBarrier = 6;  // kFusedDq: named barrier of both consumer warpgroups
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
 // the next step's P^T while its dP^T runs (overlapped_dkdv_steps), instead of draining their
@@ -1497,8 +1506,9 @@ __device__ __forceinline__ CtaSlot unit_slot(const Params& p, int linear) {
 // kSplit: p.splits > 1 CTAs per (128 keys, kv head), partials to p.part. A template parameter so
 // that the unsplit kernel (every large shape) compiles exactly as without splitting: the split
 // arithmetic in it cost 2-3% of the backward on the H200 (2026-12-02, A/B in one machine start).
-// kFused: kFusedDq (D = 128 only).
-template <int kD, bool kSplit, bool kFused = false>
+// kFused: kFusedDq (D = 128 only). kLoop (kPersistentK1, unsplit only): the persistent grid,
+// for problems of kPersistentK1MinWaves or more (Dims::persistent_k1).
+template <int kD, bool kSplit, bool kFused = false, bool kLoop = false>
 __global__ void __launch_bounds__(kThreads, 1)
     dkdv_kernel(const __grid_constant__ typename MapsOf<kFused>::type maps, const Params p) {
   static_assert(!kFused || kD == 128, "the fused dQ is written for D = 128");
@@ -1509,7 +1519,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ uint8_t smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
 
-  constexpr bool kPersistent = kPersistentK1 && !kSplit;
+  constexpr bool kPersistent = kLoop;
+  static_assert(!kLoop || (kPersistentK1 && !kSplit), "the persistent grid is unsplit");
   static_assert(!kPersistent || (!kDkvPingPong && !kOverlapNextStep), "one unit a CTA only");
   // the CTA's unit (kPersistent: none; each unit is taken from the counter below)
   const K1Unit own = kPersistent ? K1Unit{} : k1_unit<kSplit, kQStep>(p, cta_slot(p.causal));
@@ -2128,7 +2139,9 @@ struct Dims {
   uint64_t workspace_bytes() const { return unit_counter_offset() + (kPersistentK1 ? 16 : 0); }
   // kPersistentK1 (unsplit only): k1's units, one CTA's work each without it
   int units() const { return (seq + kCtaRows - 1) / kCtaRows * kv_heads * batch; }
-  bool persistent_k1() const { return kPersistentK1 && splits == 1; }
+  bool persistent_k1() const {
+    return kPersistentK1 && splits == 1 && sms > 0 && units() >= kPersistentK1MinWaves * sms;
+  }
 };
 
 bool is_tensor(const ptxb_tensor_desc& t, int dtype, int rank, const int64_t* shape) {
@@ -2285,6 +2298,9 @@ struct Kernels {
   void (*dkdvq)(MapsDq, Params) = nullptr;
   void (*dkdvq_split)(MapsDq, Params) = nullptr;
   size_t dkdvq_smem = 0;
+  // kPersistentK1: the persistent k1 (Dims::persistent_k1), plain and fused
+  void (*dkdv_loop)(Maps, Params) = nullptr;
+  void (*dkdvq_loop)(MapsDq, Params) = nullptr;
 };
 template <int kD>
 Kernels kernels_for() {
@@ -2295,7 +2311,9 @@ Kernels kernels_for() {
     k.dkdvq = dkdv_kernel<kD, false, true>;
     k.dkdvq_split = dkdv_kernel<kD, true, true>;
     k.dkdvq_smem = smem_bytes<DkvqSmem<kD>>();
+    if constexpr (kPersistentK1) k.dkdvq_loop = dkdv_kernel<kD, false, true, true>;
   }
+  if constexpr (kPersistentK1) k.dkdv_loop = dkdv_kernel<kD, false, false, true>;
   return k;
 }
 Kernels kernels_of(int dim) {
@@ -2323,17 +2341,17 @@ int launch_dkdv(const Launch& l) {
   Params p = l.params;
   p.out0 = l.dk;
   p.out1 = l.dv;
-  const bool split = l.d.splits > 1;
-  // kPersistentK1: a CTA per SM (fewer when there are fewer units), each taking units in turn
-  const dim3 grid = l.d.persistent_k1() && l.d.sms > 0
-                        ? dim3(static_cast<unsigned>(std::min(l.d.units(), l.d.sms)))
-                        : grid_of(l.d, l.d.kv_heads * l.d.splits);
+  const bool split = l.d.splits > 1, loop = l.d.persistent_k1();
+  // the persistent k1: a CTA per SM, each taking units in turn (persistent_k1: more units than SMs)
+  const dim3 grid =
+      loop ? dim3(static_cast<unsigned>(l.d.sms)) : grid_of(l.d, l.d.kv_heads * l.d.splits);
   const Kernels k = kernels_of(l.d.dim);
-  const cudaError_t launched = l.d.fused_dq()
-                                   ? launch_chained(split ? k.dkdvq_split : k.dkdvq, grid, kThreads,
-                                                    k.dkdvq_smem, l.stream, l.dkdvq_maps, p)
-                                   : launch_chained(split ? k.dkdv_split : k.dkdv, grid, kThreads,
-                                                    k.dkdv_smem, l.stream, l.dkdv_maps, p);
+  const auto fused = loop ? k.dkdvq_loop : split ? k.dkdvq_split : k.dkdvq;
+  const auto plain = loop ? k.dkdv_loop : split ? k.dkdv_split : k.dkdv;
+  const cudaError_t launched =
+      l.d.fused_dq()
+          ? launch_chained(fused, grid, kThreads, k.dkdvq_smem, l.stream, l.dkdvq_maps, p)
+          : launch_chained(plain, grid, kThreads, k.dkdv_smem, l.stream, l.dkdv_maps, p);
   if (launched != cudaSuccess || !split) return launch_status();
   const int64_t threads = 2 * l.d.part_elems() / 4;
   launch_chained(sum_splits_kernel, dim3(static_cast<unsigned>((threads + 255) / 256)), 256, 0,
@@ -2370,7 +2388,9 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
       {reinterpret_cast<const void*>(k.dkdv_split), k.dkdv_smem},
       {reinterpret_cast<const void*>(k.dq), k.dq_smem},
       {reinterpret_cast<const void*>(k.dkdvq), k.dkdvq_smem},
-      {reinterpret_cast<const void*>(k.dkdvq_split), k.dkdvq_smem}};
+      {reinterpret_cast<const void*>(k.dkdvq_split), k.dkdvq_smem},
+      {reinterpret_cast<const void*>(k.dkdv_loop), k.dkdv_smem},
+      {reinterpret_cast<const void*>(k.dkdvq_loop), k.dkdvq_smem}};
   for (const auto& [kernel, bytes] : kernels)
     if (kernel != nullptr &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

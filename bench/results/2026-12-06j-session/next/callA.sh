@@ -2,13 +2,15 @@
 # Session 2026-12-06 (twenty-seventh), call A: the acceptance evaluations on an H200, written
 # again after the first H200 in nine sessions ran callH200.sh (call3.sh of 2026-12-06i-session)
 # into OUT/c2/H1, a folder three levels deep that the device did not return, and printed only the
-# last 12 summary lines. Every file now lies one level under OUT. `ptxbench eval` of each
-# task:expert pair in PAIRS, ROUNDS rounds, one after the other, none started after GATE seconds;
-# the verdicts (JSON and text) and walls in OUT, the summary (bench/speedup_lines.py) printed whole.
+# last 12 summary lines. `ptxbench eval` of each task:expert:rounds entry of PAIRS, round by
+# round, none started after GATE seconds. The device returns few files and none deep: the
+# verdicts (JSON, text, wall) are packed into OUT/evals.tar.gz after every evaluation (so a call
+# cut short keeps what it did), the summary (bench/speedup_lines.py) is printed whole and kept in
+# OUT/summary.txt, the GPU in OUT/gpu.txt: three files.
 # Usage (repository root of the GPU machine): callA.sh BIN OUT [GATE=540]
 #   BIN: .carry/z.tar.xz (ptxbench, ptxbench-worker)
 set -uo pipefail
-bin="$(cd "$1" && pwd)" out="$2" gate="${3:-540}"; mkdir -p "$out"
+bin="$(cd "$1" && pwd)" out="$2" gate="${3:-540}" work=/tmp/evals; mkdir -p "$out" "$work"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv |
   tee "$out/gpu.txt"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
@@ -26,10 +28,11 @@ for r in 1 2 3; do
     [ "$SECONDS" -gt "$gate" ] && { echo "time up before $name round $r"; break 2; }
     t0=$(date +%s.%N)
     "$bin/ptxbench" eval "kernels/reference/$name.cu" --task "$task" \
-      --json-out "$out/${name}_$r.json" > "$out/${name}_$r.txt" 2>&1
+      --json-out "$work/${name}_$r.json" > "$work/${name}_$r.txt" 2>&1
     python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.2f}')" \
-      "$(date +%s.%N)" "$t0" > "$out/${name}_$r.wall"
-    echo "$name round $r: $(cat "$out/${name}_$r.wall") s"
+      "$(date +%s.%N)" "$t0" > "$work/${name}_$r.wall"
+    echo "$name round $r: $(cat "$work/${name}_$r.wall") s"
+    tar -C "$work" -czf "$out/evals.tar.gz" .
   done
 done
-python3 bench/speedup_lines.py "$out" | tee "$out/summary.txt"
+python3 bench/speedup_lines.py "$work" | tee "$out/summary.txt"
