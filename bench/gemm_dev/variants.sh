@@ -64,6 +64,7 @@ dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleB
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
 fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
 fuseddqstages3='s/^constexpr int kFusedDqStages = 2;/constexpr int kFusedDqStages = 3;/'
+fuseddqd64='s/^constexpr bool kFusedDqD64 = false;/constexpr bool kFusedDqD64 = true;/'
 shareddqstagings1='s/^constexpr int kSharedDqStagings = 2;/constexpr int kSharedDqStagings = 1;/'
 dqreducer='s/^constexpr bool kDqReducerWarp = false;/constexpr bool kDqReducerWarp = true;/'
 sharedstores='s/^constexpr bool kSharedAddressStores = false;/constexpr bool kSharedAddressStores = true;/'
@@ -139,6 +140,8 @@ bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dq
 bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $k1perunit
 bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst
 bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst
+bwd_fused_d64|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores; $longestfirst; $k1perunit
+bwd_gqa_fused_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores; $longestfirst; $k1perunit
 bwd_fused_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $k1perunit
 bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $k1perunit
 bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst; $k1perunit

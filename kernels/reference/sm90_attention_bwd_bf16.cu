@@ -59,7 +59,7 @@
 // bf16 (fp32 also accepted); all contiguous row-major; D in {64, 96, 128}; 1 <= S <= 32768;
 // scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes,
 // plus 8 * splits * B*HKV*S*D bytes of fp32 partials when k1 is split (splits > 1), plus
-// 4 * B*H*S*D bytes for the fp32 dQ accumulator with kFusedDq at D = 128.
+// 4 * B*H*S*D bytes for the fp32 dQ accumulator with kFusedDq at D = 128 (and kFusedDqD64).
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
@@ -564,8 +564,21 @@ constexpr bool kStatsSharedAtUse = true;
 // bench/results/2026-12-05e-h100-session), and that form with the dQ product beside dK (3440
 // against 3001 us, bench/results/2026-12-06b-session).
 constexpr bool kFusedDq = false;
+// With kFusedDq, whether D 64 takes the fused form too (written in session 2026-12-06j, not yet
+// run): k1's steps there are 128 queries wide (kWideQStepD64) and D has one 64-column block, so
+// each consumer computes the dQ rows of one half of the step's queries over D's 64 columns and
+// all 128 keys (A = its 64-query block of the dS^T rows, B = K), instead of one column block of
+// all the step's queries as at D 128: either way a (64 queries, 64 columns) block, the same
+// product (m64n64k16 over the keys), staging and reductions at another origin (dq_block_origin).
+// The dS^T buffers hold the step's 128 queries as two 64-query blocks of 128-byte rows. Its
+// shared memory (the fused tiles at D 64 take what they take at D 128, plus 2 KB of LSE and Delta
+// for the wider steps) leaves no room for the 1024 bytes of alignment slack: the kernel requires a
+// 1024-byte aligned dynamic shared-memory base, as CUTLASS's Hopper kernels do, and traps
+// otherwise (kSmemSlack). Registers: the step's peak is the three-kernel D 64 k1's (S^T and dP^T
+// beside dK and dV, 192), the dQ product's 32 accumulators live only once S^T and dP^T are dead.
+constexpr bool kFusedDqD64 = false;
 template <int kD>
-constexpr bool kFusedDqOf = (kFusedDq && kD == 128);
+constexpr bool kFusedDqOf = kFusedDq && (kD == 128 || (kD == 64 && kFusedDqD64 && kWideQStepD64));
 // With kFusedDq, the ring stages of Q and dO: 2 (3 fit only beside one dQ staging buffer; with it
 // 7-11% slower than 2 in the dev harness, call 2 of the same results).
 constexpr int kFusedDqStages = 2;
@@ -644,6 +657,14 @@ constexpr bool kPersistentK1 = true;
 // waves (slower persistent) or 16-31 (faster); 4 lies between, not measured itself.
 constexpr int kPersistentK1MinWaves = 4;
 constexpr int kDsBarrier = 6;  // kFusedDq: named barrier of both consumer warpgroups
+// kFusedDq: each consumer's dQ block of a step, (kDqBlockRows queries, 64 columns), starts at
+// query offset .x of the step and column .y: at D 128 column block w of the step's 64 queries,
+// at D 64 (kFusedDqD64) the w-th 64 of the step's 128 queries.
+constexpr int kDqBlockRows = 64;
+template <int kD>
+__host__ __device__ constexpr int2 dq_block_origin(int w) {
+  return kD == 64 ? int2{w * kDqBlockRows, 0} : int2{0, w * 64};
+}
 // Whether k1's consumers queue the next step's S^T product behind this step's dV and dK and form
 // the next step's P^T while its dP^T runs (overlapped_dkdv_steps), instead of draining their
 // products at the end of every step (wgmma_wait<0>, the stage's release and the next stage's
@@ -741,8 +762,8 @@ struct DqSmem {
 };
 
 // k1 with kFusedDq: DkvSmem's tiles (2 stages: 3 do not fit beside two dQ stagings) plus two dS^T
-// buffers of all the CTA's keys and each consumer's stagings of its 64-column block of dQ for the
-// TMA reductions.
+// buffers of all the CTA's keys (kQStep / 64 blocks of 64 queries) and each consumer's stagings of
+// its (kDqBlockRows, 64) block of dQ for the TMA reductions.
 template <int kD>
 struct DkvqSmem {
   static constexpr int kQStep = kQStepOf<kD>;
@@ -750,14 +771,14 @@ struct DkvqSmem {
   static constexpr int kDsBuffers = 2;
   static constexpr int kDqCols = kSwz;  // staged per consumer
   static constexpr int kStagings = kSharedDqStagings;
-  bf16 k[kCtaRows * kCols<kD>];               // (kCtaRows, kD) keys of the CTA
-  bf16 v[kCtaRows * kCols<kD>];               // (kCtaRows, kD)
-  bf16 q[kStages][kQStep * kCols<kD>];        // (kQStep, kD) per stage
-  bf16 dout[kStages][kQStep * kCols<kD>];     // (kQStep, kD) per stage
-  bf16 ds[kDsBuffers][kCtaRows * kQStep];     // (kCtaRows keys, kQStep queries) dS^T, 128-byte rows
-  float dq[2 * kStagings][kQStep * kDqCols];  // per consumer: (kQStep, 32) fp32 boxes
-  float lse2[kStages][kQStep];                // LSE * log2(e) of the stage's queries
-  float delta[kStages][kQStep];               // Delta of the stage's queries
+  bf16 k[kCtaRows * kCols<kD>];            // (kCtaRows, kD) keys of the CTA
+  bf16 v[kCtaRows * kCols<kD>];            // (kCtaRows, kD)
+  bf16 q[kStages][kQStep * kCols<kD>];     // (kQStep, kD) per stage
+  bf16 dout[kStages][kQStep * kCols<kD>];  // (kQStep, kD) per stage
+  bf16 ds[kDsBuffers][kCtaRows * kQStep];  // (kCtaRows keys, kQStep queries) dS^T, 128-byte rows
+  float dq[2 * kStagings][kDqBlockRows * kDqCols];  // per consumer: (kDqBlockRows, 32) fp32 boxes
+  float lse2[kStages][kQStep];                      // LSE * log2(e) of the stage's queries
+  float delta[kStages][kQStep];                     // Delta of the stage's queries
   uint64_t kv_full, full[kStages], empty[kStages];
   uint64_t dq_full[2 * kStagings], dq_empty[2 * kStagings];  // kDqReducerWarp, as dq
   uint64_t kv_empty;  // kPersistentK1: the unit's K and V are read
@@ -775,15 +796,21 @@ struct DkvSmemOf<kD, true> {
   using type = DkvqSmem<kD>;
 };
 
-// NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
+// NOTE: +1024 (the slack) so the kernel can align the dynamic shared-memory base to the swizzle
+// atom, where that fits; where it does not (the fused k1 at D 64), the kernel requires the base
+// aligned and traps otherwise (dkdv_kernel).
+constexpr size_t kMaxSmem = 227 * 1024;  // sm_90's opt-in shared memory per CTA
+template <class Smem>
+constexpr size_t kSmemSlack = sizeof(Smem) + 1024 <= kMaxSmem ? 1024 : 0;
 template <class Smem>
 constexpr size_t smem_bytes() {
-  return sizeof(Smem) + 1024;
+  return sizeof(Smem) + kSmemSlack<Smem>;
 }
-static_assert(smem_bytes<DkvqSmem<128>>() <= 227 * 1024, "sm_90's opt-in shared memory");
+static_assert(smem_bytes<DkvqSmem<128>>() <= kMaxSmem && kSmemSlack<DkvqSmem<128>> == 1024);
+static_assert(smem_bytes<DkvqSmem<64>>() <= kMaxSmem, "sm_90's opt-in shared memory");
 
 // The TMA maps of one kernel, passed as one __grid_constant__ parameter; k1 with kFusedDq also
-// gets the dQ accumulator's (fp32, (kQStep, 32) boxes).
+// gets the dQ accumulator's (fp32, (kDqBlockRows, 32) boxes).
 struct Maps {
   CUtensorMap q, dout, k, v;
 };
@@ -1101,11 +1128,13 @@ __device__ __forceinline__ void store_rows(const float (&acc)[kRegs], float mul,
 }
 
 // k1 with kFusedDq: a consumer's dS^T (its kWgRows keys, kQ queries), held as the bf16
-// A-fragment registers of the dK product, into rows of 128 bytes of `ds` (one key, kQ = 64
-// queries) with the 128-byte swizzle: the MN-major A operand of dQ = dS K.
+// A-fragment registers of the dK product, into rows of 128 bytes of `ds` (one key, 64 queries)
+// with the 128-byte swizzle, queries 64 b.. in block b (kCtaRows rows further): the MN-major A
+// operand of dQ = dS K.
 template <int kQ>
 __device__ __forceinline__ void store_ds(bf16* ds, const uint32_t (&frag)[kQ / 16][4]) {
-  static_assert(kQ == kSwz, "one 128-byte row per key");
+  static_assert(kQ % kSwz == 0, "whole 64-query blocks of 128-byte rows");
+  constexpr int kBlockBytes = kCtaRows * 128;
   const int t = threadIdx.x % kWgThreads;
   if constexpr (kSharedAddressStores) {
     // lane l gives row l % 8 of matrix l / 8: frag[kk][j] holds rows 8 (j % 2) + 0..7 of the
@@ -1115,8 +1144,9 @@ __device__ __forceinline__ void store_ds(bf16* ds, const uint32_t (&frag)[kQ / 1
     const uint32_t row_addr = smem_addr(ds) + row * 128;
 #pragma unroll
     for (int kk = 0; kk < kQ / 16; ++kk) {
-      const uint32_t chunk = (2 * kk + lane / 16) ^ (lane % 8);
-      stmatrix_x4(row_addr + chunk * 16, frag[kk][0], frag[kk][1], frag[kk][2], frag[kk][3]);
+      const uint32_t chunk = (2 * (kk % 4) + lane / 16) ^ (lane % 8);
+      stmatrix_x4(row_addr + (kk / 4) * kBlockBytes + chunk * 16, frag[kk][0], frag[kk][1],
+                  frag[kk][2], frag[kk][3]);
     }
     return;
   }
@@ -1125,25 +1155,32 @@ __device__ __forceinline__ void store_ds(bf16* ds, const uint32_t (&frag)[kQ / 1
   for (int kk = 0; kk < kQ / 16; ++kk) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {  // frag[kk][j]: accumulator elements 8 kk + 2 j, + 1
-      const int r = acc_row(8 * kk + 2 * j, t), c = acc_col(8 * kk + 2 * j, t);
-      const int offset = r * 128 + (((c / 8) ^ (r % 8)) * 16) + (c % 8) * 2;
+      const int r = acc_row(8 * kk + 2 * j, t), c = acc_col(8 * kk + 2 * j, t) % kSwz;
+      const int offset =
+          (kk / 4) * kBlockBytes + r * 128 + (((c / 8) ^ (r % 8)) * 16) + (c % 8) * 2;
       *reinterpret_cast<uint32_t*>(base + offset) = frag[kk][j];
     }
   }
 }
 
-// k1 with kFusedDq: a warpgroup's kWgRows rows of 128 bytes of a dS^T buffer set to zero.
-[[maybe_unused]] __device__ __forceinline__ void zero_ds_rows(bf16* rows) {
+// k1 with kFusedDq: a warpgroup's kWgRows rows of 128 bytes in each of the kBlocks 64-query
+// blocks of a dS^T buffer (kCtaRows rows apart) set to zero.
+template <int kBlocks>
+__device__ __forceinline__ void zero_ds_rows(bf16* rows) {
   constexpr int kPerThread = kWgRows * 128 / 16 / kWgThreads;  // 16-byte stores
-  if constexpr (kSharedAddressStores) {  // a warp's 32 stores side by side: no bank conflict
-    const uint32_t addr = smem_addr(rows) + (threadIdx.x % kWgThreads) * 16;
 #pragma unroll
-    for (int i = 0; i < kPerThread; ++i) st_shared_v4_b32(addr + i * kWgThreads * 16, 0, 0, 0, 0);
-    return;
+  for (int b = 0; b < kBlocks; ++b) {
+    bf16* block = rows + b * kCtaRows * kSwz;
+    if constexpr (kSharedAddressStores) {  // a warp's 32 stores side by side: no bank conflict
+      const uint32_t addr = smem_addr(block) + (threadIdx.x % kWgThreads) * 16;
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) st_shared_v4_b32(addr + i * kWgThreads * 16, 0, 0, 0, 0);
+    } else {
+      uint4* out = reinterpret_cast<uint4*>(block) + (threadIdx.x % kWgThreads) * kPerThread;
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) out[i] = make_uint4(0, 0, 0, 0);
+    }
   }
-  uint4* out = reinterpret_cast<uint4*>(rows) + (threadIdx.x % kWgThreads) * kPerThread;
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) out[i] = make_uint4(0, 0, 0, 0);
 }
 
 // k1 with kFusedDq: a consumer's (kQ, kRegs * 2) fp32 dQ contribution into `stage` as
@@ -1165,16 +1202,16 @@ __device__ __forceinline__ void stage_dq(const float (&dq)[kRegs], float* stage)
 }
 
 // k1 with kFusedDq: once every thread of warpgroup `wg` has staged its dQ contribution, one thread
-// adds the (kQStep, kCols) stage into the fp32 accumulator's columns col0.. at queries m0.. of
-// query head bh by TMA reductions, (kQStep, 32) boxes, as one bulk group.
-template <int kCols, int kQStep>
+// adds the (kRows, kCols) stage into the fp32 accumulator's columns col0.. at queries m0.. of
+// query head bh by TMA reductions, (kRows, 32) boxes, as one bulk group.
+template <int kCols, int kRows>
 __device__ __forceinline__ void add_staged_dq(const CUtensorMap* map, const float* stage, int m0,
                                               int bh, int wg, int col0 = 0) {
   fence_proxy_async_shared();
   named_barrier_sync<kWgThreads>(2 + wg);
   if (threadIdx.x % kWgThreads == 0) {
     for (int box = 0; box < kCols / 32; ++box)
-      tma_reduce_add_3d(map, stage + box * kQStep * 32, col0 + box * 32, m0, bh);
+      tma_reduce_add_3d(map, stage + box * kRows * 32, col0 + box * 32, m0, bh);
     bulk_commit_group();
   }
 }
@@ -1199,24 +1236,32 @@ __device__ __forceinline__ void init_barriers(uint64_t* resident, uint64_t (&ful
   __syncthreads();
 }
 
+// kDqReducerWarp: warpgroup w's staged dQ block `stage` of the step at query m0 of query head
+// bh into the accumulator, by TMA reductions of (kDqBlockRows, 32) boxes (not committed).
+template <int kD>
+__device__ __forceinline__ void reduce_dq_block(const MapsDq* maps, const float* stage, int w,
+                                                int m0, int bh) {
+  const int2 at = dq_block_origin<kD>(w);
+  for (int box = 0; box < kSwz / 32; ++box)
+    tma_reduce_add_3d(&maps->dq, stage + box * kDqBlockRows * 32, at.y + box * 32, m0 + at.x, bh);
+}
+
 // k1 with kDqReducerWarp: the producer warpgroup's reducer thread. Step t of the ring (query tile
 // first + t % per_head of query head bh_q0 + t / per_head, as the producer counts them) leaves one
 // dQ block per consumer warpgroup in that warpgroup's staging buffer t % kStagings; each is added
-// into the accumulator's column block of its warpgroup once the warpgroup's four warps have
-// announced it, and a step's buffers go back to the consumers once their reductions have read
+// into the accumulator at its warpgroup's place (dq_block_origin) once the warpgroup's four warps
+// have announced it, and a step's buffers go back to the consumers once their reductions have read
 // them (the reductions of the last kStagings - 1 steps may still be reading).
-template <int kQStep, int kStagings, class Smem>
+template <int kD, int kStagings, class Smem>
 __device__ __forceinline__ void reduce_dq_blocks(Smem& sm, const MapsDq* maps, int bh_q0, int first,
                                                  int per_head, int iters) {
+  constexpr int kQStep = Smem::kQStep;
   int bh = bh_q0, tile = first;
   for (int t = 0; t < iters; ++t) {
     const int buf = t % kStagings;
     for (int w = 0; w < 2; ++w) {
       mbar_wait(&sm.dq_full[w * kStagings + buf], (t / kStagings) & 1);
-      const float* stage = sm.dq[w * kStagings + buf];
-      for (int box = 0; box < kSwz / 32; ++box)
-        tma_reduce_add_3d(&maps->dq, stage + box * kQStep * 32, w * kSwz + box * 32, tile * kQStep,
-                          bh);
+      reduce_dq_block<kD>(maps, sm.dq[w * kStagings + buf], w, tile * kQStep, bh);
     }
     bulk_commit_group();
     bulk_wait_group_read<kStagings - 1>();  // every step's group but the last kStagings - 1
@@ -1231,20 +1276,16 @@ __device__ __forceinline__ void reduce_dq_blocks(Smem& sm, const MapsDq* maps, i
 // k1 with kDqReducerWarp and kPersistentK1: reduce_dq_blocks over the steps of every unit the CTA
 // takes, each step's first query and query head read from `dq_at` beside warpgroup 0's block,
 // until a block there is marked -1.
-template <int kStagings, class Smem>
+template <int kD, int kStagings, class Smem>
 __device__ __forceinline__ void reduce_marked_dq_blocks(Smem& sm, const MapsDq* maps) {
-  constexpr int kQStep = Smem::kQStep;
   for (int t = 0;; ++t) {
     const int buf = t % kStagings;
     mbar_wait(&sm.dq_full[buf], (t / kStagings) & 1);
     const int2 at = sm.dq_at[buf];  // (first query, query head)
     if (at.y < 0) break;
     mbar_wait(&sm.dq_full[kStagings + buf], (t / kStagings) & 1);
-    for (int w = 0; w < 2; ++w) {
-      const float* stage = sm.dq[w * kStagings + buf];
-      for (int box = 0; box < kSwz / 32; ++box)
-        tma_reduce_add_3d(&maps->dq, stage + box * kQStep * 32, w * kSwz + box * 32, at.x, at.y);
-    }
+    for (int w = 0; w < 2; ++w)
+      reduce_dq_block<kD>(maps, sm.dq[w * kStagings + buf], w, at.x, at.y);
     bulk_commit_group();
     bulk_wait_group_read<kStagings - 1>();  // every step's group but the last kStagings - 1
     const int freed = t - (kStagings - 1);  // the step whose buffers its group has read
@@ -1506,18 +1547,20 @@ __device__ __forceinline__ CtaSlot unit_slot(const Params& p, int linear) {
 // kSplit: p.splits > 1 CTAs per (128 keys, kv head), partials to p.part. A template parameter so
 // that the unsplit kernel (every large shape) compiles exactly as without splitting: the split
 // arithmetic in it cost 2-3% of the backward on the H200 (2026-12-02, A/B in one machine start).
-// kFused: kFusedDq (D = 128 only). kLoop (kPersistentK1, unsplit only): the persistent grid,
-// for problems of kPersistentK1MinWaves or more (Dims::persistent_k1).
+// kFused: kFusedDq (D 128; D 64 with kFusedDqD64). kLoop (kPersistentK1, unsplit only): the
+// persistent grid, for problems of kPersistentK1MinWaves or more (Dims::persistent_k1).
 template <int kD, bool kSplit, bool kFused = false, bool kLoop = false>
 __global__ void __launch_bounds__(kThreads, 1)
     dkdv_kernel(const __grid_constant__ typename MapsOf<kFused>::type maps, const Params p) {
-  static_assert(!kFused || kD == 128, "the fused dQ is written for D = 128");
+  static_assert(!kFused || kFusedDqOf<kD>, "the fused dQ is written for D 128 (and 64)");
   if constexpr (!kDqBesideDkv) chain_launch_next();  // k1b or k2 may launch; they wait for it
   using Smem = typename DkvSmemOf<kD, kFused>::type;
   constexpr int kStages = Smem::kStages;
   constexpr int kQStep = Smem::kQStep;
   extern __shared__ uint8_t smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
+  if constexpr (kSmemSlack<Smem> == 0)  // no room to align: the base must be aligned already
+    if ((smem_addr(smem_raw) & 1023) != 0) __trap();
 
   constexpr bool kPersistent = kLoop;
   static_assert(!kLoop || (kPersistentK1 && !kSplit), "the persistent grid is unsplit");
@@ -1531,7 +1574,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // the thread-derived index and the turns' barriers ptxas forms the D 64 step's wgmma
   // descriptors per thread (64 R2UR, the step 695 -> 842 instructions).
   constexpr bool kThreadIndex =
-      kD == 64 && !kMaskByMargin && !kD64UniformIndex && !kDkvPingPong && !kPersistent;
+      kD == 64 && !kMaskByMargin && !kD64UniformIndex && !kDkvPingPong && !kPersistent && !kFused;
   const int warpgroup = kThreadIndex ? static_cast<int>(threadIdx.x / 128) : warpgroup_index();
 
   constexpr bool kReducer = kFused && kDqReducerWarp;
@@ -1599,10 +1642,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     } else if constexpr (kReducer) {
       if (threadIdx.x == 32) {
         if constexpr (kPersistent)
-          reduce_marked_dq_blocks<Smem::kStagings>(sm, &maps);
+          reduce_marked_dq_blocks<kD, Smem::kStagings>(sm, &maps);
         else
-          reduce_dq_blocks<kQStep, Smem::kStagings>(sm, &maps, own.bh_q0, own.first, own.per_head,
-                                                    own.iters);
+          reduce_dq_blocks<kD, Smem::kStagings>(sm, &maps, own.bh_q0, own.first, own.per_head,
+                                                own.iters);
       }
     }
     return;
@@ -1628,13 +1671,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   // reducer thread, kDqReducerWarp).
   [[maybe_unused]] const auto shared_dq_block = [&](const bf16* ds, int t, int m0, int bh) {
     if constexpr (kFused) {
-      named_barrier_sync<2 * kWgThreads>(kDsBarrier);     // both warpgroups' rows are stored
-      float dq[kSwz / 2];                                 // (kQStep queries, 64 columns)
-      const bf16* k_block = sm.k + wg * kCtaRows * kSwz;  // column block wg of every key
+      named_barrier_sync<2 * kWgThreads>(kDsBarrier);  // both warpgroups' rows are stored
+      float dq[kSwz / 2];                              // (kDqBlockRows queries, 64 columns)
+      // dS: the dS^T rows' query block of this warpgroup's dQ rows; K: the column block of its
+      // dQ columns (dq_block_origin), both for every key
+      const int2 at = dq_block_origin<kD>(wg);
+      const bf16* ds_block = ds + at.x / kSwz * kCtaRows * kSwz;
+      const bf16* k_block = sm.k + at.y / kSwz * kCtaRows * kSwz;
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kCtaRows / 16; ++kk)
-        wgmma_ss_mn(dq, desc_mn(ds, kCtaRows, kk), desc_mn(k_block, kCtaRows, kk), kk);
+        wgmma_ss_mn(dq, desc_mn(ds_block, kCtaRows, kk), desc_mn(k_block, kCtaRows, kk), kk);
       wgmma_commit();
       wgmma_wait<1>();  // dV and dK (none on a skipped step): Q and dO are read
       fence_regs(dv);
@@ -1646,7 +1693,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if constexpr (kReducer) {
         const int buf = wg * kStagings + t % kStagings;
         mbar_wait(&sm.dq_empty[buf], ((t / kStagings) & 1) ^ 1);  // fresh: parity 1 passes
-        stage_dq<kQStep>(dq, sm.dq[buf]);
+        stage_dq<kDqBlockRows>(dq, sm.dq[buf]);
         fence_proxy_async_shared();
         if constexpr (kPersistent)
           if (wg == 0 && t_id == 0) sm.dq_at[t % kStagings] = make_int2(m0, bh);
@@ -1657,8 +1704,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (t_id == 0) bulk_wait_group_read<kStagings - 1>();
       named_barrier_sync<kWgThreads>(2 + wg);
       float* stage = sm.dq[wg * kStagings + t % kStagings];
-      stage_dq<kQStep>(dq, stage);
-      add_staged_dq<kSwz, kQStep>(&maps.dq, stage, m0, bh, wg, wg * kSwz);
+      stage_dq<kDqBlockRows>(dq, stage);
+      add_staged_dq<kSwz, kDqBlockRows>(&maps.dq, stage, m0 + at.x, bh, wg, at.y);
     }
   };
 
@@ -1777,7 +1824,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           if constexpr (kFused) {
             // zero dS^T rows, which the other warpgroup's dQ block reads
             bf16* ds = sm.ds[t & 1];
-            zero_ds_rows(ds + wg * kWgRows * kSwz);
+            zero_ds_rows<kQStep / kSwz>(ds + wg * kWgRows * kSwz);
             fence_proxy_async_shared();
             shared_dq_block(ds, t, m0, bh);
             continue;
@@ -2128,7 +2175,9 @@ struct Dims {
   bool causal = false, out_f32 = false;
   float scale = 0.f;
   int64_t part_elems() const { return static_cast<int64_t>(batch) * kv_heads * seq * dim; }
-  bool fused_dq() const { return dim == 128 && kFusedDqOf<128> && seq >= kFusedDqMinSeq; }
+  bool fused_dq() const {
+    return (dim == 128 ? kFusedDqOf<128> : dim == 64 && kFusedDqOf<64>)&&seq >= kFusedDqMinSeq;
+  }
   uint64_t dq_acc_bytes() const { return fused_dq() ? 4ull * batch * heads * seq * dim : 0; }
   uint64_t partial_bytes() const { return splits > 1 ? 8ull * splits * part_elems() : 0; }
   // LSE * log2(e) and Delta, k1's fp32 partials of dK and dV when it is split, the fp32 dQ
@@ -2244,9 +2293,9 @@ int prepare(const ptxb_args& args, Launch* l) {
     dq_acc = reinterpret_cast<float*>(static_cast<uint8_t*>(args.workspace) +
                                       8ull * heads * d.seq_pad + d.partial_bytes());
     l->dkdvq_maps = MapsDq{l->dkdv_maps.q, l->dkdv_maps.dout, l->dkdv_maps.k, l->dkdv_maps.v, {}};
-    // (q step, 32) fp32 boxes for k1's reductions
+    // (kDqBlockRows, 32) fp32 boxes for k1's reductions
     if (!encode_3d_of(&l->dkdvq_maps.dq, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, dq_acc, heads, d.seq,
-                      d.dim, q_step, CU_TENSOR_MAP_L2_PROMOTION_NONE))
+                      d.dim, kDqBlockRows, CU_TENSOR_MAP_L2_PROMOTION_NONE))
       return kNoTensorMap;
   }
   l->out = static_cast<const bf16*>(args.inputs[3]);
@@ -2284,8 +2333,8 @@ cudaError_t launch_chained(void (*kernel)(Params...), dim3 grid, unsigned thread
 }
 
 // The kernels of one head dim and the dynamic shared memory of k1 and k2; where Dims::fused_dq()
-// (kFusedDq, D 128) k0 also zeroes the dQ accumulator (delta_zero), k1 is the fused kernel
-// (dkdvq, dkdvq_split) and k2 the conversion.
+// (kFusedDq: D 128, and D 64 with kFusedDqD64) k0 also zeroes the dQ accumulator (delta_zero), k1
+// is the fused kernel (dkdvq, dkdvq_split) and k2 the conversion.
 struct Kernels {
   using Delta = void (*)(const bf16*, const bf16*, const float*, float*, float*, int, int, int64_t,
                          float*, int*);
