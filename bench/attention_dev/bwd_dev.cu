@@ -631,15 +631,25 @@ ShapeResult run_shape(const Shape& sh, double budget_s, double rate, bool timing
         median_us([&] { ptxb_run(&args); }, scrub.get(), scrub.bytes(), 20, stream);
     const double k0_us =
         median_us([&] { launch_delta(l); }, scrub.get(), scrub.bytes(), 10, stream);
-    // kPersistentK1: k1's unit counter zeroed before each call, as k0 does in a whole run (timed
-    // alone, k1 would otherwise find it spent and take no unit)
+    // kPersistentK1, kPersistentK2: k1's and k2's unit counters zeroed before each call, as k0
+    // does in a whole run (timed alone, a kernel would otherwise find its counter spent and take
+    // no unit)
+    const auto zero_counters = [&] {
+      if (kPersistentK1 || kPersistentK2)
+        cudaMemsetAsync(l.params.next_unit, 0, 2 * sizeof(int), stream);
+    };
     const double k1_us = median_us(
         [&] {
-          if (kPersistentK1) cudaMemsetAsync(l.params.next_unit, 0, sizeof(int), stream);
+          zero_counters();
           launch_dkdv(l);
         },
         scrub.get(), scrub.bytes(), 10, stream);
-    const double k2_us = median_us([&] { launch_dq(l); }, scrub.get(), scrub.bytes(), 10, stream);
+    const double k2_us = median_us(
+        [&] {
+          zero_counters();
+          launch_dq(l);
+        },
+        scrub.get(), scrub.bytes(), 10, stream);
     const double tflops = sh.flops() / (total_us * 1e-6) / 1e12;
     // NOTE: the task counts 5 products; k1 computes 4 (S^T, dP^T, dV, dK) and k2 3 (S, dP, dQ).
     const double product = sh.flops() / 5;

@@ -70,6 +70,7 @@ dqreducer='s/^constexpr bool kDqReducerWarp = false;/constexpr bool kDqReducerWa
 sharedstores='s/^constexpr bool kSharedAddressStores = false;/constexpr bool kSharedAddressStores = true;/'
 longestfirst='s/^constexpr bool kLongestFirst = false;/constexpr bool kLongestFirst = true;/'
 k1perunit='s/^constexpr bool kPersistentK1 = true;/constexpr bool kPersistentK1 = false;/'
+persistentk2='s/^constexpr bool kPersistentK2 = false;/constexpr bool kPersistentK2 = true;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
@@ -150,6 +151,9 @@ bwd_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst
 bwd_k1_per_unit|attention_bwd_bf16|sm90/attention/bwd-bf16|$k1perunit
 bwd_gqa_k1_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k1perunit
 bwd_d96_k1_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k1perunit
+bwd_persistent_k2|attention_bwd_bf16|sm90/attention/bwd-bf16|$persistentk2
+bwd_gqa_persistent_k2|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$persistentk2
+bwd_d96_persistent_k2|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$persistentk2
 bwd_gqa_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers

@@ -656,6 +656,20 @@ constexpr bool kPersistentK1 = true;
 // be persistent (fewer: one CTA per unit, the kernel without the loop): the measured shapes had 1-2
 // waves (slower persistent) or 16-31 (faster); 4 lies between, not measured itself.
 constexpr int kPersistentK1MinWaves = 4;
+// Whether k2 is persistent as k1 is with kPersistentK1 (written in session 2026-12-06j, not yet
+// run): one CTA per SM taking (128 queries, query head, batch) units in turn from the second
+// counter of the workspace (k0 zeroes it), in the one-CTA-per-unit grid's order (causal: the last
+// query tiles, which see the most keys, first), where a problem has at least
+// kPersistentK2MinWaves units per SM (Dims::persistent_k2). k2 also takes one CTA per SM (its
+// shared memory), so each unit's prologue (Q and dO, the first K and V stage) and epilogue (the
+// dQ rows stored from registers) run with its tensor cores idle; persistent, the producer loads
+// the next unit's Q and dO once the consumers release them (`qd_empty`, after the unit's last
+// products) while they store dQ. The consumers' turns (kDqPingPong) run on across units: every
+// turn ends with `last` false, and warpgroup 0 takes one more turn's barrier at the end, the
+// opening warpgroup 1's last turn gave it (TakeTurns). Variants `bwd_persistent_k2`,
+// `bwd_gqa_persistent_k2`, `bwd_d96_persistent_k2`.
+constexpr bool kPersistentK2 = false;
+constexpr int kPersistentK2MinWaves = 4;
 constexpr int kDsBarrier = 6;  // kFusedDq: named barrier of both consumer warpgroups
 // kFusedDq: each consumer's dQ block of a step, (kDqBlockRows queries, 64 columns), starts at
 // query offset .x of the step and column .y: at D 128 column block w of the step's 64 queries,
@@ -759,6 +773,8 @@ struct DqSmem {
   bf16 k[kStages][kKStep * kCols<kD>];  // (kKStep, kD) per stage
   bf16 v[kStages][kKStep * kCols<kD>];  // (kKStep, kD) per stage
   uint64_t qd_full, full[kStages], empty[kStages];
+  uint64_t qd_empty;  // kPersistentK2: the unit's Q and dO are read
+  int unit;           // kPersistentK2: the unit in Q and dO (its order index), -1: none left
 };
 
 // k1 with kFusedDq: DkvSmem's tiles (2 stages: 3 do not fit beside two dQ stagings) plus two dS^T
@@ -839,7 +855,9 @@ struct Params {
   void* out1;               // k1: dV
   float* dq_acc;            // kFusedDq: [B*H, seq, D] fp32, workspace (k0 zeroes, k1 adds)
   int units;                // kPersistentK1: k1's units, (seq / 128 rounded up) * HKV * B
-  int* next_unit;           // kPersistentK1: the units taken so far, workspace (k0 zeroes)
+  int dq_units;             // kPersistentK2: k2's units, (seq / 128 rounded up) * H * B
+  int* next_unit;           // kPersistentK1, kPersistentK2: the units k1 ([0]) and k2 ([1]) took
+                            // so far, workspace (k0 zeroes)
 };
 
 // ---- PTX wrappers of this solution (the shared ones are the kernels/ptx/ copies above) ----
@@ -1312,7 +1330,7 @@ __device__ __forceinline__ void store_dq_quad(void* dq, int64_t i, float4 v, flo
 
 // ---- k0: Delta and LSE * log2(e) into the workspace ----
 // kZeroDq (k1 with kFusedDq): also zeroes the row's dQ accumulator `dq_acc` ([B*H, seq, kD]).
-// kPersistentK1: the first thread zeroes k1's unit counter `next_unit`.
+// kPersistentK1, kPersistentK2: the first thread zeroes k1's and k2's unit counters `next_unit`.
 template <int kD, bool kZeroDq = false>
 __global__ void __launch_bounds__(256)
     delta_kernel(const bf16* out, const bf16* dout, const float* lse, float* lse2, float* delta,
@@ -1321,8 +1339,10 @@ __global__ void __launch_bounds__(256)
   constexpr int kPairs = kD / 64;  // bf16 pairs per lane: 2 (D = 128) or 1 (D = 64; D = 96 below)
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
-  if constexpr (kPersistentK1)
-    if (row == 0 && lane == 0) *next_unit = 0;  // k1's units: none taken
+  if (row == 0 && lane == 0) {  // none taken
+    if constexpr (kPersistentK1) next_unit[0] = 0;
+    if constexpr (kPersistentK2) next_unit[1] = 0;
+  }
   if (row >= rows_padded) return;
   const int64_t bh = row / seq_pad;
   const int i = static_cast<int>(row % seq_pad);
@@ -1981,26 +2001,27 @@ __device__ __forceinline__ void issue_dq(float (&dq)[kD / 2], const uint32_t (&a
 // iteration that issued it (products left running across the loop's back edge make ptxas
 // serialize them: overlapped_dkdv_steps' note). No step is skipped: with kKStep = kCtaRows, a
 // causal CTA's last key tile starts at its first query, seen by both warpgroups.
+// The steps are ring steps t0 .. t0 + iters - 1; `last`: the warpgroups' last turn ends here.
 template <int kD, int kStages, typename Smem, typename Turns>
 __device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, const bf16* q_wg,
                                                     const bf16* do_wg, int qrow0,
                                                     const float (&lse2)[2], const float (&delta)[2],
-                                                    int iters, const Turns& turns,
-                                                    float (&dq)[kD / 2]) {
+                                                    int t0, int iters, const Turns& turns,
+                                                    bool last, float (&dq)[kD / 2]) {
   static_assert(kKStep == kCtaRows, "a causal warpgroup sees some key of its CTA's last tile");
   const int t_id = threadIdx.x % kWgThreads;
   float s[kKStep / 2], dp[kKStep / 2];  // (kWgRows queries, kKStep keys): S -> P -> dS
   uint32_t a[kKStep / 16][4];           // dS as the bf16 A operand
   auto release = [&](int st) { release_stage(&sm.empty[st]); };  // its K and V are read
-  mbar_wait(&sm.full[0], 0);
+  mbar_wait(&sm.full[t0 % kStages], (t0 / kStages) & 1);
   turns.begin();
-  issue_scores<kD>(s, q_wg, sm.k[0]);
-  issue_scores<kD, false>(dp, do_wg, sm.v[0]);
+  issue_scores<kD>(s, q_wg, sm.k[t0 % kStages]);
+  issue_scores<kD, false>(dp, do_wg, sm.v[t0 % kStages]);
   turns.end(false);
   ds_frags<kD>(s, dp, a, p, lse2, delta, 0, qrow0, t_id);
   for (int t = 0; t + 1 < iters; ++t) {
-    const int st = t % kStages, next = (t + 1) % kStages;
-    mbar_wait(&sm.full[next], ((t + 1) / kStages) & 1);
+    const int st = (t0 + t) % kStages, next = (t0 + t + 1) % kStages;
+    mbar_wait(&sm.full[next], ((t0 + t + 1) / kStages) & 1);
     turns.begin();
     issue_dq<kD>(dq, a, sm.k[st]);
     issue_scores<kD, false>(s, q_wg, sm.k[next]);
@@ -2012,19 +2033,189 @@ __device__ __forceinline__ void overlapped_dq_steps(Smem& sm, const Params& p, c
     ds_frags<kD>(s, dp, a, p, lse2, delta, (t + 1) * kKStep, qrow0, t_id);
   }
   turns.begin();
-  issue_dq<kD>(dq, a, sm.k[(iters - 1) % kStages]);
-  turns.end(true);
+  issue_dq<kD>(dq, a, sm.k[(t0 + iters - 1) % kStages]);
+  turns.end(last);
   wgmma_wait<0>();
   fence_regs(dq);
-  release((iters - 1) % kStages);
+  release((t0 + iters - 1) % kStages);
 }
 
+// One k2 unit, a CTA's work (kPersistentK2: one of a CTA's units): queries m0 .. m0 + 127 of query
+// head bh (kv head bh_kv) against key tiles 0 .. iters - 1.
+struct DqUnit {
+  int m0, bh, bh_kv, iters;
+};
+// The unit at grid coordinates (x, y, z) of the one-CTA-per-unit grid (`tiles` query-tile slots,
+// query heads, batches): causal, the last query tiles, which see the most keys, first. (Unsigned,
+// as blockIdx: the expressions are those k2 formed from blockIdx.)
+[[maybe_unused]] __device__ __forceinline__ DqUnit dq_unit(const Params& p, unsigned x, unsigned y,
+                                                           unsigned z, unsigned tiles) {
+  DqUnit u;
+  u.m0 = (p.causal ? tiles - 1 - x : x) * kCtaRows;
+  u.bh = z * p.heads + y;
+  u.bh_kv = z * p.kv_heads + y / p.group;
+  const int key_tiles = (p.seq + kKStep - 1) / kKStep;
+  u.iters = p.causal ? min(key_tiles, (u.m0 + kCtaRows - 1) / kKStep + 1) : key_tiles;
+  return u;
+}
+
+// k2 with kPersistentK2 (dq_kernel's kLoop): one CTA per SM taking units from the counter
+// p.next_unit[1] until none is left. NOTE: its step loop repeats dq_kernel's (with the ring
+// position t0 + t and no last turn): the one-unit kernel folded into this function as its
+// kLoop-false case reordered that kernel's SASS (12 more uniform-datapath instructions a step at
+// D 128, ptxas 13.0), and that kernel's SASS is the measured one.
 template <int kD>
+__device__ __forceinline__ void dq_units(const Maps& maps, const Params& p, uint8_t* smem_raw) {
+  static_assert(kPersistentK2 && kD > 0, "the persistent grid is kPersistentK2's");
+  using Smem = DqSmem<kD>;
+  constexpr int kStages = Smem::kStages;
+  Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
+
+  const auto unit_of = [&](unsigned linear) {
+    const unsigned tiles = (p.seq + kCtaRows - 1) / kCtaRows;
+    return dq_unit(p, linear % tiles, linear / tiles % p.heads, linear / tiles / p.heads, tiles);
+  };
+  const int warpgroup = warpgroup_index();
+
+  if (threadIdx.x == 0) mbar_init(&sm.qd_empty, 2 * 4);  // fenced by init_barriers
+  init_barriers(&sm.qd_full, sm.full, sm.empty);
+  // k0's LSE and Delta, through k1 (the kernel before it); with kDqBesideDkv at the end instead
+  if constexpr (!kDqBesideDkv) chain_wait_previous();
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<24>();
+    if (threadIdx.x == 0) {
+      prefetch_map(&maps.k);
+      prefetch_map(&maps.v);
+      // Q and dO of unit u, then its K and V tiles, ring steps t0 .. t0 + u.iters - 1
+      const auto load_unit = [&](const DqUnit& u, int t0) {
+        mbar_arrive_expect_tx(&sm.qd_full, 2 * kCtaRows * kCols<kD> * 2);
+        for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
+          tma_load_3d(sm.q + cb * kCtaRows * kSwz, &maps.q, &sm.qd_full, cb * kSwz, u.m0, u.bh);
+          tma_load_3d(sm.dout + cb * kCtaRows * kSwz, &maps.dout, &sm.qd_full, cb * kSwz, u.m0,
+                      u.bh);
+        }
+        for (int t = t0; t < t0 + u.iters; ++t) {
+          const int s = t % kStages, n0 = (t - t0) * kKStep;
+          mbar_wait(&sm.empty[s], ((t / kStages) & 1) ^ 1);
+          mbar_arrive_expect_tx(&sm.full[s], 2 * kKStep * kCols<kD> * 2);
+          for (int cb = 0; cb < kCols<kD> / kSwz; ++cb) {
+            tma_load_3d(sm.k[s] + cb * kKStep * kSwz, &maps.k, &sm.full[s], cb * kSwz, n0, u.bh_kv);
+            tma_load_3d(sm.v[s] + cb * kKStep * kSwz, &maps.v, &sm.full[s], cb * kSwz, n0, u.bh_kv);
+          }
+        }
+      };
+      for (int k = 0, t0 = 0;; ++k) {
+        const int linear = atomicAdd(p.next_unit + 1, 1);
+        mbar_wait(&sm.qd_empty, (k & 1) ^ 1);         // the unit before's Q and dO are read
+        sm.unit = linear < p.dq_units ? linear : -1;  // published by the arrival on qd_full
+        if (linear >= p.dq_units) {
+          mbar_arrive(&sm.qd_full);  // no Q and dO to wait for: the consumers' last unit
+          break;
+        }
+        const DqUnit u = unit_of(linear);
+        load_unit(u, t0);
+        t0 += u.iters;
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<240>();
+  const int wg = warpgroup - 1;
+  const int t_id = threadIdx.x % kWgThreads;
+  const bf16* q_wg = sm.q + wg * kWgRows * kSwz;
+  const bf16* do_wg = sm.dout + wg * kWgRows * kSwz;
+  // k0's values; with kDqBesideDkv read from L2 (ld.global.cg): k2 has not waited for k0's grid
+  auto k0_value = [](const float* values, int64_t i) {
+    if constexpr (kDqBesideDkv) return __ldcg(values + i);
+    return values[i];
+  };
+  float dq[kD / 2];                     // (kWgRows, kD) accumulator
+  float s[kKStep / 2], dp[kKStep / 2];  // (kWgRows queries, kKStep keys): S -> P -> dS
+  // the turns run on from unit to unit: every turn ends with `last` false
+  const TakeTurns<kDqPingPong> turns(wg, true);
+  // The LSE and Delta of the thread's two query rows of unit u (acc_row for e % 4 < 2 and >= 2;
+  // in bounds: seq_pad >= m0 + 128), and the dQ accumulator zeroed.
+  struct RowStats {
+    float lse2[2], delta[2];
+  };
+  const auto begin_unit = [&](const DqUnit& u) {
+    const int64_t stats =
+        static_cast<int64_t>(u.bh) * p.seq_pad + u.m0 + wg * kWgRows + acc_row(0, t_id);
+    const RowStats rs = {{k0_value(p.lse2, stats), k0_value(p.lse2, stats + 8)},
+                         {k0_value(p.delta, stats), k0_value(p.delta, stats + 8)}};
+#pragma unroll
+    for (int i = 0; i < kD / 2; ++i) dq[i] = 0.f;
+    return rs;
+  };
+  // Unit u once its Q and dO are in: its ring steps t0 .. t0 + u.iters - 1, then its dQ rows.
+  const auto run_unit = [&](const DqUnit& u, int t0, const RowStats& rs) {
+    const int qrow0 = u.m0 + wg * kWgRows;  // first query of this warpgroup
+    const float(&lse2)[2] = rs.lse2;
+    const float(&delta)[2] = rs.delta;
+    const int iters = u.iters;
+    if constexpr (kDqOverlapNextStepOf<kD>) {
+      overlapped_dq_steps<kD, kStages>(sm, p, q_wg, do_wg, qrow0, lse2, delta, t0, iters, turns,
+                                       false, dq);
+    } else {
+      for (int t = 0; t < iters; ++t) {
+        const int st = (t0 + t) % kStages;
+        const int n0 = t * kKStep;  // first key of the tile
+        mbar_wait(&sm.full[st], ((t0 + t) / kStages) & 1);
+        if (!(p.causal && n0 > qrow0 + kWgRows - 1)) {
+          turns.begin();
+          issue_scores<kD>(s, q_wg, sm.k[st]);
+          issue_scores<kD, false>(dp, do_wg, sm.v[st]);
+          turns.end(false);
+          uint32_t a[kKStep / 16][4];  // dS as the bf16 A operand
+          ds_frags<kD>(s, dp, a, p, lse2, delta, n0, qrow0, t_id);
+          turns.begin();
+          issue_dq<kD>(dq, a, sm.k[st]);
+          turns.end(false);
+          wgmma_wait<0>();
+          fence_regs(dq);
+        } else if constexpr (kDqPingPong) {
+          turns.begin();  // the turns of the products it skips
+          turns.end(false);
+          turns.begin();
+          turns.end(false);
+        }
+        release_stage(&sm.empty[st]);
+      }
+    }
+    release_stage(&sm.qd_empty);  // the unit's products have completed (Q and dO are read)
+    const int64_t slice = static_cast<int64_t>(u.bh) * p.seq * kD * (p.out_f32 ? 4 : 2);
+    store_rows(dq, p.scale, static_cast<uint8_t*>(p.out0) + slice, qrow0, p.seq, p.out_f32);
+  };
+
+  int t0 = 0;  // ring steps of the units before
+  for (int k = 0;; ++k) {
+    mbar_wait(&sm.qd_full, k & 1);
+    // read by lane 0 and shuffled: provably warp-uniform (kPersistentK1's note)
+    const int linear = __shfl_sync(0xffffffffu, sm.unit, 0);
+    if (linear < 0) break;
+    const DqUnit u = unit_of(linear);
+    run_unit(u, t0, begin_unit(u));
+    t0 += u.iters;
+  }
+  if constexpr (kDqPingPong)
+    if (wg == 0) turns.begin();                       // the opening warpgroup 1's last turn gave
+  if constexpr (kDqBesideDkv) chain_wait_previous();  // the grid ends after k1's (or k1b's)
+}
+
+// kLoop (kPersistentK2): the persistent grid, for problems of kPersistentK2MinWaves or more
+// (Dims::persistent_k2), dq_units.
+template <int kD, bool kLoop = false>
 __global__ void __launch_bounds__(kThreads, 1)
     dq_kernel(const __grid_constant__ Maps maps, const Params p) {
   using Smem = DqSmem<kD>;
   constexpr int kStages = Smem::kStages;
   extern __shared__ uint8_t smem_raw[];
+  if constexpr (kLoop) {
+    dq_units<kD>(maps, p, smem_raw);
+    return;
+  }
   Smem& sm = *reinterpret_cast<Smem*>(align_1024(smem_raw));
 
   // NOTE: causal: the last query tiles see the most keys; they are launched first.
@@ -2088,7 +2279,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const TakeTurns<kDqPingPong> turns(wg, iters > 0);
   mbar_wait(&sm.qd_full, 0);
   if constexpr (kDqOverlapNextStepOf<kD>) {
-    overlapped_dq_steps<kD, kStages>(sm, p, q_wg, do_wg, qrow0, lse2, delta, iters, turns, dq);
+    overlapped_dq_steps<kD, kStages>(sm, p, q_wg, do_wg, qrow0, lse2, delta, 0, iters, turns, true,
+                                     dq);
   } else {
     for (int t = 0; t < iters; ++t) {
       const int st = t % kStages;
@@ -2185,11 +2377,18 @@ struct Dims {
   uint64_t unit_counter_offset() const {
     return 8ull * batch * heads * seq_pad + partial_bytes() + dq_acc_bytes();
   }
-  uint64_t workspace_bytes() const { return unit_counter_offset() + (kPersistentK1 ? 16 : 0); }
+  uint64_t workspace_bytes() const {
+    return unit_counter_offset() + (kPersistentK1 || kPersistentK2 ? 16 : 0);
+  }
   // kPersistentK1 (unsplit only): k1's units, one CTA's work each without it
   int units() const { return (seq + kCtaRows - 1) / kCtaRows * kv_heads * batch; }
   bool persistent_k1() const {
     return kPersistentK1 && splits == 1 && sms > 0 && units() >= kPersistentK1MinWaves * sms;
+  }
+  // kPersistentK2: k2's units, one CTA's work each without it
+  int dq_units() const { return (seq + kCtaRows - 1) / kCtaRows * heads * batch; }
+  bool persistent_k2() const {
+    return kPersistentK2 && !fused_dq() && sms > 0 && dq_units() >= kPersistentK2MinWaves * sms;
   }
 };
 
@@ -2311,8 +2510,9 @@ int prepare(const ptxb_args& args, Launch* l) {
   p.part = d.splits > 1 ? p.delta + heads * d.seq_pad : nullptr;
   p.dq_acc = dq_acc;
   p.units = d.units();
+  p.dq_units = d.dq_units();
   p.next_unit =
-      kPersistentK1
+      kPersistentK1 || kPersistentK2
           ? reinterpret_cast<int*>(static_cast<uint8_t*>(args.workspace) + d.unit_counter_offset())
           : nullptr;
   l->dq = args.outputs[0];
@@ -2350,6 +2550,7 @@ struct Kernels {
   // kPersistentK1: the persistent k1 (Dims::persistent_k1), plain and fused
   void (*dkdv_loop)(Maps, Params) = nullptr;
   void (*dkdvq_loop)(MapsDq, Params) = nullptr;
+  void (*dq_loop)(Maps, Params) = nullptr;  // kPersistentK2: the persistent k2
 };
 template <int kD>
 Kernels kernels_for() {
@@ -2363,6 +2564,7 @@ Kernels kernels_for() {
     if constexpr (kPersistentK1) k.dkdvq_loop = dkdv_kernel<kD, false, true, true>;
   }
   if constexpr (kPersistentK1) k.dkdv_loop = dkdv_kernel<kD, false, false, true>;
+  if constexpr (kPersistentK2) k.dq_loop = dq_kernel<kD, true>;
   return k;
 }
 Kernels kernels_of(int dim) {
@@ -2420,7 +2622,12 @@ int launch_dq(const Launch& l) {
   Params p = l.params;
   p.out0 = l.dq;
   const Kernels k = kernels_of(l.d.dim);
-  launch_chained(k.dq, grid_of(l.d, l.d.heads), kThreads, k.dq_smem, l.stream, l.dq_maps, p);
+  // the persistent k2: a CTA per SM, each taking units in turn (persistent_k2: more units than SMs)
+  if (l.d.persistent_k2())
+    launch_chained(k.dq_loop, dim3(static_cast<unsigned>(l.d.sms)), kThreads, k.dq_smem, l.stream,
+                   l.dq_maps, p);
+  else
+    launch_chained(k.dq, grid_of(l.d, l.d.heads), kThreads, k.dq_smem, l.stream, l.dq_maps, p);
   return launch_status();
 }
 
@@ -2439,7 +2646,8 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
       {reinterpret_cast<const void*>(k.dkdvq), k.dkdvq_smem},
       {reinterpret_cast<const void*>(k.dkdvq_split), k.dkdvq_smem},
       {reinterpret_cast<const void*>(k.dkdv_loop), k.dkdv_smem},
-      {reinterpret_cast<const void*>(k.dkdvq_loop), k.dkdvq_smem}};
+      {reinterpret_cast<const void*>(k.dkdvq_loop), k.dkdvq_smem},
+      {reinterpret_cast<const void*>(k.dq_loop), k.dq_smem}};
   for (const auto& [kernel, bytes] : kernels)
     if (kernel != nullptr &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
