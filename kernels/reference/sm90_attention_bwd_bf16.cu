@@ -59,7 +59,8 @@
 // bf16 (fp32 also accepted); all contiguous row-major; D in {64, 96, 128}; 1 <= S <= 32768;
 // scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes,
 // plus 8 * splits * B*HKV*S*D bytes of fp32 partials when k1 is split (splits > 1), plus
-// 4 * B*H*S*D bytes for the fp32 dQ accumulator with kFusedDq at D = 128 (and kFusedDqD64).
+// 4 * B*H*S*D bytes for the fp32 dQ accumulator with kFusedDq at D = 128 (and kFusedDqD64), plus
+// 16 bytes for k1's and k2's unit counters with kPersistentK1 or kPersistentK2.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
 #include <cuda.h>
