@@ -1565,6 +1565,42 @@ __device__ __forceinline__ CtaSlot unit_slot(const Params& p, int linear) {
   return slot_in_order(linear, blocks, ys, p.units / (blocks * ys), p.causal);
 }
 
+// The units of a persistent kernel (kPersistentK1, kPersistentK2). The producer thread takes unit
+// indices from *counter until `units` are taken; before loading each it waits until the
+// consumers have released the unit before (`released`), publishes the index in `published` (-1:
+// none left) by its arrival on `full` (the load's expect_tx, or a plain arrival at the end), and
+// load(linear, t0) loads unit `linear` from ring step t0 on and returns its ring steps.
+template <class Load>
+__device__ __forceinline__ void produce_units(int* counter, int units, uint64_t* released,
+                                              uint64_t* full, int* published, const Load& load) {
+  for (int k = 0, t0 = 0;; ++k) {
+    const int linear = atomicAdd(counter, 1);
+    mbar_wait(released, (k & 1) ^ 1);  // the unit before is read (fresh: parity 1 passes)
+    *published = linear < units ? linear : -1;
+    if (linear >= units) {
+      mbar_arrive(full);  // nothing to load: the consumers' last unit
+      break;
+    }
+    t0 += load(linear, t0);
+  }
+}
+// The consumers' side: once `full` completes, run(linear, t0) runs the published unit from ring
+// step t0 on and returns its ring steps, until none is left; returns the ring steps of all. The
+// index is read by lane 0 and shuffled: provably warp-uniform, so that what derives from it (tile
+// addresses, descriptors) stays in uniform registers (read by every lane, ptxas formed k1's step's
+// descriptors per thread: the D 128 step 388 -> 572 instructions).
+template <class Run>
+__device__ __forceinline__ int consume_units(uint64_t* full, const int* published, const Run& run) {
+  int t0 = 0;
+  for (int k = 0;; ++k) {
+    mbar_wait(full, k & 1);
+    const int linear = __shfl_sync(0xffffffffu, *published, 0);
+    if (linear < 0) break;
+    t0 += run(linear, t0);
+  }
+  return t0;
+}
+
 // kSplit: p.splits > 1 CTAs per (128 keys, kv head), partials to p.part. A template parameter so
 // that the unsplit kernel (every large shape) compiles exactly as without splitting: the split
 // arithmetic in it cost 2-3% of the backward on the H200 (2026-12-02, A/B in one machine start).
@@ -1644,19 +1680,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (++tile == first + per_head) tile = first, ++bh;
         }
       };
-      if constexpr (kPersistent) {
-        for (int k = 0, t0 = 0;; ++k) {
-          const int linear = atomicAdd(p.next_unit, 1);
-          mbar_wait(&sm.kv_empty, (k & 1) ^ 1);      // the unit before's K and V are read
-          sm.unit = linear < p.units ? linear : -1;  // published by the arrival on kv_full
-          if (linear >= p.units) {
-            mbar_arrive(&sm.kv_full);  // no K and V to wait for: the consumers' last unit
-            break;
-          }
-          const K1Unit u = k1_unit<kSplit, kQStep>(p, unit_slot(p, linear));
-          load_unit(u, t0);
-          t0 += u.iters;
-        }
+      if constexpr (kPersistent) {  // released: the unit before's K and V are read
+        produce_units(p.next_unit, p.units, &sm.kv_empty, &sm.kv_full, &sm.unit,
+                      [&](int linear, int t0) {
+                        const K1Unit u = k1_unit<kSplit, kQStep>(p, unit_slot(p, linear));
+                        load_unit(u, t0);
+                        return u.iters;
+                      });
       } else {
         load_unit(own, 0);
       }
@@ -1879,25 +1909,18 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
 
   if constexpr (kPersistent) {
-    int t0 = 0;  // ring steps of the units before
-    for (int k = 0;; ++k) {
-      mbar_wait(&sm.kv_full, k & 1);
-      // read by lane 0 and shuffled: provably warp-uniform, so that what derives from it (tile
-      // addresses, descriptors) stays in uniform registers (read by every lane, ptxas formed the
-      // step's descriptors per thread: the D 128 step 388 -> 572 instructions)
-      const int linear = __shfl_sync(0xffffffffu, sm.unit, 0);
-      if (linear < 0) break;
+    const int steps = consume_units(&sm.kv_full, &sm.unit, [&](int linear, int t0) {
       const K1Unit u = k1_unit<kSplit, kQStep>(p, unit_slot(p, linear));
       run_unit(u, t0);
-      t0 += u.iters;
-    }
+      return u.iters;
+    });  // ring steps of every unit
     if constexpr (kReducer) {
       // the reducer's end: a block marked -1 in warpgroup 0's next staging buffer
       constexpr int kStagings = Smem::kStagings;
       if (wg == 0) {
-        mbar_wait(&sm.dq_empty[t0 % kStagings], ((t0 / kStagings) & 1) ^ 1);
-        if (t_id == 0) sm.dq_at[t0 % kStagings] = make_int2(0, -1);
-        release_stage(&sm.dq_full[t0 % kStagings]);
+        mbar_wait(&sm.dq_empty[steps % kStagings], ((steps / kStagings) & 1) ^ 1);
+        if (t_id == 0) sm.dq_at[steps % kStagings] = make_int2(0, -1);
+        release_stage(&sm.dq_full[steps % kStagings]);
       }
     }
     if constexpr (kFused)
@@ -2106,18 +2129,13 @@ __device__ __forceinline__ void dq_units(const Maps& maps, const Params& p, uint
           }
         }
       };
-      for (int k = 0, t0 = 0;; ++k) {
-        const int linear = atomicAdd(p.next_unit + 1, 1);
-        mbar_wait(&sm.qd_empty, (k & 1) ^ 1);         // the unit before's Q and dO are read
-        sm.unit = linear < p.dq_units ? linear : -1;  // published by the arrival on qd_full
-        if (linear >= p.dq_units) {
-          mbar_arrive(&sm.qd_full);  // no Q and dO to wait for: the consumers' last unit
-          break;
-        }
-        const DqUnit u = unit_of(linear);
-        load_unit(u, t0);
-        t0 += u.iters;
-      }
+      // released: the unit before's Q and dO are read
+      produce_units(p.next_unit + 1, p.dq_units, &sm.qd_empty, &sm.qd_full, &sm.unit,
+                    [&](int linear, int t0) {
+                      const DqUnit u = unit_of(linear);
+                      load_unit(u, t0);
+                      return u.iters;
+                    });
     }
     return;
   }
@@ -2190,16 +2208,11 @@ __device__ __forceinline__ void dq_units(const Maps& maps, const Params& p, uint
     store_rows(dq, p.scale, static_cast<uint8_t*>(p.out0) + slice, qrow0, p.seq, p.out_f32);
   };
 
-  int t0 = 0;  // ring steps of the units before
-  for (int k = 0;; ++k) {
-    mbar_wait(&sm.qd_full, k & 1);
-    // read by lane 0 and shuffled: provably warp-uniform (kPersistentK1's note)
-    const int linear = __shfl_sync(0xffffffffu, sm.unit, 0);
-    if (linear < 0) break;
+  consume_units(&sm.qd_full, &sm.unit, [&](int linear, int t0) {
     const DqUnit u = unit_of(linear);
     run_unit(u, t0, begin_unit(u));
-    t0 += u.iters;
-  }
+    return u.iters;
+  });
   if constexpr (kDqPingPong)
     if (wg == 0) turns.begin();                       // the opening warpgroup 1's last turn gave
   if constexpr (kDqBesideDkv) chain_wait_previous();  // the grid ends after k1's (or k1b's)
