@@ -18,7 +18,7 @@
 # printed whole.
 # Usage (repository root of the GPU machine): call1.sh BIN OUT [LIMIT_S=570]
 #   BIN: .carry/z.tar.xz (ptxbench, ptxbench-worker) and .carry/c7.tar.xz
-#   (BIN/{expert,pu,pk2,fd64,lf}/bwd_dev, built at the commit of this script)
+#   (BIN/{expert,pu,pk2,fd64,lf}/bwd_dev, built at 6db1fe3)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" limit="${3:-570}" work=/tmp/c1; mkdir -p "$out" "$work/logs"
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
