@@ -70,7 +70,10 @@ dqreducer='s/^constexpr bool kDqReducerWarp = false;/constexpr bool kDqReducerWa
 sharedstores='s/^constexpr bool kSharedAddressStores = false;/constexpr bool kSharedAddressStores = true;/'
 longestfirst='s/^constexpr bool kLongestFirst = false;/constexpr bool kLongestFirst = true;/'
 k1perunit='s/^constexpr bool kPersistentK1 = true;/constexpr bool kPersistentK1 = false;/'
-persistentk2='s/^constexpr bool kPersistentK2 = false;/constexpr bool kPersistentK2 = true;/'
+k2perunit='s/^constexpr bool kPersistentK2 = true;/constexpr bool kPersistentK2 = false;/'
+# the fused form at D 128 from S 768 as it was measured before kFusedDqMinSeqD128 (S 8192)
+fusedallseq='s/^constexpr int kFusedDqMinSeqD128 = 8192;/constexpr int kFusedDqMinSeqD128 = 768;/'
+k1fused='s/^constexpr bool kPersistentK1Fused = false;/constexpr bool kPersistentK1Fused = true;/'
 fp8bstages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 4 : 6;/'
 fp8stages4='s/^constexpr int kStages = kStagedScales ? 5 : 6;/constexpr int kStages = kStagedScales ? 5 : 4;/'
 slicedesc='s/^constexpr bool kStepDescriptors = true;/constexpr bool kStepDescriptors = false;/'
@@ -128,32 +131,34 @@ bwd_gqa_nochain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$nochainp
 bwd_narrow_qstep|attention_bwd_bf16|sm90/attention/bwd-bf16|$narrowqstep
 bwd_gqa_narrow_qstep|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$narrowqstep
 bwd_d96_nochain_pdl|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$nochainpdl
-bwd_fused_dq_shared|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $k1perunit
-bwd_gqa_fused_dq_shared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $k1perunit
-bwd_fused_dq_shared_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $statslate; $k1perunit
-bwd_fused_dq_shared_one_staging|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $shareddqstagings1; $k1perunit
-bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $shareddqstagings1; $fuseddqstages3; $k1perunit
-bwd_fused_dq_shared_reducer|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $k1perunit
-bwd_fused_dq_shared_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $sharedstores; $k1perunit
-bwd_fused_dq_shared_reducer_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $k1perunit
-bwd_gqa_fused_dq_shared_reducer_sts|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $k1perunit
-bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $k1perunit
-bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $k1perunit
-bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst
-bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst
-bwd_fused_d64|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores; $longestfirst; $k1perunit
-bwd_gqa_fused_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores; $longestfirst; $k1perunit
-bwd_fused_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $k1perunit
-bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $k1perunit
-bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst; $k1perunit
-bwd_gqa_fused_diag_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst; $k1perunit
+bwd_fused_dq_shared|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_dq_shared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $statslate; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_one_staging|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $shareddqstagings1; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $shareddqstagings1; $fuseddqstages3; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_reducer|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $sharedstores; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_reducer_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_dq_shared_reducer_sts|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $fusedallseq; $k1fused; $k2perunit
+bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $fusedallseq; $k1fused; $k2perunit
+bwd_fused_d64|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_diag_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
 bwd_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst
-bwd_k1_per_unit|attention_bwd_bf16|sm90/attention/bwd-bf16|$k1perunit
-bwd_gqa_k1_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k1perunit
-bwd_d96_k1_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k1perunit
-bwd_persistent_k2|attention_bwd_bf16|sm90/attention/bwd-bf16|$persistentk2
-bwd_gqa_persistent_k2|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$persistentk2
-bwd_d96_persistent_k2|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$persistentk2
+bwd_k1_per_unit|attention_bwd_bf16|sm90/attention/bwd-bf16|$k1perunit; $k2perunit
+bwd_gqa_k1_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k1perunit; $k2perunit
+bwd_d96_k1_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k1perunit; $k2perunit
+bwd_k2_per_unit|attention_bwd_bf16|sm90/attention/bwd-bf16|$k2perunit
+bwd_gqa_k2_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k2perunit
+bwd_d96_k2_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k2perunit
+bwd_fused_d64_long|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores
+bwd_gqa_fused_d64_long|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores
 bwd_gqa_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers

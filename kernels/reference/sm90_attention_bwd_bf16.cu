@@ -565,18 +565,20 @@ constexpr bool kStatsSharedAtUse = true;
 // bench/results/2026-12-05e-h100-session), and that form with the dQ product beside dK (3440
 // against 3001 us, bench/results/2026-12-06b-session).
 constexpr bool kFusedDq = false;
-// With kFusedDq, whether D 64 takes the fused form too (written in session 2026-12-06j, not yet
-// run): k1's steps there are 128 queries wide (kWideQStepD64) and D has one 64-column block, so
-// each consumer computes the dQ rows of one half of the step's queries over D's 64 columns and
-// all 128 keys (A = its 64-query block of the dS^T rows, B = K), instead of one column block of
-// all the step's queries as at D 128: either way a (64 queries, 64 columns) block, the same
-// product (m64n64k16 over the keys), staging and reductions at another origin (dq_block_origin).
-// The dS^T buffers hold the step's 128 queries as two 64-query blocks of 128-byte rows. Its
-// shared memory (the fused tiles at D 64 take what they take at D 128, plus 2 KB of LSE and Delta
-// for the wider steps) leaves no room for the 1024 bytes of alignment slack: the kernel requires a
-// 1024-byte aligned dynamic shared-memory base, as CUTLASS's Hopper kernels do, and traps
-// otherwise (kSmemSlack). Registers: the step's peak is the three-kernel D 64 k1's (S^T and dP^T
-// beside dK and dV, 192), the dQ product's 32 accumulators live only once S^T and dP^T are dead.
+// With kFusedDq, whether D 64 takes the fused form too (written in session 2026-12-06j): k1's steps
+// there are 128 queries wide (kWideQStepD64) and D has one 64-column block, so each consumer
+// computes the dQ rows of one half of the step's queries over D's 64 columns and all 128 keys (A =
+// its 64-query block of the dS^T rows, B = K), instead of one column block of all the step's
+// queries as at D 128: either way a (64 queries, 64 columns) block, the same product (m64n64k16
+// over the keys), staging and reductions at another origin (dq_block_origin). The dS^T buffers hold
+// the step's 128 queries as two 64-query blocks of 128-byte rows. Its shared memory (the fused
+// tiles at D 64 take what they take at D 128, plus 2 KB of LSE and Delta for the wider steps)
+// leaves no room for the 1024 bytes of alignment slack: the kernel requires a 1024-byte aligned
+// dynamic shared-memory base, as CUTLASS's Hopper kernels do, and traps otherwise (kSmemSlack).
+// Registers: the step's peak is the three-kernel D 64 k1's (S^T and dP^T beside dK and dV, 192),
+// the dQ product's 32 accumulators live only once S^T and dP^T are dead. ptxbench eval on an H100
+// (kFusedDqMinSeqD128's note): 1.017 of the three kernels' speedup at B4 H32 S4096 D64, every case
+// correct. Off until judged with kFusedDq's other gates (variant `bwd_fused_d64_long`).
 constexpr bool kFusedDqD64 = false;
 template <int kD>
 constexpr bool kFusedDqOf = kFusedDq && (kD == 128 || (kD == 64 && kFusedDqD64 && kWideQStepD64));
@@ -614,13 +616,21 @@ constexpr bool kDqReducerWarp = false;
 // shapes of kDqReducerWarp's note (same call), with it its row there.
 constexpr bool kSharedAddressStores = false;
 static_assert(!kSharedAddressStores || kFusedDq, "the stores it changes are the fused dQ's");
-// With kFusedDq, the shortest sequence that takes the fused form (shorter ones take the three
-// kernels, which k1 and k2 of every build hold): each CTA of the fused k1 then has at least 12
-// query tiles to amortise the fp32 accumulator's zeroing and conversion over. On an H100
-// (bench/results/2026-12-06h-session, call 1, three interleaved rounds in the dev harness), the
-// fused form with kDqReducerWarp and kSharedAddressStores over the three kernels: 0.973 at
-// B1 H64 S512, 1.008 at B2 H8 S1000 (1.02-1.08 on the long shapes): between the two.
+// With kFusedDq, the shortest sequence that takes the fused form at D 64 (and was at D 128 until
+// kFusedDqMinSeqD128; shorter ones take the three kernels, which k1 and k2 of every build hold):
+// each CTA of the fused k1 then has at least 12 query tiles to amortise the fp32 accumulator's
+// zeroing and conversion over. On an H100 (bench/results/2026-12-06h-session, call 1, three
+// interleaved rounds in the dev harness), the fused form with kDqReducerWarp and
+// kSharedAddressStores over the three kernels: 0.973 at B1 H64 S512, 1.008 at B2 H8 S1000
+// (1.02-1.08 on the long shapes): between the two.
 constexpr int kFusedDqMinSeq = 768;
+// With kFusedDq, the shortest sequence that takes the fused form at D 128. ptxbench eval on an H100
+// of the fused form (with kFusedDqD64, kDqReducerWarp, kSharedAddressStores, kLongestFirst;
+// bench/results/2026-12-07-session, call 1, three rounds) over the three-kernel expert's speedups
+// in the same round: 0.974 at B4 H16 S4096 D128, 1.002 causal, 1.034 at B1 H16 S16384, 1.017 at B4
+// H32 S4096 D64: at D 128 the fused form pays on the long sequence only. 8192 lies between the two
+// measured lengths, not measured itself.
+constexpr int kFusedDqMinSeqD128 = 8192;
 // Whether causal k1 CTAs start in chunks of kOrderChunk (batch, kv head slot) pairs, key block 0
 // of every pair of the chunk first, then key block 1, ... (cta_slot), instead of every key block
 // of one pair before the next pair's. A causal CTA of key block j sees S / 64 - 2 j query tiles
@@ -657,19 +667,27 @@ constexpr bool kPersistentK1 = true;
 // be persistent (fewer: one CTA per unit, the kernel without the loop): the measured shapes had 1-2
 // waves (slower persistent) or 16-31 (faster); 4 lies between, not measured itself.
 constexpr int kPersistentK1MinWaves = 4;
-// Whether k2 is persistent as k1 is with kPersistentK1 (written in session 2026-12-06j, not yet
-// run): one CTA per SM taking (128 queries, query head, batch) units in turn from the second
-// counter of the workspace (k0 zeroes it), in the one-CTA-per-unit grid's order (causal: the last
-// query tiles, which see the most keys, first), where a problem has at least
+// With kPersistentK1 and kFusedDq, whether the fused k1 takes the persistent loop too (else only
+// the three-kernel form's k1 does). Off: in the dev harness (bench/results/2026-12-06j-session,
+// call B, one round) the fused form with it was 4-5% slower than without on the long shapes.
+// Variant `bwd_fused_persistent`.
+constexpr bool kPersistentK1Fused = false;
+// Whether k2 is persistent as k1 is with kPersistentK1 (on since session 2026-12-07, written in
+// 2026-12-06j): one CTA per SM taking (128 queries, query head, batch) units in turn from the
+// second counter of the workspace (k0 zeroes it), in the one-CTA-per-unit grid's order (causal: the
+// last query tiles, which see the most keys, first), where a problem has at least
 // kPersistentK2MinWaves units per SM (Dims::persistent_k2). k2 also takes one CTA per SM (its
-// shared memory), so each unit's prologue (Q and dO, the first K and V stage) and epilogue (the
-// dQ rows stored from registers) run with its tensor cores idle; persistent, the producer loads
-// the next unit's Q and dO once the consumers release them (`qd_empty`, after the unit's last
-// products) while they store dQ. The consumers' turns (kDqPingPong) run on across units: every
-// turn ends with `last` false, and warpgroup 0 takes one more turn's barrier at the end, the
-// opening warpgroup 1's last turn gave it (TakeTurns). Variants `bwd_persistent_k2`,
-// `bwd_gqa_persistent_k2`, `bwd_d96_persistent_k2`.
-constexpr bool kPersistentK2 = false;
+// shared memory), so each unit's prologue (Q and dO, the first K and V stage) and epilogue (the dQ
+// rows stored from registers) run with its tensor cores idle; persistent, the producer loads the
+// next unit's Q and dO once the consumers release them (`qd_empty`, after the unit's last products)
+// while they store dQ. The consumers' turns (kDqPingPong) run on across units: every turn ends with
+// `last` false, and warpgroup 0 takes one more turn's barrier at the end, the opening warpgroup 1's
+// last turn gave it (TakeTurns). Judged on an H100 (bench/results/2026-12-07-session, call 1, two
+// interleaved rounds, over the expert's speedups in the same round): 1.006 / 1.021 / 1.005 /
+// 1.000 / 1.003 / 1.007 on the six timed shapes (the last two hidden and short, where k2 runs one
+// unit a CTA); every case of the dev harness correct, GQA and D 96 included. Variants
+// `bwd_k2_per_unit`, `bwd_gqa_k2_per_unit`, `bwd_d96_k2_per_unit` turn it off.
+constexpr bool kPersistentK2 = true;
 constexpr int kPersistentK2MinWaves = 4;
 constexpr int kDsBarrier = 6;  // kFusedDq: named barrier of both consumer warpgroups
 // kFusedDq: each consumer's dQ block of a step, (kDqBlockRows queries, 64 columns), starts at
@@ -2382,7 +2400,8 @@ struct Dims {
   float scale = 0.f;
   int64_t part_elems() const { return static_cast<int64_t>(batch) * kv_heads * seq * dim; }
   bool fused_dq() const {
-    return (dim == 128 ? kFusedDqOf<128> : dim == 64 && kFusedDqOf<64>)&&seq >= kFusedDqMinSeq;
+    return dim == 128 ? kFusedDqOf<128> && seq >= kFusedDqMinSeqD128
+                      : dim == 64 && kFusedDqOf<64> && seq >= kFusedDqMinSeq;
   }
   uint64_t dq_acc_bytes() const { return fused_dq() ? 4ull * batch * heads * seq * dim : 0; }
   uint64_t partial_bytes() const { return splits > 1 ? 8ull * splits * part_elems() : 0; }
@@ -2397,7 +2416,8 @@ struct Dims {
   // kPersistentK1 (unsplit only): k1's units, one CTA's work each without it
   int units() const { return (seq + kCtaRows - 1) / kCtaRows * kv_heads * batch; }
   bool persistent_k1() const {
-    return kPersistentK1 && splits == 1 && sms > 0 && units() >= kPersistentK1MinWaves * sms;
+    return kPersistentK1 && (kPersistentK1Fused || !fused_dq()) && splits == 1 && sms > 0 &&
+           units() >= kPersistentK1MinWaves * sms;
   }
   // kPersistentK2: k2's units, one CTA's work each without it
   int dq_units() const { return (seq + kCtaRows - 1) / kCtaRows * heads * batch; }
@@ -2575,7 +2595,8 @@ Kernels kernels_for() {
     k.dkdvq = dkdv_kernel<kD, false, true>;
     k.dkdvq_split = dkdv_kernel<kD, true, true>;
     k.dkdvq_smem = smem_bytes<DkvqSmem<kD>>();
-    if constexpr (kPersistentK1) k.dkdvq_loop = dkdv_kernel<kD, false, true, true>;
+    if constexpr (kPersistentK1 && kPersistentK1Fused)
+      k.dkdvq_loop = dkdv_kernel<kD, false, true, true>;
   }
   if constexpr (kPersistentK1) k.dkdv_loop = dkdv_kernel<kD, false, false, true>;
   if constexpr (kPersistentK2) k.dq_loop = dq_kernel<kD, true>;

@@ -2,7 +2,7 @@
 # Prepared in session 2026-12-06 (twenty-seventh) for the next device call. On an H200: the
 # acceptance evaluations (callA.sh beside this, into OUT/A: gpu.txt, evals.tar.gz, summary.txt),
 # the attention backward expert among them with its persistent k1 (kPersistentK1, on since this
-# session). Elsewhere, within LIMIT_S:
+# session). Elsewhere, or with PART=dev, within LIMIT_S:
 #   1. every case of the dev harness for `fd64` (bwd_fused_d64: the fused form at D 64 too,
 #      kFusedDqD64, never run; with the reducer thread, shared-address stores, longest first, the
 #      one-unit k1), 100 s at most (a trap there: its shared-memory base was not 1024-aligned);
@@ -21,7 +21,7 @@
 #   (BIN/{expert,pu,pk2,fd64,lf}/bwd_dev, built at 6db1fe3)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" limit="${3:-570}" work=/tmp/c1; mkdir -p "$out" "$work/logs"
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+if [ "${PART:-}" != dev ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   bash bench/results/2026-12-06j-session/next/callA.sh "$bin" "$out/A" $((limit - 45))
   exit
 fi

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Prepared in session 2026-12-07 for its second device call, after call 1 (an H100) judged the
+# persistent k2 (now on in the backward expert) and the fused form at D 64. On an H200 (unless
+# PART=dev): the acceptance evaluations of 2026-12-06j's callA.sh with the PAIRS below (the
+# backward and TMA GEMM experts three times, the fp8 ones twice, the others once), within
+# LIMIT_S less 45 s, into OUT/A. Elsewhere, within LIMIT_S:
+#   1. every case of the dev harness for `fl` (bwd_fused_d64_long: the fused form at D 64 and at
+#      D 128 from S 8192, the three kernels with both persistent kernels elsewhere), 60 s at most;
+#   2. interleaved rounds of the D 64 cases and two D 128 ones for `expert` (the expert with the
+#      persistent k2) and `fl`, none started after 100 s;
+#   3. `ptxbench eval` of VARIANTS (default bwd_fused_d64_long, bwd_gqa_fused_d64_long) beside
+#      their experts, interleaved rounds, the evidence in the first, in what is left.
+# Everything lands in one archive, OUT/c2.tar.gz, written after each part; summaries printed whole.
+# Usage (repository root of the GPU machine): call2.sh BIN OUT [LIMIT_S=480]
+#   BIN: .carry/z.tar.xz (ptxbench, ptxbench-worker) and .carry/c8.tar.xz
+#   (BIN/{expert,fl}/bwd_dev)
+set -uo pipefail
+bin="$(cd "$1" && pwd)" out="$2" limit="${3:-480}" work=/tmp/c2; mkdir -p "$out" "$work/logs"
+if [ "${PART:-}" != dev ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  PAIRS="sm90/gemm/bf16-llm:sm90_gemm_bf16_llm:1
+sm90/gemm/bf16-wgmma-tma:sm90_gemm_bf16_wgmma_tma:3 sm90/gemm/fp8-e4m3:sm90_gemm_fp8_e4m3:2
+sm90/gemm/fp8-blockwise:sm90_gemm_fp8_blockwise:2 sm90/attention/bwd-bf16:sm90_attention_bwd_bf16:3
+sm90/attention/fwd-varlen:sm90_attention_fwd_varlen:1
+sm90/attention/bwd-bf16-gqa:sm90_attention_bwd_bf16_gqa:1
+sm90/gemm/bf16-wgmma:sm90_gemm_bf16_wgmma:1" \
+    bash bench/results/2026-12-06j-session/next/callA.sh "$bin" "$out/A" $((limit - 45))
+  exit
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv | tee "$work/gpu.txt"
+pack() { tar -C "$work" -czf "$out/c2.tar.gz" .; }
+timeout 60 "$bin/fl/bwd_dev" > "$work/logs/fl.full.log" 2>&1
+echo "== fl, every case: exit $? ($(grep -c PASS "$work/logs/fl.full.log") PASS lines)" |
+  tee -a "$work/full.txt"
+sed -n '/==== SUMMARY/,$p' "$work/logs/fl.full.log" | grep -v PASS | cut -c1-220 |
+  tee -a "$work/full.txt"
+pack
+for r in 1 2 3 4; do
+  [ "$SECONDS" -gt 100 ] && break  # a round: about 16 s
+  for h in expert fl; do
+    for c in "H32 S4096 D64" "H32 HKV4 S4096 D64" "B4 H16 S4096 D128" "S16384"; do
+      f="$work/logs/$h.t$r.$(echo "$c" | tr -d ' ').log"
+      timeout 40 "$bin/$h/bwd_dev" --only "$c" > "$f" 2>&1
+      grep "TIME total" "$f" | sed "s|^ *TIME|$(basename "$f" .log)|" | cut -c1-150 >> "$work/timing.txt"
+    done
+  done
+done
+python3 bench/results/2026-12-06h-session/next/timing_table.py "$work/timing.txt" expert fl |
+  tee "$work/table.txt"
+pack
+left=$((limit - SECONDS))
+echo "== judge, $left s left"
+[ "$left" -gt 120 ] && bash bench/gemm_dev/judge_variants.sh "$bin" "$work/J" \
+  "${VARIANTS:-bwd_fused_d64_long,bwd_gqa_fused_d64_long}" "$left"
+pack
