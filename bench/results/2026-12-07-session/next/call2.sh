@@ -10,6 +10,7 @@
 #      persistent k2) and `fl`, none started after 100 s;
 #   3. `ptxbench eval` of VARIANTS (default bwd_fused_d64_long, bwd_gqa_fused_d64_long) beside
 #      their experts, interleaved rounds, the evidence in the first, in what is left.
+# PAIRS (H200) and TIMING_ROUNDS (elsewhere, default 4) override the lists above for a shorter call.
 # Everything lands in one archive, OUT/c2.tar.gz, written after each part; summaries printed whole.
 # Usage (repository root of the GPU machine): call2.sh BIN OUT [LIMIT_S=480]
 #   BIN: .carry/z.tar.xz (ptxbench, ptxbench-worker) and .carry/c8.tar.xz
@@ -17,12 +18,12 @@
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" limit="${3:-480}" work=/tmp/c2; mkdir -p "$out" "$work/logs"
 if [ "${PART:-}" != dev ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  PAIRS="sm90/gemm/bf16-llm:sm90_gemm_bf16_llm:1
+  PAIRS="${PAIRS:-sm90/gemm/bf16-llm:sm90_gemm_bf16_llm:1
 sm90/gemm/bf16-wgmma-tma:sm90_gemm_bf16_wgmma_tma:3 sm90/gemm/fp8-e4m3:sm90_gemm_fp8_e4m3:2
 sm90/gemm/fp8-blockwise:sm90_gemm_fp8_blockwise:2 sm90/attention/bwd-bf16:sm90_attention_bwd_bf16:3
 sm90/attention/fwd-varlen:sm90_attention_fwd_varlen:1
 sm90/attention/bwd-bf16-gqa:sm90_attention_bwd_bf16_gqa:1
-sm90/gemm/bf16-wgmma:sm90_gemm_bf16_wgmma:1" \
+sm90/gemm/bf16-wgmma:sm90_gemm_bf16_wgmma:1}" \
     bash bench/results/2026-12-06j-session/next/callA.sh "$bin" "$out/A" $((limit - 45))
   exit
 fi
@@ -34,7 +35,7 @@ echo "== fl, every case: exit $? ($(grep -c PASS "$work/logs/fl.full.log") PASS 
 sed -n '/==== SUMMARY/,$p' "$work/logs/fl.full.log" | grep -v PASS | cut -c1-220 |
   tee -a "$work/full.txt"
 pack
-for r in 1 2 3 4; do
+for r in $(seq 1 "${TIMING_ROUNDS:-4}"); do
   [ "$SECONDS" -gt 100 ] && break  # a round: about 16 s
   for h in expert fl; do
     for c in "H32 S4096 D64" "H32 HKV4 S4096 D64" "B4 H16 S4096 D128" "S16384"; do
