@@ -62,12 +62,13 @@ prefetch4='s/^constexpr int kL2PrefetchAhead = 0;/constexpr int kL2PrefetchAhead
 lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArriveOnCompletion = false;/'
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
-fuseddq='s/^constexpr bool kFusedDq = false;/constexpr bool kFusedDq = true;/'
+# the three kernels everywhere (the fused form and its shared-address stores off)
+threekernels='s/^constexpr bool kFusedDq = true;/constexpr bool kFusedDq = false;/; s/^constexpr bool kSharedAddressStores = true;/constexpr bool kSharedAddressStores = false;/'
 fuseddqstages3='s/^constexpr int kFusedDqStages = 2;/constexpr int kFusedDqStages = 3;/'
 fuseddqd64='s/^constexpr bool kFusedDqD64 = false;/constexpr bool kFusedDqD64 = true;/'
 shareddqstagings1='s/^constexpr int kSharedDqStagings = 2;/constexpr int kSharedDqStagings = 1;/'
-dqreducer='s/^constexpr bool kDqReducerWarp = false;/constexpr bool kDqReducerWarp = true;/'
-sharedstores='s/^constexpr bool kSharedAddressStores = false;/constexpr bool kSharedAddressStores = true;/'
+nodqreducer='s/^constexpr bool kDqReducerWarp = true;/constexpr bool kDqReducerWarp = false;/'
+nosharedstores='s/^constexpr bool kSharedAddressStores = true;/constexpr bool kSharedAddressStores = false;/'
 longestfirst='s/^constexpr bool kLongestFirst = false;/constexpr bool kLongestFirst = true;/'
 k1perunit='s/^constexpr bool kPersistentK1 = true;/constexpr bool kPersistentK1 = false;/'
 k2perunit='s/^constexpr bool kPersistentK2 = true;/constexpr bool kPersistentK2 = false;/'
@@ -131,34 +132,36 @@ bwd_gqa_nochain_pdl|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$nochainp
 bwd_narrow_qstep|attention_bwd_bf16|sm90/attention/bwd-bf16|$narrowqstep
 bwd_gqa_narrow_qstep|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$narrowqstep
 bwd_d96_nochain_pdl|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$nochainpdl
-bwd_fused_dq_shared|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $k1perunit; $fusedallseq; $k2perunit
-bwd_gqa_fused_dq_shared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_dq_shared_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $statslate; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_dq_shared_one_staging|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $shareddqstagings1; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $shareddqstagings1; $fuseddqstages3; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_dq_shared_reducer|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_dq_shared_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $sharedstores; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_dq_shared_reducer_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $k1perunit; $fusedallseq; $k2perunit
-bwd_gqa_fused_dq_shared_reducer_sts|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
-bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $fusedallseq; $k1fused; $k2perunit
-bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $longestfirst; $fusedallseq; $k1fused; $k2perunit
-bwd_fused_d64|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
-bwd_gqa_fused_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $k1perunit; $fusedallseq; $k2perunit
-bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $k1perunit; $fusedallseq; $k2perunit
-bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
-bwd_gqa_fused_diag_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $dqreducer; $sharedstores; $maskmargin; $diagloop; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared|attention_bwd_bf16|sm90/attention/bwd-bf16|$nodqreducer; $nosharedstores; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_dq_shared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$nodqreducer; $nosharedstores; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$nodqreducer; $nosharedstores; $statslate; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_one_staging|attention_bwd_bf16|sm90/attention/bwd-bf16|$nodqreducer; $nosharedstores; $shareddqstagings1; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared3|attention_bwd_bf16|sm90/attention/bwd-bf16|$nodqreducer; $nosharedstores; $shareddqstagings1; $fuseddqstages3; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_reducer|attention_bwd_bf16|sm90/attention/bwd-bf16|$nosharedstores; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$nodqreducer; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_dq_shared_reducer_sts|attention_bwd_bf16|sm90/attention/bwd-bf16|$k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_dq_shared_reducer_sts|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k1perunit; $fusedallseq; $k2perunit
+bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst; $fusedallseq; $k1fused; $k2perunit
+bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst; $fusedallseq; $k1fused; $k2perunit
+bwd_fused_d64|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddqd64; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddqd64; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$maskmargin; $diagloop; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$maskmargin; $diagloop; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$maskmargin; $diagloop; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_diag_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$maskmargin; $diagloop; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
 bwd_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst
-bwd_k1_per_unit|attention_bwd_bf16|sm90/attention/bwd-bf16|$k1perunit; $k2perunit
-bwd_gqa_k1_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k1perunit; $k2perunit
-bwd_d96_k1_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k1perunit; $k2perunit
+bwd_k1_per_unit|attention_bwd_bf16|sm90/attention/bwd-bf16|$k1perunit; $k2perunit; $threekernels
+bwd_gqa_k1_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k1perunit; $k2perunit; $threekernels
+bwd_d96_k1_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k1perunit; $k2perunit; $threekernels
 bwd_k2_per_unit|attention_bwd_bf16|sm90/attention/bwd-bf16|$k2perunit
 bwd_gqa_k2_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k2perunit
 bwd_d96_k2_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k2perunit
-bwd_fused_d64_long|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores
-bwd_gqa_fused_d64_long|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddq; $fuseddqd64; $dqreducer; $sharedstores
+bwd_three_kernels|attention_bwd_bf16|sm90/attention/bwd-bf16|$threekernels
+bwd_gqa_three_kernels|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$threekernels
+bwd_fused_d64_long|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddqd64
+bwd_gqa_fused_d64_long|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddqd64
 bwd_gqa_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers

@@ -5,7 +5,8 @@
 // matmuls on wgmma.
 //
 // Design (written for PTXBench from the public description of FlashAttention-style backward
-// passes on Hopper; no atomics, no shared-memory transposes):
+// passes on Hopper; no shared-memory transposes, and no atomics but the fused form's dQ
+// reductions, below):
 // - k0 `delta_kernel`: one warp per query row writes, into the workspace, Delta_i = dO_i . O_i
 //   and LSE_i * log2(e), per (batch, head) padded to kSeqPad rows (Delta 0, LSE +inf past S) so
 //   that k1 and k2 read them without bounds checks and padded queries get P = 0.
@@ -47,19 +48,19 @@
 // independent). Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last
 // key tile its queries see; tiles on the diagonal are masked per element, fully masked warpgroup
 // tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
-// (k1 and k2), 7 matmuls where the task counts 5; kFusedDq (off) computes dQ in k1 instead (5
-// matmuls, dQ summed by TMA reductions in fp32; k2 converts) in FlashAttention-3's form, dS^T
-// shared between the consumers: 1.00-1.08 times as fast as the three kernels from S 1000 with
-// kDqReducerWarp and kSharedAddressStores in the dev harness on an H100, but 0.965 and 0.920 of
-// the expert's speedup on the causal shapes (MHA, GQA) in ptxbench eval (bench/results/
-// 2026-12-06h-session, call 2): off.
+// (k1 and k2), 7 matmuls where the task counts 5. Where it pays (Dims::fused_dq: D 128 from S 8192;
+// kFusedDq) k1 computes dQ too, in FlashAttention-3's form (5 matmuls, dS^T shared between the
+// consumers, dQ summed in fp32 in the workspace by TMA reductions issued by one producer thread,
+// kDqReducerWarp) and k2 only converts it: dQ's last bits then depend on the reductions' order.
+// Elsewhere (the causal and S 4096 D 128 shapes, where ptxbench eval put the fused form at
+// 0.97-1.00 of the three kernels) and at D 64 and 96 the three kernels run.
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
 // bf16 (fp32 also accepted); all contiguous row-major; D in {64, 96, 128}; 1 <= S <= 32768;
 // scalars [scale, causal] (causal absent means false); workspace 8 * B*H*roundup(S, 128) bytes,
 // plus 8 * splits * B*HKV*S*D bytes of fp32 partials when k1 is split (splits > 1), plus
-// 4 * B*H*S*D bytes for the fp32 dQ accumulator with kFusedDq at D = 128 (and kFusedDqD64), plus
+// 4 * B*H*S*D bytes for the fp32 dQ accumulator where the fused form runs (Dims::fused_dq), plus
 // 16 bytes for k1's and k2's unit counters with kPersistentK1 or kPersistentK2.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
 // of kernels/ptx/ files, kept equal to them by scripts/amalgamate.py.
@@ -555,7 +556,7 @@ constexpr bool kStatsSharedAtUse = true;
 // S4096 D128) found cuDNN's backward one kernel of five products' tensor work with dQ summed by
 // TMA reductions (2294 us, the tensor pipe 65% active) against the three-kernel expert's 1494 +
 // 1112 us at 81-82%: the seven products' extra work, not idle tensor cores, is what the expert
-// loses. Off: in the dev harness (call 2, three rounds, every case's errors the expert's) 1.08-1.20
+// loses. In the dev harness (call 2, three rounds, every case's errors the expert's) 1.08-1.20
 // times slower than the expert with one dQ staging; with two (kSharedDqStagings) 1.01-1.04 times
 // faster at S 16384, 0.94-1.01 at S 4096, 0.93 causal (the accumulator's zeroing and conversion
 // cost about 105 us a call); its k1 at S 4096 2586 us, the tensor pipe 56% active. With
@@ -563,8 +564,14 @@ constexpr bool kStatsSharedAtUse = true;
 // 2026-12-06i): the form where each warpgroup computed all of dQ's columns over its own 64 keys
 // (twice the reduced bytes; B4 H16 S4096 D128 2992 -> 3375 us against the expert on an H100,
 // bench/results/2026-12-05e-h100-session), and that form with the dQ product beside dK (3440
-// against 3001 us, bench/results/2026-12-06b-session).
-constexpr bool kFusedDq = false;
+// against 3001 us, bench/results/2026-12-06b-session). On since session 2026-12-07 where it pays
+// (Dims::fused_dq: D 128 from S 8192; D 64 from S 768 with kFusedDqD64, off), with kDqReducerWarp
+// and kSharedAddressStores: ptxbench eval on an H100 (bench/results/2026-12-07-session, calls 2
+// and 3, variant `bwd_fused_d64_long`, which also has kFusedDqD64, over the three-kernel expert's
+// speedups in the same round) 1.017 at B1 H16 S16384 D128, the shapes that keep the three kernels
+// 0.999-1.009 (the same kernels: the rounds' noise); every evaluation with its evidence `passed`.
+// Variants `bwd_three_kernels`, `bwd_gqa_three_kernels` turn it off.
+constexpr bool kFusedDq = true;
 // With kFusedDq, whether D 64 takes the fused form too (written in session 2026-12-06j): k1's steps
 // there are 128 queries wide (kWideQStepD64) and D has one 64-column block, so each consumer
 // computes the dQ rows of one half of the step's queries over D's 64 columns and all 128 keys (A =
@@ -578,7 +585,10 @@ constexpr bool kFusedDq = false;
 // Registers: the step's peak is the three-kernel D 64 k1's (S^T and dP^T beside dK and dV, 192),
 // the dQ product's 32 accumulators live only once S^T and dP^T are dead. ptxbench eval on an H100
 // (kFusedDqMinSeqD128's note): 1.017 of the three kernels' speedup at B4 H32 S4096 D64, every case
-// correct. Off until judged with kFusedDq's other gates (variant `bwd_fused_d64_long`).
+// correct; with kFusedDq's gates (kFusedDq's note, variant `bwd_fused_d64_long`) 1.017 there and
+// 1.064 at GQA's H32 HKV4 S4096 D64. Off all the same: its k1 spills 8 bytes (a dS value and a
+// step constant, stored and loaded once a step), and the experts compile without spills
+// (EvalCpu.EveryTaskHasAnExpertWithStaticEvidence). On once the spill is gone.
 constexpr bool kFusedDqD64 = false;
 template <int kD>
 constexpr bool kFusedDqOf = kFusedDq && (kD == 128 || (kD == 64 && kFusedDqD64 && kWideQStepD64));
@@ -595,7 +605,7 @@ constexpr int kSharedDqStagings = 2;
 // consumer warpgroup after a barrier of its 128 threads: a consumer stages its block once the
 // reducer has freed the buffer (an mbarrier, `dq_empty`), and announces it (`dq_full`, one
 // arrival a warp) without waiting for anything; the reducer waits for both warpgroups' blocks of
-// a step, issues their reductions, and frees a step's buffers once they have been read. Off. On an
+// a step, issues their reductions, and frees a step's buffers once they have been read. On. On an
 // H100 in the dev harness (bench/results/2026-12-06h-session, call 1, three rounds), the expert's
 // time over the fused form's at B4 H16 S4096 D128 / causal / B1 H16 S16384 / B2 H8 S1000 / B1 H64
 // S512: 0.770 / 0.830 / 0.871 / 0.806 / 0.759 alone (`bwd_fused_dq_shared_reducer`), 1.018 /
@@ -603,7 +613,7 @@ constexpr int kSharedDqStagings = 2;
 // against 0.973 / 0.949 / 1.016 / 0.978 / 0.951 without either. ptxbench eval of the form with
 // both (call 2, three rounds, speedup over the expert's): 0.986 / 0.965 / 1.031 / 0.999 (S 1000),
 // GQA 0.993 / 0.920 (causal) / 1.028 (S 1000).
-constexpr bool kDqReducerWarp = false;
+constexpr bool kDqReducerWarp = true;
 // With kFusedDq, whether a consumer stores its dS^T rows by stmatrix (4 instructions a step, 16
 // bytes of a key's row per lane, no bank conflict under the 128-byte swizzle) and stages dQ by
 // st.shared.v2 (and zeroes a skipped step's rows by st.shared.v4), all at 32-bit shared
@@ -611,10 +621,10 @@ constexpr bool kDqReducerWarp = false;
 // view: ptxas emitted generic stores (ST.E, 64-bit addresses), 52 in the step's loop (878 -> 743
 // instructions with it; no spills either way). Nsight Compute put the fused k1's warps at 0.56
 // cycles of MIO throttle, 0.10 of LG throttle and 0.40 of dispatch stall per issued instruction
-// against cuDNN's 0.06, 0 and 0 (an H100, bench/results/2026-12-06g-session). Off: alone
+// against cuDNN's 0.06, 0 and 0 (an H100, bench/results/2026-12-06g-session). On. Alone
 // (`bwd_fused_dq_shared_sts`) 1.005 / 0.970 / 1.038 / 0.987 / 0.960 of the expert's speed on the
 // shapes of kDqReducerWarp's note (same call), with it its row there.
-constexpr bool kSharedAddressStores = false;
+constexpr bool kSharedAddressStores = true;
 static_assert(!kSharedAddressStores || kFusedDq, "the stores it changes are the fused dQ's");
 // With kFusedDq, the shortest sequence that takes the fused form at D 64 (and was at D 128 until
 // kFusedDqMinSeqD128; shorter ones take the three kernels, which k1 and k2 of every build hold):
