@@ -585,11 +585,18 @@ constexpr bool kFusedDq = true;
 // Registers: the step's peak is the three-kernel D 64 k1's (S^T and dP^T beside dK and dV, 192),
 // the dQ product's 32 accumulators live only once S^T and dP^T are dead. ptxbench eval on an H100
 // (kFusedDqMinSeqD128's note): 1.017 of the three kernels' speedup at B4 H32 S4096 D64, every case
-// correct; with kFusedDq's gates (kFusedDq's note, variant `bwd_fused_d64_long`) 1.017 there and
-// 1.064 at GQA's H32 HKV4 S4096 D64. Off all the same: its k1 spills 8 bytes (a dS value and a
-// step constant, stored and loaded once a step), and the experts compile without spills
-// (EvalCpu.EveryTaskHasAnExpertWithStaticEvidence). On once the spill is gone.
+// correct; with kFusedDq's gates (kFusedDq's note, variant `bwd_fused_d64_overlap`) 1.017 there
+// and 1.064 at GQA's H32 HKV4 S4096 D64. That k1 spilled 8 bytes (a dS value and the loop's end,
+// stored and loaded once a step), and the experts compile without spills
+// (EvalCpu.EveryTaskHasAnExpertWithStaticEvidence): hence kFusedD64DvBeforeDs. Off until the
+// spill-free form is judged (variant `bwd_fused_d64_long`).
 constexpr bool kFusedDqD64 = false;
+// With kFusedDqD64, whether a consumer of the fused D 64 k1 waits for its dV product before it
+// computes dS (instead of while dV runs): P^T's 32 bf16 fragment registers, which dV reads, are
+// then free before dS^T's are formed beside S^T, dP^T, dK and dV (224 accumulator registers of the
+// 240). Without it ptxas spilled 8 bytes in that kernel; with it none (ptxas 13.0; the step loop
+// 929 -> 921 instructions); not measured on a GPU. The other kernels are unchanged.
+constexpr bool kFusedD64DvBeforeDs = true;
 template <int kD>
 constexpr bool kFusedDqOf = kFusedDq && (kD == 128 || (kD == 64 && kFusedDqD64 && kWideQStepD64));
 // With kFusedDq, the ring stages of Q and dO: 2 (3 fit only beside one dQ staging buffer; with it
@@ -1866,7 +1873,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmma_commit();
           turns.end(false);
 
-          wgmma_wait<1>();  // dP^T is done; dV may still run
+          if constexpr (kFused && kD == 64 && kFusedD64DvBeforeDs) {
+            wgmma_wait<0>();  // dP^T and dV are done: P^T's fragments are free
+            fence_regs(dv);
+          } else {
+            wgmma_wait<1>();  // dP^T is done; dV may still run
+          }
           fence_regs(dp);
 #pragma unroll
           for (int e = 0; e < kQStep / 2; ++e)
