@@ -235,9 +235,9 @@ bwd_d96_margin|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$maskmargin
 bwd_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$maskmargin; $diagloop
 bwd_gqa_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$maskmargin; $diagloop
 bwd_d96_diagloop|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$maskmargin; $diagloop
-bwd_overlap|attention_bwd_bf16|sm90/attention/bwd-bf16|$overlap
-bwd_gqa_overlap|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$overlap
-bwd_d96_overlap|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$overlap
+bwd_overlap|attention_bwd_bf16|sm90/attention/bwd-bf16|$overlap; $k1perunit; $k2perunit; $threekernels
+bwd_gqa_overlap|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$overlap; $k1perunit; $k2perunit; $threekernels
+bwd_d96_overlap|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$overlap; $k1perunit; $k2perunit; $threekernels
 bwd_stats_late|attention_bwd_bf16|sm90/attention/bwd-bf16|$statslate
 bwd_gqa_stats_late|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$statslate
 bwd_d96_stats_late|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$statslate
@@ -258,11 +258,11 @@ bwd_d96_dq_together|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqtogeth
 bwd_dq_after_dkv|attention_bwd_bf16|sm90/attention/bwd-bf16|$dqafter
 bwd_gqa_dq_after_dkv|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$dqafter
 bwd_d96_dq_after_dkv|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$dqafter
-bwd_all_prepared|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong; $d64uniform
-bwd_gqa_all_prepared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong; $d64uniform
-bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong
-bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong
-bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong
+bwd_all_prepared|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong; $d64uniform; $k1perunit; $k2perunit; $threekernels
+bwd_gqa_all_prepared|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong; $d64uniform; $k1perunit; $k2perunit; $threekernels
+bwd_pingpong|attention_bwd_bf16|sm90/attention/bwd-bf16|$pingpong; $k1perunit; $k2perunit; $threekernels
+bwd_gqa_pingpong|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$pingpong; $k1perunit; $k2perunit; $threekernels
+bwd_d96_pingpong|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$pingpong; $k1perunit; $k2perunit; $threekernels
 tma_lastslices|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$lastslices
 llm_lastslices|bf16_llm|sm90/gemm/bf16-llm|$lastslices
 wgmma_lastslices|bf16_wgmma|sm90/gemm/bf16-wgmma|$lastslices
