@@ -38,7 +38,7 @@ for r in $(seq 1 "${TIMING_ROUNDS:-3}"); do
 done
 # shellcheck disable=SC2086  # the forms, one argument each
 [ -s "$work/timing.txt" ] &&
-  python3 bench/results/2026-12-06h-session/next/timing_table.py "$work/timing.txt" ${timed//,/ } |
+  python3 bench/attention_dev/timing_table.py "$work/timing.txt" ${timed//,/ } |
   tee "$work/table.txt"
 pack
 left=$((limit - SECONDS))

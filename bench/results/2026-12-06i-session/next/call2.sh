@@ -32,6 +32,6 @@ for r in 1 2 3; do
     done
   done
 done
-python3 bench/results/2026-12-06h-session/next/timing_table.py "$out/timing.txt" \
+python3 bench/attention_dev/timing_table.py "$out/timing.txt" \
   expert0 expert lf pers fpers | tee "$out/table.txt"
 tar -C "$logs" -czf "$out/logs.tar.gz" .

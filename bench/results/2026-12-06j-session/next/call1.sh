@@ -45,7 +45,7 @@ for r in 1 2 3; do
     done
   done
 done
-python3 bench/results/2026-12-06h-session/next/timing_table.py "$work/timing.txt" \
+python3 bench/attention_dev/timing_table.py "$work/timing.txt" \
   expert pu pk2 fd64 lf | tee "$work/table.txt"
 pack
 left=$((limit - SECONDS))
