@@ -6,7 +6,8 @@
 #      spill-free, never run), TIMING_ROUNDS (2) timing rounds of the expert and `fl`, and with
 #      more than 120 s of DEV_S left one `ptxbench eval` of bwd_fused_d64_long beside the expert;
 #   2. bench/timing_block_probe.sh in what is left (into OUT/block.tar.gz): the per-tensor fp8 and
-#      TMA GEMM experts judged with cold rounds of 8, 16 and 32 calls, interleaved.
+#      TMA GEMM experts (BLOCK_PAIRS to change) judged with cold rounds of 8, 16 and 32 calls,
+#      interleaved.
 # Usage (repository root of the GPU machine): call1.sh BIN OUT [LIMIT_S=560] [DEV_S=380]
 #   BIN: .carry/z.tar.xz (ptxbench, ptxbench-worker) and .carry/c9.tar.xz (BIN/{expert,fl,ov}/bwd_dev)
 set -uo pipefail
@@ -19,4 +20,5 @@ TIMING_ROUNDS="${TIMING_ROUNDS:-2}" TIMING_GATE_S=200 bash bench/attention_dev/b
   "$bin" "$out" "$dev" fl:60 expert,fl bwd_fused_d64_long
 left=$((limit - SECONDS))
 echo "== block probe, $left s left"
-[ "$left" -gt 90 ] && bash bench/timing_block_probe.sh "$bin" "$out" 2 "8 16 32" $((left - 30))
+[ "$left" -gt 90 ] &&
+  bash bench/timing_block_probe.sh "$bin" "$out" 2 "8 16 32" $((left - 30)) "${BLOCK_PAIRS:-}"
