@@ -65,7 +65,7 @@ narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD6
 # the three kernels everywhere (the fused form and its shared-address stores off)
 threekernels='s/^constexpr bool kFusedDq = true;/constexpr bool kFusedDq = false;/; s/^constexpr bool kSharedAddressStores = true;/constexpr bool kSharedAddressStores = false;/'
 fuseddqstages3='s/^constexpr int kFusedDqStages = 2;/constexpr int kFusedDqStages = 3;/'
-fuseddqd64='s/^constexpr bool kFusedDqD64 = false;/constexpr bool kFusedDqD64 = true;/'
+threekernelsd64='s/^constexpr bool kFusedDqD64 = true;/constexpr bool kFusedDqD64 = false;/'
 d64dvoverlap='s/^constexpr bool kFusedD64DvBeforeDs = true;/constexpr bool kFusedD64DvBeforeDs = false;/'
 shareddqstagings1='s/^constexpr int kSharedDqStagings = 2;/constexpr int kSharedDqStagings = 1;/'
 nodqreducer='s/^constexpr bool kDqReducerWarp = true;/constexpr bool kDqReducerWarp = false;/'
@@ -146,8 +146,8 @@ bwd_fused_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst
 bwd_gqa_fused_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst; $k1perunit; $fusedallseq; $k2perunit
 bwd_fused_persistent|attention_bwd_bf16|sm90/attention/bwd-bf16|$longestfirst; $fusedallseq; $k1fused; $k2perunit
 bwd_gqa_fused_persistent|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst; $fusedallseq; $k1fused; $k2perunit
-bwd_fused_d64|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddqd64; $d64dvoverlap; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
-bwd_gqa_fused_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddqd64; $d64dvoverlap; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_fused_d64|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64dvoverlap; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
+bwd_gqa_fused_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64dvoverlap; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
 bwd_fused_diagloop|attention_bwd_bf16|sm90/attention/bwd-bf16|$maskmargin; $diagloop; $k1perunit; $fusedallseq; $k2perunit
 bwd_gqa_fused_diagloop|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$maskmargin; $diagloop; $k1perunit; $fusedallseq; $k2perunit
 bwd_fused_diag_longest_first|attention_bwd_bf16|sm90/attention/bwd-bf16|$maskmargin; $diagloop; $longestfirst; $k1perunit; $fusedallseq; $k2perunit
@@ -161,10 +161,10 @@ bwd_gqa_k2_per_unit|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$k2peruni
 bwd_d96_k2_per_unit|attention_bwd_bf16_d96|sm90/attention/bwd-bf16-d96|$k2perunit
 bwd_three_kernels|attention_bwd_bf16|sm90/attention/bwd-bf16|$threekernels
 bwd_gqa_three_kernels|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$threekernels
-bwd_fused_d64_long|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddqd64
-bwd_gqa_fused_d64_long|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddqd64
-bwd_fused_d64_overlap|attention_bwd_bf16|sm90/attention/bwd-bf16|$fuseddqd64; $d64dvoverlap
-bwd_gqa_fused_d64_overlap|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$fuseddqd64; $d64dvoverlap
+bwd_three_kernels_d64|attention_bwd_bf16|sm90/attention/bwd-bf16|$threekernelsd64
+bwd_gqa_three_kernels_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$threekernelsd64
+bwd_fused_d64_overlap|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64dvoverlap
+bwd_gqa_fused_d64_overlap|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64dvoverlap
 bwd_gqa_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers

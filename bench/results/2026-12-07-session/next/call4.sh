@@ -9,9 +9,9 @@
 #      form, 8 bytes spilled), 60 s each at most;
 #   2. interleaved rounds of the D 64 cases and two D 128 ones for `expert` (the expert at this
 #      session's end: the fused form at D 128 from S 8192), `fl` and `ov`;
-#   3. `ptxbench eval` of VARIANTS (default bwd_fused_d64_long, bwd_fused_d64_overlap,
-#      bwd_gqa_fused_d64_long) beside their experts, interleaved rounds, the evidence in the
-#      first, in what is left.
+#   3. `ptxbench eval` of VARIANTS (default, since 2026-12-07b made `fl` the expert:
+#      bwd_three_kernels_d64, bwd_fused_d64_overlap, bwd_gqa_three_kernels_d64) beside their
+#      experts, interleaved rounds, the evidence in the first, in what is left.
 # Usage (repository root of the GPU machine): call4.sh BIN OUT [LIMIT_S=570]
 #   BIN: .carry/z.tar.xz (ptxbench, ptxbench-worker) and .carry/c9.tar.xz
 #   (BIN/{expert,fl,ov}/bwd_dev, built at this session's last kernel commit)
@@ -28,4 +28,4 @@ sm90/gemm/bf16-wgmma:sm90_gemm_bf16_wgmma:1}" \
   exit
 fi
 bash bench/attention_dev/bwd_dev_call.sh "$bin" "$out" "$limit" fl:60,ov:60 expert,fl,ov \
-  "${VARIANTS:-bwd_fused_d64_long,bwd_fused_d64_overlap,bwd_gqa_fused_d64_long}"
+  "${VARIANTS:-bwd_three_kernels_d64,bwd_fused_d64_overlap,bwd_gqa_three_kernels_d64}"
