@@ -48,12 +48,13 @@
 // independent). Causal: k1 starts at the first query tile that sees its keys, k2 stops at the last
 // key tile its queries see; tiles on the diagonal are masked per element, fully masked warpgroup
 // tiles are skipped (the warpgroup still releases the stage). FLOPs: S and dP are computed twice
-// (k1 and k2), 7 matmuls where the task counts 5. Where it pays (Dims::fused_dq: D 128 from S 8192;
-// kFusedDq) k1 computes dQ too, in FlashAttention-3's form (5 matmuls, dS^T shared between the
-// consumers, dQ summed in fp32 in the workspace by TMA reductions issued by one producer thread,
-// kDqReducerWarp) and k2 only converts it: dQ's last bits then depend on the reductions' order.
-// Elsewhere (the causal and S 4096 D 128 shapes, where ptxbench eval put the fused form at
-// 0.97-1.00 of the three kernels) and at D 64 and 96 the three kernels run.
+// (k1 and k2), 7 matmuls where the task counts 5. Where it pays (Dims::fused_dq: D 128 from S 8192,
+// D 64 from S 768; kFusedDq, kFusedDqD64) k1 computes dQ too, in FlashAttention-3's form (5
+// matmuls, dS^T shared between the consumers, dQ summed in fp32 in the workspace by TMA reductions
+// issued by one producer thread, kDqReducerWarp) and k2 only converts it: dQ's last bits then
+// depend on the reductions' order. Elsewhere (D 128 below S 8192, where ptxbench eval put the
+// fused form at 0.97-1.00 of the three kernels; D 64 below S 768) and at D 96 the three kernels
+// run.
 //
 // Contract (checked by ptxb_plan / ptxb_run): inputs Q [B,H,S,D], K, V [B,HKV,S,D] (HKV divides
 // H), O, dO [B,H,S,D] bf16 and LSE [B,H,S] fp32; outputs dQ, dK, dV with the shapes of Q, K, V in
