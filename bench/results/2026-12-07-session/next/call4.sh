@@ -3,18 +3,19 @@
 # PART=dev): the acceptance evaluations (2026-12-06j's callA.sh) of PAIRS (default below: the
 # backward and TMA GEMM experts three times, the fp8 ones twice, the others once), within
 # LIMIT_S less 45 s, into OUT/A (gpu.txt, evals.tar.gz, summary.txt). Elsewhere
-# (bench/attention_dev/bwd_dev_call.sh, into OUT/dev.tar.gz), within LIMIT_S:
-#   1. every case of the dev harness for `fl` (bwd_fused_d64_long: the fused form at D 64 with
-#      kFusedD64DvBeforeDs, spill-free, never run) and `ov` (bwd_fused_d64_overlap: the judged
-#      form, 8 bytes spilled), 60 s each at most;
-#   2. interleaved rounds of the D 64 cases and two D 128 ones for `expert` (the expert at this
-#      session's end: the fused form at D 128 from S 8192), `fl` and `ov`;
-#   3. `ptxbench eval` of VARIANTS (default, since 2026-12-07b made `fl` the expert:
-#      bwd_three_kernels_d64, bwd_fused_d64_overlap, bwd_gqa_three_kernels_d64) beside their
-#      experts, interleaved rounds, the evidence in the first, in what is left.
+# (bench/attention_dev/bwd_dev_call.sh, into OUT/dev.tar.gz), within LIMIT_S (as changed in
+# session 2026-12-07b, which made the spill-free fused D 64 form the expert):
+#   1. every case of the dev harness for `expert` (never run in full since) and `ov`
+#      (bwd_fused_d64_overlap: the judged form, 8 bytes spilled), 60 s each at most;
+#   2. interleaved rounds of the D 64 cases and two D 128 ones for `t3` (bwd_three_kernels_d64:
+#      the three kernels at D 64, the expert before), `expert` and `ov`;
+#   3. `ptxbench eval` of VARIANTS (default bwd_three_kernels_d64, bwd_fused_d64_overlap,
+#      bwd_gqa_three_kernels_d64) beside their experts, interleaved rounds, the evidence in the
+#      first, in what is left.
 # Usage (repository root of the GPU machine): call4.sh BIN OUT [LIMIT_S=570]
 #   BIN: .carry/z.tar.xz (ptxbench, ptxbench-worker) and .carry/c9.tar.xz
-#   (BIN/{expert,fl,ov}/bwd_dev, built at this session's last kernel commit)
+#   (BIN/{expert,t3,ov}/bwd_dev, built at the last kernel commit:
+#   bench/results/2026-12-07b-session/README.md)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" out="$2" limit="${3:-570}"
 if [ "${PART:-}" != dev ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
@@ -27,5 +28,5 @@ sm90/gemm/bf16-wgmma:sm90_gemm_bf16_wgmma:1}" \
     bash bench/results/2026-12-06j-session/next/callA.sh "$bin" "$out/A" $((limit - 45))
   exit
 fi
-bash bench/attention_dev/bwd_dev_call.sh "$bin" "$out" "$limit" fl:60,ov:60 expert,fl,ov \
+bash bench/attention_dev/bwd_dev_call.sh "$bin" "$out" "$limit" expert:60,ov:60 t3,expert,ov \
   "${VARIANTS:-bwd_three_kernels_d64,bwd_fused_d64_overlap,bwd_gqa_three_kernels_d64}"
