@@ -25,12 +25,8 @@ for r in $(seq 1 "$rounds"); do
     for b in $order; do
       [ "$SECONDS" -gt "$gate" ] && { echo "time up before $entry block $b round $r"; break 3; }
       task="${entry%%:*}" name="${entry#*:}-b$b"
-      t0=$(date +%s.%N)
-      PTXBENCH_TIMING_BLOCK="$b" "$bin/ptxbench" eval "kernels/reference/${entry#*:}.cu" \
-        --task "$task" --json-out "$work/${name}_$r.json" > "$work/${name}_$r.txt" 2>&1
-      python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.2f}')" \
-        "$(date +%s.%N)" "$t0" > "$work/${name}_$r.wall"
-      echo "$name round $r: $(cat "$work/${name}_$r.wall") s"
+      echo "$name round $r: $(PTXBENCH_TIMING_BLOCK="$b" bash bench/eval_with_wall.sh "$bin" \
+        "kernels/reference/${entry#*:}.cu" "$task" "$work" "${name}_$r") s"
       tar -C "$work" -czf "$out/block.tar.gz" .
     done
   done

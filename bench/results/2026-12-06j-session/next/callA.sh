@@ -26,12 +26,8 @@ for r in 1 2 3; do
     IFS=: read -r task name rounds <<< "$entry"
     [ "$r" -gt "$rounds" ] && continue
     [ "$SECONDS" -gt "$gate" ] && { echo "time up before $name round $r"; break 2; }
-    t0=$(date +%s.%N)
-    "$bin/ptxbench" eval "kernels/reference/$name.cu" --task "$task" \
-      --json-out "$work/${name}_$r.json" > "$work/${name}_$r.txt" 2>&1
-    python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.2f}')" \
-      "$(date +%s.%N)" "$t0" > "$work/${name}_$r.wall"
-    echo "$name round $r: $(cat "$work/${name}_$r.wall") s"
+    echo "$name round $r: $(bash bench/eval_with_wall.sh "$bin" "kernels/reference/$name.cu" \
+      "$task" "$work" "${name}_$r") s"
     tar -C "$work" -czf "$out/evals.tar.gz" .
   done
 done
