@@ -42,7 +42,36 @@ std::optional<cudaDataType_t> cuda_type(int32_t dtype) {
   }
 }
 
+// This build's cuBLASLt, as a choice names its library.
+std::string library_id() { return "cublaslt " + std::to_string(cublasLtGetVersion()); }
+
+// The algorithm's opaque bytes in hex: equal strings, the same algorithm and configuration.
+std::string algo_hex(const cublasLtMatmulAlgo_t& algo) {
+  static const char* const kDigits = "0123456789abcdef";
+  const auto* bytes = reinterpret_cast<const unsigned char*>(algo.data);
+  std::string hex;
+  for (size_t i = 0; i < sizeof algo.data; ++i) {
+    hex.push_back(kDigits[bytes[i] >> 4]);
+    hex.push_back(kDigits[bytes[i] & 15]);
+  }
+  return hex;
+}
+
 }  // namespace
+
+void CublasLtGemm::prefer(const nlohmann::json& choices) {
+  preferred_.clear();
+  if (!choices.is_array()) return;
+  const std::string library = library_id();
+  for (const nlohmann::json& c : choices) {
+    if (!c.is_object() || c.value("library", nlohmann::json()) != library) continue;
+    const auto problem = c.find("problem"), index = c.find("index"), algo = c.find("algo");
+    if (problem == c.end() || !problem->is_string() || index == c.end() ||
+        !index->is_number_integer() || algo == c.end() || !algo->is_string())
+      continue;
+    preferred_[problem->get<std::string>()] = c;
+  }
+}
 
 CublasLtGemm::CublasLtGemm(int heuristic_algos, int64_t workspace_bytes, GemmEpilogue epilogue,
                            GemmScaling scaling)
@@ -95,6 +124,7 @@ cublasStatus_t CublasLtGemm::matmul(const cublasLtMatmulAlgo_t& algo, const void
 
 int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   release_descriptors();
+  choice_ = nullptr;
   *workspace_bytes = 0;
   const int64_t M = problem.inputs[0].shape[0], K = problem.inputs[0].shape[1];
   const int64_t N = problem.inputs[1].shape[0];
@@ -218,6 +248,27 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
     return 5;
   }
   if (returned == 0) return 1;
+  report_["library_version"] = cublasLtGetVersion();
+  report_["algorithms_offered"] = returned;
+
+  // The problem as a choice names it: the shape, the element types and the mode.
+  std::string key = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+  for (const nlohmann::json& t : report_["types"]) key += " " + t.get<std::string>();
+  key += has_bias ? " bias_gelu" : "";
+  key += !scaled ? "" : blockwise ? " blockwise" : " per_tensor";
+  if (const auto it = preferred_.find(key); it != preferred_.end()) {
+    const int64_t i = it->second["index"].get<int64_t>();
+    if (i >= 0 && i < returned && algo_hex(offered[size_t(i)].algo) == it->second["algo"]) {
+      algo_ = offered[size_t(i)].algo;
+      choice_ = it->second;
+      report_["choice"] = "preferred";  // chosen by an earlier plan's timing (prefer())
+      report_["chosen"] = i;
+      report_["chosen_median_us"] = it->second.value("median_us", nlohmann::json());
+      planned_ = true;
+      return PTXB_OK;
+    }
+    report_["preferred_not_offered"] = it->second;
+  }
 
   // Time every offered algorithm on scratch data of this shape, the same way the candidate and
   // the baseline are timed (interleaved rounds, L2 flushed before each call), and keep the
@@ -263,8 +314,7 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
     for (size_t k = 0; k < calls.size(); ++k)
       median_us[size_t(call_algo[k])] = median_ci(samples.us[k]).median;
   const int best = choose_algorithm(median_us, kPlanMargin);
-  report_["library_version"] = cublasLtGetVersion();
-  report_["algorithms_offered"] = returned;
+  report_["choice"] = "timed";
   report_["selection"] = {{"samples", kPlanSamples}, {"margin", kPlanMargin}};
   if (samples.gate_expired > 0) report_["selection"]["gate_expired"] = samples.gate_expired;
   report_["algorithms"] = nlohmann::json::array();
@@ -281,6 +331,11 @@ int CublasLtGemm::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   algo_ = offered[best].algo;
   report_["chosen"] = best;
   report_["chosen_median_us"] = median_us[size_t(best)];
+  choice_ = {{"library", library_id()},
+             {"problem", key},
+             {"index", best},
+             {"algo", algo_hex(algo_)},
+             {"median_us", median_us[size_t(best)]}};
   planned_ = true;
   return PTXB_OK;
 }

@@ -2,17 +2,20 @@
 // (bf16, f16 or f32 in and out), fp32 accumulation. plan() asks the heuristic for up to N
 // algorithms, times them on scratch data of the same shape (30 interleaved rounds, L2 flushed,
 // after 3 warm-ups) and keeps the heuristic's first unless another is faster by more than 2%
-// (choose_algorithm). With an epilogue, the library applies it in the same call: kBiasGelu is
-// C = GELU(A * B^T + bias), bias a vector of N elements (the problem's third input), cuBLASLt's
-// CUBLASLT_EPILOGUE_GELU_BIAS. With per-tensor scaling (fp8 operands), C = s_a * s_b * (A * B^T)
-// where s_a and s_b are the problem's third and fourth inputs (one f32 each, on the device),
-// passed as cuBLASLt's A/B scale pointers; fast accumulation stays off (the default, set
-// explicitly): partial sums leave the tensor cores' fp8 accumulator as the library intends.
+// (choose_algorithm), unless prefer() gave it the choice for the problem. With an epilogue, the
+// library applies it in the same call: kBiasGelu is C = GELU(A * B^T + bias), bias a vector of N
+// elements (the problem's third input), cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS. With per-tensor
+// scaling (fp8 operands), C = s_a * s_b * (A * B^T) where s_a and s_b are the problem's third and
+// fourth inputs (one f32 each, on the device), passed as cuBLASLt's A/B scale pointers; fast
+// accumulation stays off (the default, set explicitly): partial sums leave the tensor cores' fp8
+// accumulator as the library intends.
 #pragma once
 
 #include <cublasLt.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "cuda/device.hpp"
@@ -37,11 +40,18 @@ class CublasLtGemm final : public Implementation {
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
 
   std::string name() const override { return "cublaslt"; }
+  bool times_plans() const override { return true; }
   int plan(const ptxb_problem& problem, uint64_t* workspace_bytes) override;
   int run(const ptxb_args& args) override;
 
   /// What plan() saw: algorithms offered, their times, the one chosen, the library version.
   nlohmann::json plan_report() const override { return report_; }
+  /// {"library": "cublaslt <version>", "problem": shape, types and mode, "index": the offered
+  /// algorithm's place in the heuristic's list, "algo": its 64 bytes in hex, "median_us"}.
+  nlohmann::json plan_choice() const override { return choice_; }
+  /// A preferred choice is taken when the heuristic offers the same algorithm bytes at the same
+  /// place for the problem; then plan() times nothing.
+  void prefer(const nlohmann::json& choices) override;
 
  private:
   void release_descriptors();
@@ -66,6 +76,8 @@ class CublasLtGemm final : public Implementation {
   cublasLtMatmulAlgo_t algo_{};
   bool planned_ = false;
   nlohmann::json report_;
+  nlohmann::json choice_;
+  std::map<std::string, nlohmann::json> preferred_;  ///< problem key -> choice
 };
 
 }  // namespace ptxb

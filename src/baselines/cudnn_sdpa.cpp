@@ -1,6 +1,7 @@
 #include "baselines/cudnn_sdpa.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -151,9 +152,13 @@ Trial time_plan(fe::graph::Graph& graph, nlohmann::json& entry, cudnnHandle_t ha
 struct CudnnSdpa::State {
   std::string library;
   const CudnnLibrary* cudnn = nullptr;
-  // Graphs built ahead by prebuild(), (problem dims as JSON, graph); plan() takes its own out.
+  // Graphs built ahead by prebuild(), (problem dims as JSON, graph); every plan() of the
+  // problem shares its graph and handle.
   std::vector<std::pair<nlohmann::json, cudnn_sdpa::BuiltGraph>> prebuilt;
-  std::unique_ptr<CudnnHandle> handle;  // the chosen plan's (each built graph has its own)
+  // prefer()'s choices by problem key, and the last plan()'s choice (null: none).
+  std::map<std::string, nlohmann::json> preferred;
+  nlohmann::json choice;
+  std::shared_ptr<CudnnHandle> handle;  // the chosen plan's (each built graph has its own)
   // The chosen plan; graph is null until a plan() succeeds.
   std::shared_ptr<fe::graph::Graph> graph;
   int64_t plan_index = -1;
@@ -190,14 +195,45 @@ const char* CudnnSdpa::direction_name(SdpaDirection direction) {
 }
 
 int CudnnSdpa::fail(CudnnSdpaStatus status, const std::string& why) {
+  state_->choice = nullptr;
   report_["status"] = static_cast<int>(status);
   report_["error"] = why;
   return static_cast<int>(status);
 }
 
+std::string CudnnSdpa::library_id() const {
+  const nlohmann::json d = state_->cudnn->describe();
+  return "cudnn " + d.value("cudnn_version_string", std::string()) + " frontend " +
+         d.value("frontend_version", std::string());
+}
+
+std::string CudnnSdpa::problem_key(const Dims& dims) const {
+  return std::string(direction_name(direction_)) + " " + dims.to_json().dump();
+}
+
+nlohmann::json CudnnSdpa::plan_choice() const { return state_->choice; }
+
+void CudnnSdpa::prefer(const nlohmann::json& choices) {
+  State& s = *state_;
+  s.preferred.clear();
+  if (!choices.is_array() || !s.cudnn->loaded()) return;
+  const std::string library = library_id();
+  for (const nlohmann::json& c : choices) {
+    if (!c.is_object() || c.value("library", nlohmann::json()) != library) continue;
+    const auto problem = c.find("problem"), index = c.find("index"), name = c.find("name");
+    const auto median = c.find("median_us");
+    if (problem == c.end() || !problem->is_string() || index == c.end() ||
+        !index->is_number_integer() || name == c.end() || !name->is_string() ||
+        (median != c.end() && !median->is_number()))
+      continue;
+    s.preferred[problem->get<std::string>()] = c;
+  }
+}
+
 int CudnnSdpa::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {
   *workspace_bytes = 0;
   State& s = *state_;
+  s.choice = nullptr;
   s.graph.reset();
   s.plan_index = -1;
   s.workspace = DeviceBuffer();
@@ -239,8 +275,13 @@ void CudnnSdpa::prebuild(const std::vector<const ptxb_problem*>& problems) {
       if (!seen) all.push_back(*d);
     }
   }
+  std::vector<nlohmann::json> only;
+  for (const Dims& d : all) {
+    const auto preferred = s.preferred.find(problem_key(d));
+    only.push_back(preferred == s.preferred.end() ? nlohmann::json() : preferred->second);
+  }
   std::vector<std::optional<cudnn_sdpa::BuiltGraph>> built =
-      cudnn_sdpa::build_graphs(all, direction_);
+      cudnn_sdpa::build_graphs(all, direction_, only);
   for (size_t i = 0; i < all.size(); ++i)
     if (built[i]) s.prebuilt.emplace_back(all[i].to_json(), std::move(*built[i]));
 }
@@ -253,16 +294,33 @@ int CudnnSdpa::plan_dims(const Dims& dims) {
   if (direction_ == SdpaDirection::kBackward) report_["deterministic"] = false;
   report_["timing"] = {{"warmups", kWarmups}, {"runs", kTimedRuns}, {"statistic", "median"}};
 
+  const std::string key = problem_key(dims);
+  const auto preferred = s.preferred.find(key);
+  const nlohmann::json only = preferred == s.preferred.end() ? nlohmann::json() : preferred->second;
   cudnn_sdpa::BuiltGraph built;
   const auto ahead = std::find_if(s.prebuilt.begin(), s.prebuilt.end(),
                                   [&](const auto& e) { return e.first == dims.to_json(); });
   report_["prebuilt"] = ahead != s.prebuilt.end();
   if (ahead != s.prebuilt.end()) {
-    built = std::move(ahead->second);
-    s.prebuilt.erase(ahead);
+    built = ahead->second;  // shared graph and handle, the plans' lines copied
   } else {
-    built = cudnn_sdpa::build_graph(dims, direction_);
+    built = cudnn_sdpa::build_graph(dims, direction_, only);
   }
+  // The preferred plan, built and of the same name where it was chosen, is taken untimed. When
+  // the build took only it and it did not build, every offered plan is built and timed.
+  auto preferred_entry = [&]() -> const nlohmann::json* {
+    if (only.is_null() || built.status != PTXB_OK) return nullptr;
+    const int64_t i = only["index"].get<int64_t>();
+    if (i < 0 || i >= static_cast<int64_t>(built.plans.size())) return nullptr;
+    const nlohmann::json& entry = built.plans[static_cast<size_t>(i)];
+    const bool same = entry.value("built", false) &&
+                      entry.value("name", std::string()) == only["name"].get<std::string>();
+    return same ? &entry : nullptr;
+  };
+  const bool partial = std::any_of(built.plans.begin(), built.plans.end(),
+                                   [](const nlohmann::json& e) { return e.contains("skipped"); });
+  if (!only.is_null() && preferred_entry() == nullptr && partial)
+    built = cudnn_sdpa::build_graph(dims, direction_);
   report_["build_seconds"] = built.build_seconds;
   if (built.status != PTXB_OK) return fail(static_cast<CudnnSdpaStatus>(built.status), built.error);
   const int64_t offered = static_cast<int64_t>(built.plans.size());
@@ -280,7 +338,18 @@ int CudnnSdpa::plan_dims(const Dims& dims) {
   Scratch scratch = make_scratch(dims, direction_, stream.get());
   int64_t best = -1, built_count = 0;
   Trial best_trial;
+  const nlohmann::json* taken = preferred_entry();
+  if (taken != nullptr) {
+    best = only["index"].get<int64_t>();
+    best_trial.ran = true;
+    best_trial.median_us = only.value("median_us", 0.0);
+    best_trial.workspace_bytes = (*taken)["workspace_bytes"].get<int64_t>();
+    built_count = 1;
+  } else if (!only.is_null()) {
+    report_["preferred_not_offered"] = only;
+  }
   for (nlohmann::json& entry : built.plans) {
+    if (taken != nullptr) break;  // the preferred plan: nothing to time
     if (!entry["built"].get<bool>()) continue;
     ++built_count;
     const std::optional<double> best_median_us =
@@ -304,6 +373,16 @@ int CudnnSdpa::plan_dims(const Dims& dims) {
   s.graph = std::move(built.graph);
   s.handle = std::move(built.handle);
   s.plan_index = best;
+  // "preferred": chosen by an earlier plan's timing (prefer()).
+  report_["choice"] = taken != nullptr ? "preferred" : "timed";
+  s.choice =
+      taken != nullptr
+          ? only
+          : nlohmann::json{{"library", library_id()},
+                           {"problem", key},
+                           {"index", best},
+                           {"name", report_["plans"][static_cast<size_t>(best)].value("name", "")},
+                           {"median_us", best_trial.median_us}};
   s.pointers = std::move(scratch.pointers);  // the keys; run() replaces every value
   for (auto& entry : s.pointers) entry.second = nullptr;
   if (dims.paged) {  // the baseline's own tensor: run() leaves it bound

@@ -49,6 +49,7 @@ class CudnnSdpa final : public Implementation {
   CudnnSdpa& operator=(const CudnnSdpa&) = delete;
 
   std::string name() const override { return "cudnn"; }
+  bool times_plans() const override { return true; }
 
   /// Builds the graph and every offered plan of each problem ahead of plan(), one thread per
   /// problem (baselines/cudnn_sdpa_build.hpp): about 0.5-1.1 s of NVRTC compile per plan and 2-4
@@ -56,7 +57,8 @@ class CudnnSdpa final : public Implementation {
   void prebuild(const std::vector<const ptxb_problem*>& problems) override;
 
   /// Builds the graph and every offered plan for this problem (or takes what prebuild() built
-  /// for it; plan_report()["prebuilt"] says which), times them and keeps the fastest.
+  /// for it, which it keeps for later plans of the problem; plan_report()["prebuilt"] says
+  /// which), times them and keeps the fastest, or takes the preferred plan (prefer()) untimed.
   /// The workspace is the baseline's own (allocated here at the chosen plan's size; a backward
   /// plan can need more than PTXB_MAX_WORKSPACE_BYTES), so *workspace_bytes is always 0.
   /// Returns PTXB_OK or a CudnnSdpaStatus (the reason in plan_report()["error"]). Throws ApiError
@@ -75,11 +77,19 @@ class CudnnSdpa final : public Implementation {
   /// What the last plan() saw: library versions and files, the problem, every offered plan with
   /// its name, build result, workspace and median time, the chosen one; "error" on failure.
   nlohmann::json plan_report() const override { return report_; }
+  /// {"library": cuDNN's and the frontend's versions, "problem": the direction and the problem's
+  /// dimensions, "index": the plan's place in the heuristics' list, "name", "median_us"}.
+  nlohmann::json plan_choice() const override;
+  /// A preferred plan is taken when the heuristics offer a plan of the same name at the same
+  /// place; prebuild() then builds only it (one NVRTC compile instead of every offered plan's).
+  void prefer(const nlohmann::json& choices) override;
 
  private:
   struct State;
   static const char* direction_name(SdpaDirection direction);
   int plan_dims(const cudnn_sdpa::Dims& dims);
+  std::string library_id() const;
+  std::string problem_key(const cudnn_sdpa::Dims& dims) const;
   std::string refresh_ragged(const ptxb_args& args);
   int fail(CudnnSdpaStatus status, const std::string& why);
 

@@ -183,10 +183,10 @@ std::shared_ptr<fe::graph::Graph> make_graph(const Dims& d, SdpaDirection direct
 
 }  // namespace
 
-BuiltGraph build_graph(const Dims& dims, SdpaDirection direction) {
+BuiltGraph build_graph(const Dims& dims, SdpaDirection direction, const nlohmann::json& only) {
   const auto started = std::chrono::steady_clock::now();
   BuiltGraph b;
-  b.handle = std::make_unique<CudnnHandle>();
+  b.handle = std::make_shared<CudnnHandle>();
   const cudnnHandle_t handle = b.handle->get();
   auto refuse = [&](CudnnSdpaStatus status, const std::string& why, fe::error_t& e) {
     b.status = static_cast<int>(status);
@@ -204,10 +204,26 @@ BuiltGraph build_graph(const Dims& dims, SdpaDirection direction) {
   if (fe::error_t e = graph->create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK});
       e.is_bad())
     return refuse(CudnnSdpaStatus::kNoPlan, "heuristics (create_execution_plans)", e);
-  for (int64_t index = 0; index < graph->get_execution_plan_count(); ++index) {
-    nlohmann::json entry = {{"index", index}, {"built", false}, {"ran", false}};
+  const int64_t count = graph->get_execution_plan_count();
+  auto name_at = [&](int64_t index) {
     std::string name;
-    if (graph->get_plan_name_at_index(index, name).is_good()) entry["name"] = name;
+    return graph->get_plan_name_at_index(index, name).is_good() ? name : std::string();
+  };
+  // The preferred plan, when the heuristics offer it where it was: only it is built.
+  int64_t preferred = -1;
+  if (only.is_object() && only.value("index", nlohmann::json()).is_number_integer() &&
+      only.value("name", nlohmann::json()).is_string()) {
+    const int64_t i = only["index"].get<int64_t>();
+    if (i >= 0 && i < count && name_at(i) == only["name"].get<std::string>()) preferred = i;
+  }
+  for (int64_t index = 0; index < count; ++index) {
+    nlohmann::json entry = {{"index", index}, {"built", false}, {"ran", false}};
+    if (const std::string name = name_at(index); !name.empty()) entry["name"] = name;
+    if (preferred >= 0 && index != preferred) {
+      entry["skipped"] = "another plan was preferred";
+      b.plans.push_back(std::move(entry));
+      continue;
+    }
     const auto build_start = std::chrono::steady_clock::now();
     fe::error_t status = graph->build_plan_at_index(index);
     entry["build_ms"] = 1000.0 * seconds_since(build_start);
@@ -228,7 +244,8 @@ BuiltGraph build_graph(const Dims& dims, SdpaDirection direction) {
 }
 
 std::vector<std::optional<BuiltGraph>> build_graphs(const std::vector<Dims>& all,
-                                                    SdpaDirection direction) {
+                                                    SdpaDirection direction,
+                                                    const std::vector<nlohmann::json>& only) {
   std::vector<std::optional<BuiltGraph>> out(all.size());
   int device = 0;
   PTXB_CHECK_CUDA(cudaGetDevice(&device));
@@ -237,7 +254,7 @@ std::vector<std::optional<BuiltGraph>> build_graphs(const std::vector<Dims>& all
     if (cudaSetDevice(device) != cudaSuccess) return;  // the runtime's device is per thread
     for (size_t i = next++; i < all.size(); i = next++) {
       try {
-        out[i] = build_graph(all[i], direction);
+        out[i] = build_graph(all[i], direction, i < only.size() ? only[i] : nlohmann::json());
       } catch (...) {  // left empty: plan() builds it and reports the failure
         out[i].reset();
       }

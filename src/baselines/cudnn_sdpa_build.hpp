@@ -20,9 +20,11 @@
 namespace ptxb::cudnn_sdpa {
 
 struct BuiltGraph {
-  std::unique_ptr<CudnnHandle> handle;  // declared before the graph: destroyed after it
+  // Shared: the baseline keeps what prebuild() built for every plan() of the problem.
+  std::shared_ptr<CudnnHandle> handle;  // declared before the graph: destroyed after it
   std::shared_ptr<cudnn_frontend::graph::Graph> graph;
-  /// Per offered plan: index, name, built, build_ms, workspace_bytes, error.
+  /// Per offered plan: index, name, built, build_ms, workspace_bytes, error; "skipped" for a plan
+  /// left unbuilt because another was preferred.
   nlohmann::json plans = nlohmann::json::array();
   /// PTXB_OK, or kUnsupportedProblem / kNoPlan with `error` (as plan() reports them).
   int status = 0;
@@ -31,13 +33,17 @@ struct BuiltGraph {
 };
 
 /// The graph of `dims` and all its offered plans, built on a new handle on the calling thread's
-/// current device. Throws ApiError when cuDNN cannot be used at all.
-BuiltGraph build_graph(const Dims& dims, SdpaDirection direction);
+/// current device; with `only` ({"index", "name"}: a preferred plan, CudnnSdpa::prefer) just that
+/// plan, when the heuristics offer a plan of that name at that index (else all of them). Throws
+/// ApiError when cuDNN cannot be used at all.
+BuiltGraph build_graph(const Dims& dims, SdpaDirection direction,
+                       const nlohmann::json& only = nullptr);
 
-/// build_graph for every problem in `all`, one thread each (at most the machine's cores at
-/// once), on the calling thread's device. A build that throws leaves its slot empty: plan()
-/// builds that one itself and reports what goes wrong.
+/// build_graph for every problem in `all` (with `only[i]` for the i-th), one thread each (at most
+/// the machine's cores at once), on the calling thread's device. A build that throws leaves its
+/// slot empty: plan() builds that one itself and reports what goes wrong.
 std::vector<std::optional<BuiltGraph>> build_graphs(const std::vector<Dims>& all,
-                                                    SdpaDirection direction);
+                                                    SdpaDirection direction,
+                                                    const std::vector<nlohmann::json>& only);
 
 }  // namespace ptxb::cudnn_sdpa

@@ -63,6 +63,7 @@ EvalConfig EvalConfig::from_environment() {
   c.sustained_min_ms = env_int("PTXBENCH_SUSTAINED_MIN_MS", 500, 0);
   c.sustained_ci_permille = env_int("PTXBENCH_SUSTAINED_CI_PERMILLE", 20, 0);
   c.keep_temp = env_int("PTXBENCH_KEEP_TEMP", 0, 0) != 0;
+  c.library_choices = env_int("PTXBENCH_LIBRARY_CHOICES", 1, 0) != 0;
   c.device = env_int("PTXBENCH_DEVICE", 0, 0);
   c.sandbox = env_int("PTXBENCH_SANDBOX", 1, 0) != 0;
   c.sandbox_uid = static_cast<uint32_t>(env_int("PTXBENCH_SANDBOX_UID", 61000 + c.device, 1));
@@ -87,6 +88,7 @@ nlohmann::json EvalConfig::to_json() const {
           {"nvcc", compile.nvcc.string()},
           {"cuobjdump", compile.cuobjdump.string()},
           {"cache_dir", compile.cache_dir.string()},
+          {"library_choices", library_choices},
           {"compile_deadline_s", std::chrono::duration<double>(compile.deadline).count()},
           {"compile_uid", compile_uid},
           {"worker_deadline_s", worker_deadline.count()},

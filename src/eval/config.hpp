@@ -41,9 +41,12 @@ struct EvalConfig {
   /// PTXBENCH_SUSTAINED_CI_PERMILLE: the noisy-shape rule for the sustained regime's pairs of
   /// rounds (0: off), within PTXBENCH_TIMING_NOISY_CAP_MS (docs/timing.md)
   int sustained_ci_permille = 20;
-  bool run_timing = true;         ///< --no-timing
-  bool self_baseline = false;     ///< --self-baseline: time the candidate against itself
-  bool keep_temp = false;         ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders
+  bool run_timing = true;      ///< --no-timing
+  bool self_baseline = false;  ///< --self-baseline: time the candidate against itself
+  bool keep_temp = false;      ///< PTXBENCH_KEEP_TEMP=1 keeps worker folders
+  /// PTXBENCH_LIBRARY_CHOICES=0: every evaluation times the library's offered plans itself
+  /// instead of taking the choices cached beside the compile cache (eval/library_choices.hpp)
+  bool library_choices = true;
   int device = 0;                 ///< PTXBENCH_DEVICE
   bool run_evidence = true;       ///< --no-evidence switches the runtime evidence stage off
   bool sanitize = false;          ///< --sanitize: quick correctness under compute-sanitizer tools

@@ -9,6 +9,7 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "eval/counter_check.hpp"
+#include "eval/library_choices.hpp"
 #include "eval/ncu_evidence.hpp"
 #include "eval/other_read_selection.hpp"
 #include "eval/runtime_outcome.hpp"
@@ -185,8 +186,12 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
     work.keep();
     binary.keep();
   }
-  const WorkerJob job =
-      prepare_worker_job(task, catalog, config, compiled, work.path(), binary.path());
+  WorkerJob job = prepare_worker_job(task, catalog, config, compiled, work.path(), binary.path());
+  const std::filesystem::path choices_file = library_choices_path(
+      config.compile.cache_dir, r["task_hash"].get<std::string>(), config.device);
+  const bool cache_choices = config.library_choices && !config.compile.cache_dir.empty() &&
+                             config.run_timing && !config.self_baseline;
+  if (cache_choices) job.library_choices = load_library_choices(choices_file);
   write_file_atomic(work.path() / "job.json", to_json(job).dump(2));
 
   ProcessSpec spec;
@@ -205,6 +210,15 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
   r["worker"]["stderr_tail"] = tail(read_text_file(spec.stderr_path, 1 << 20), 4096);
 
   const WorkerOutcome w = fold_worker(proc, job.message_key, v);
+  // The choices the worker made before any candidate code ran (worker_fold.cpp), for the next
+  // evaluation of the task on this device.
+  if (cache_choices && r.contains("library_choices") && !r["library_choices"].empty()) {
+    try {
+      store_library_choices(choices_file, r["library_choices"]);
+    } catch (const ApiError& e) {
+      r["audit"].push_back(std::string("library choices not cached: ") + e.what());
+    }
+  }
   const json environment = r.value("environment", json::object());
   const std::optional<double> peak = peak_tflops(task, environment);
   const json memory_gbs = environment.value("peak", json::object()).value("memory_gbs", json());

@@ -106,14 +106,28 @@ WorkerOutcome fold_worker(const ProcessResult& proc, const std::string& message_
   json audit = json::array();
   bool done = false, hello = false;
   WorkerOutcome out;
-  json first_failure;  // the first failing case message, null while none
+  json first_failure;      // the first failing case message, null while none
+  bool sandboxed = false;  // the "sandbox" message came: candidate code may have run since
   for (const json& m : messages) {
     const std::string type = m["type"];
     if (type == "hello") {
       hello = m.value("protocol", 0) == kWorkerProtocolVersion;
     } else if (type == "environment") {
       record["environment"] = m["device"];
+    } else if (type == "library_choices") {
+      // The worker reports its library's plan choices before the sandbox closes and the
+      // candidate loads; one after that was written by candidate code, to make later
+      // evaluations time the library with a slow plan.
+      if (sandboxed) {
+        if (cheat.reason.empty())
+          cheat = {Outcome::kRejectedCheat,
+                   "library plan choices after the worker loaded the candidate (forged protocol "
+                   "message)"};
+        continue;
+      }
+      record["library_choices"] = m.value("choices", json::array());
     } else if (type == "sandbox") {
+      sandboxed = true;
       record["isolation"]["sandbox"] = m["report"];
     } else if (type == "monitor") {
       record["isolation"]["monitor"] = {{"available", m["available"]}, {"reason", m["reason"]}};

@@ -34,6 +34,7 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"sustained_ci_permille", job.sustained_ci_permille},
           {"device", job.device},
           {"baseline", job.baseline},
+          {"library_choices", job.library_choices},
           {"environment", job.environment}};
 }
 
@@ -75,6 +76,9 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.sustained_ci_permille = field("sustained_ci_permille").get<int>();
   job.device = field("device").get<int>();
   job.baseline = field("baseline").get<std::string>();
+  job.library_choices = field("library_choices");
+  if (!job.library_choices.is_array())
+    throw InputError("worker job: library_choices: expected an array");
   job.environment = field("environment").get<std::vector<std::string>>();
   if (job.baseline != "library" && job.baseline != "self")
     throw InputError("worker job: baseline: expected \"library\" or \"self\"");

@@ -13,7 +13,7 @@
 
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 8;
+constexpr int kWorkerProtocolVersion = 9;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -79,6 +79,10 @@ struct WorkerJob {
   /// "library": the task's baseline (cuBLASLt); "self": the candidate timed against itself, the
   /// timing self-check (speedup must come out 1.00).
   std::string baseline = "library";
+  /// The library's plan choices of earlier evaluations of the task on this device (the parent's
+  /// cache, eval/library_choices.hpp): the baseline takes them instead of timing every plan its
+  /// library offers (Implementation::prefer). Choices of another device are left out by the worker.
+  nlohmann::json library_choices = nlohmann::json::array();
   /// The environment candidate code sees, "NAME=value" each. The worker replaces its own with
   /// exactly this once CUDA (and a profiler's injection) has initialised, so the timing and the
   /// evidence process look the same to getenv. Empty: left as inherited.

@@ -30,6 +30,19 @@ class Implementation {
   virtual int tune(const ptxb_args& /*args*/) { return 0; }
   /// What the last plan() chose and why (library baselines); null for candidates.
   virtual nlohmann::json plan_report() const { return nullptr; }
+  /// True for library baselines whose plan() times the plans their library offers and keeps the
+  /// fastest (docs/timing.md, "The library's plan"), and to which the two calls below apply.
+  virtual bool times_plans() const { return false; }
+  /// With times_plans(): the last successful plan()'s choice, in the form prefer()
+  /// takes back (an object with the problem's key under "problem"); null when there is none
+  /// (candidates, a library with one plan, a failed plan()).
+  virtual nlohmann::json plan_choice() const { return nullptr; }
+  /// Choices of earlier plan() calls of this library (plan_choice() values, an array): plan() of
+  /// a problem with a choice here takes that plan without timing the others, as long as the
+  /// library still offers it (else it times them all, as without); prebuild() builds only it
+  /// where building is what costs. Elements of another form or library are ignored; a later call
+  /// replaces the earlier choices. Never throws.
+  virtual void prefer(const nlohmann::json& /*choices*/) {}
 };
 
 }  // namespace ptxb

@@ -46,6 +46,16 @@ int exit_code(WorkerExit e) { return static_cast<int>(e); }
 // of memory after the candidate grabbed it all, a context it broke) is the candidate's doing.
 bool candidate_code_ran = false;
 
+// The device as the library's plan choices name it (choose_library_plans): the GPU, its SM count,
+// the driver and the CUDA runtime; a choice made on another is not taken.
+std::string device_fingerprint(const json& environment) {
+  return environment.value("gpu", std::string()) + ", " +
+         std::to_string(environment.value("sm_count", 0)) + " SMs, driver " +
+         environment.value("driver", std::string()) + ", CUDA driver API " +
+         std::to_string(environment.value("cuda_driver_api", 0)) + ", runtime " +
+         std::to_string(environment.value("cuda_runtime", 0));
+}
+
 // The library's plans for every timed shape, prepared at once (prebuild_timed_shapes) while no
 // candidate code, sandbox or CUPTI monitor exists yet; seconds taken.
 double timed_prebuild(const ptxb::TaskSpec& task, ptxb::Implementation& library) {
@@ -102,7 +112,8 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   }
   PTXB_CHECK_CUDA(cudaSetDevice(job.device));
   PTXB_CHECK_CUDA(cudaFree(nullptr));  // the context exists before any candidate code
-  out.send({{"type", "environment"}, {"device", ptxb::device_environment(job.device)}});
+  const json environment = ptxb::device_environment(job.device);
+  out.send({{"type", "environment"}, {"device", environment}});
   const double cuda_seconds = ptxb::seconds_since(started);
 
   const ptxb::TaskSpec task = ptxb::task_from_json(job.task);
@@ -123,10 +134,21 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
 
   // Everything PTXBench needs from the system is opened before the sandbox closes it off.
   std::unique_ptr<ptxb::Implementation> library_baseline;
-  double prebuild_seconds = 0;
+  double prebuild_seconds = 0, choices_seconds = 0;
   if (job.run_timing && job.baseline == "library") {
     library_baseline = ptxb::family_device(task.family).make_baseline(task);
+    const std::string device = device_fingerprint(environment);
+    library_baseline->prefer(ptxb::choices_of_device(job.library_choices, device));
     prebuild_seconds = timed_prebuild(task, *library_baseline);
+    if (library_baseline->times_plans()) {
+      // The library's plan choices are made (or taken from earlier evaluations) here, before any
+      // candidate code: the parent caches only what this message says, and only from before the
+      // "sandbox" message (eval/worker_fold.cpp).
+      const auto choices_start = ptxb::PhaseClock::Clock::now();
+      const json choices = ptxb::choose_library_plans(task, *library_baseline, device);
+      choices_seconds = ptxb::seconds_since(choices_start);
+      out.send({{"type", "library_choices"}, {"choices", choices}});
+    }
   }
   std::unique_ptr<ptxb::CandidateMonitor> monitor;
   std::string monitor_problem = "not used in the evidence run (ncu holds the profiling interface)";
@@ -200,6 +222,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   }
   ctx.phases.add("setup", ptxb::seconds_since(started));
   ctx.phases.add("setup.baseline_prebuild", prebuild_seconds);
+  ctx.phases.add("setup.library_choices", choices_seconds);
   ctx.phases.add("setup.cuda", cuda_seconds);
   ctx.phases.add("setup.load", ptxb::seconds_since(load_start));
   if (!job.run_evidence) ctx.phases.add("setup.counters", counters_seconds);

@@ -1,7 +1,10 @@
 #include "worker/stage_helpers.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -98,6 +101,40 @@ void prebuild_timed_shapes(const TaskSpec& task, Implementation& library) {
     problems.push_back(&timed.back()->problem);
   }
   library.prebuild(problems);
+}
+
+json choose_library_plans(const TaskSpec& task, Implementation& library,
+                          const std::string& device) {
+  json choices = json::array();
+  for (const ShapeCase& sc : task.shapes) {
+    if (!sc.timed) continue;
+    const ProblemDescription description(task, sc.shape);
+    uint64_t bytes = 0;
+    try {
+      if (library.plan(description.problem, &bytes) != 0) continue;
+    } catch (const std::exception&) {
+      continue;
+    }
+    json choice = library.plan_choice();
+    if (!choice.is_object()) continue;
+    choice["device"] = device;
+    // Timed now, or taken from the choices the job brought (the parent's cache).
+    choice["source"] = library.plan_report().value("choice", "") == "timed" ? "timed" : "cached";
+    const bool seen = std::any_of(choices.begin(), choices.end(), [&](const json& c) {
+      return c.value("problem", json()) == choice.value("problem", json());
+    });
+    if (!seen) choices.push_back(std::move(choice));
+  }
+  library.prefer(choices);
+  return choices;
+}
+
+json choices_of_device(const json& choices, const std::string& device) {
+  json out = json::array();
+  if (!choices.is_array()) return out;
+  for (const json& c : choices)
+    if (c.is_object() && c.value("device", json()) == device) out.push_back(c);
+  return out;
 }
 
 Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stream) {

@@ -48,6 +48,16 @@ Planned plan_for(Implementation& impl, const DeviceProblem& p, cudaStream_t stre
 /// The library's plans for every timed shape of `task`, prepared at once
 /// (Implementation::prebuild: cuDNN builds its plans in parallel threads); plan_for takes them.
 void prebuild_timed_shapes(const TaskSpec& task, Implementation& library);
+/// Before any candidate code runs (the worker's start), with library.times_plans(): plans the
+/// library for every timed shape of `task`, which times the plans it offers or takes the ones it
+/// was told to prefer, then prefers what it chose (plan_for takes those untimed). Returns the
+/// choices (an array of plan_choice() values), each with "device": `device` and "source": "timed"
+/// (timed here) or "cached" (a preferred one taken untimed). A plan that fails or
+/// throws is left out (plan_for meets it again and reports it).
+nlohmann::json choose_library_plans(const TaskSpec& task, Implementation& library,
+                                    const std::string& device);
+/// The elements of `choices` (the job's library_choices) made on `device` (choose_library_plans).
+nlohmann::json choices_of_device(const nlohmann::json& choices, const std::string& device);
 /// The candidate's side of interleaved timing: `run(call)` (call: the index within the round's
 /// sample) with the monitor armed around it only (the scope's watchdog covers the whole timing)
 /// and, with hardware counters, every sample in a counter range of its own holding `calls`

@@ -58,7 +58,10 @@ void expect_close(const DeviceBuffer& c, const DeviceBuffer& ref, int64_t count)
     }
 }
 
-void check(GemmScaling scaling, int64_t M, int64_t N, int64_t K) {
+// With `prefer`, the baseline is given the choices first (CublasLtGemm::prefer) and the report
+// must say whether it took one.
+void check(GemmScaling scaling, int64_t M, int64_t N, int64_t K,
+           const nlohmann::json& prefer = nullptr, const char* choice = "timed") {
   SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
   const bool blockwise = scaling == GemmScaling::kBlockwise;
   const int64_t kb = (K + 127) / 128, nb = (N + 127) / 128;
@@ -75,8 +78,10 @@ void check(GemmScaling scaling, int64_t M, int64_t N, int64_t K) {
   const ptxb_tensor_desc out[1] = {desc(DType::kBF16, {M, N})};
   const ptxb_problem problem{PTXB_ABI_VERSION, 4, 1, 0, in, out, nullptr};
   CublasLtGemm library(32, 32 << 20, GemmEpilogue::kNone, scaling);
+  if (!prefer.is_null()) library.prefer(prefer);
   uint64_t workspace = 0;
   ASSERT_EQ(library.plan(problem, &workspace), PTXB_OK) << library.plan_report().dump();
+  EXPECT_EQ(library.plan_report().value("choice", ""), choice) << library.plan_report().dump();
   const void* inputs[4] = {a.data(), b.data(), sa.data(), sb.data()};
   void* outputs[1] = {c.data()};
   const ptxb_args args{&problem, inputs, outputs, nullptr, 0, s.get()};
@@ -103,6 +108,31 @@ TEST(CublasLtFp8, BlockScalesMatchTheReferenceLayout) {
   check(GemmScaling::kBlockwise, 204, 328, 1408);  // 11 k-blocks
   // M % 4 != 0: cuBLASLt 13.1 offers no algorithm (CUBLAS_STATUS_NOT_SUPPORTED, H200): the
   // baseline is unavailable there, with the reason in its report.
+}
+
+// The choice of one plan() (Implementation::plan_choice), given to another baseline, is taken
+// untimed and computes the same product; a choice whose algorithm bytes the heuristic no longer
+// offers at that place is not (every algorithm is timed again).
+TEST(CublasLtChoices, APreferredPlanIsTakenUntimedOnlyWhenStillOffered) {
+  const int64_t M = 256, N = 384, K = 768, kb = K / 128, nb = N / 128;
+  const ptxb_tensor_desc in[4] = {desc(DType::kF8E4M3, {M, K}), desc(DType::kF8E4M3, {N, K}),
+                                  desc(DType::kF32, {kb, M}), desc(DType::kF32, {nb, kb})};
+  const ptxb_tensor_desc out[1] = {desc(DType::kBF16, {M, N})};
+  const ptxb_problem problem{PTXB_ABI_VERSION, 4, 1, 0, in, out, nullptr};
+  CublasLtGemm scout(32, 32 << 20, GemmEpilogue::kNone, GemmScaling::kBlockwise);
+  uint64_t workspace = 0;
+  ASSERT_EQ(scout.plan(problem, &workspace), PTXB_OK) << scout.plan_report().dump();
+  const nlohmann::json chosen = scout.plan_choice();
+  ASSERT_TRUE(chosen.is_object());
+  EXPECT_EQ(chosen["problem"], "256x384x768 e4m3 e4m3 bf16 blockwise");
+  EXPECT_EQ(chosen["index"], scout.plan_report()["chosen"]);
+  check(GemmScaling::kBlockwise, M, N, K, nlohmann::json::array({chosen}), "preferred");
+  nlohmann::json stale = chosen;
+  stale["algo"] = std::string(stale["algo"].get<std::string>().size(), '0');
+  check(GemmScaling::kBlockwise, M, N, K, nlohmann::json::array({stale}), "timed");
+  nlohmann::json other_library = chosen;
+  other_library["library"] = "cublaslt 1";
+  check(GemmScaling::kBlockwise, M, N, K, nlohmann::json::array({other_library}), "timed");
 }
 
 }  // namespace

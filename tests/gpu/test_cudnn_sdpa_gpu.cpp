@@ -168,8 +168,10 @@ void check_forward(const Case& c, bool prebuild = false) {
 
 // The backward's inputs as the attention tasks make them: O (rounded to bf16) and LSE from the
 // reference forward. The reference backward gets that same bf16 O back in fp32.
-void check_backward(const Case& c, bool prebuild = false) {
-  SCOPED_TRACE(c.to_string() + (prebuild ? " prebuilt" : ""));
+// With `prefer`, the choice of another baseline's plan() of the problem is given first
+// (CudnnSdpa::prefer): prebuild builds only that plan and plan() takes it untimed.
+void check_backward(const Case& c, bool prebuild = false, bool prefer = false) {
+  SCOPED_TRACE(c.to_string() + (prebuild ? " prebuilt" : "") + (prefer ? " preferred" : ""));
   Stream stream;
   const DeviceBuffer q = random_bf16(c.q_elements(), 0, stream.get()),
                      k = random_bf16(c.kv_elements(), 1, stream.get()),
@@ -197,10 +199,32 @@ void check_backward(const Case& c, bool prebuild = false) {
   const Problem p = attention_problem(c, SdpaDirection::kBackward);
   const ptxb_problem problem = p.view();
   CudnnSdpa sdpa(SdpaDirection::kBackward);
+  nlohmann::json chosen;
+  if (prefer) {
+    CudnnSdpa scout(SdpaDirection::kBackward);
+    uint64_t scout_bytes = 0;
+    ASSERT_EQ(scout.plan(problem, &scout_bytes), PTXB_OK) << scout.plan_report().dump(2);
+    chosen = scout.plan_choice();
+    ASSERT_TRUE(chosen.is_object());
+    EXPECT_EQ(chosen["index"], scout.plan_report()["chosen"]);
+    EXPECT_EQ(chosen["name"], scout.plan_report()["chosen_name"]);
+    sdpa.prefer(nlohmann::json::array({chosen}));
+  }
   if (prebuild) sdpa.prebuild({&problem});
   uint64_t workspace_bytes = 1;
   ASSERT_EQ(sdpa.plan(problem, &workspace_bytes), PTXB_OK) << sdpa.plan_report().dump(2);
   EXPECT_EQ(sdpa.plan_report().value("prebuilt", !prebuild), prebuild);
+  EXPECT_EQ(sdpa.plan_report().value("choice", ""), prefer ? "preferred" : "timed");
+  if (prefer) {
+    EXPECT_EQ(sdpa.plan_choice(), chosen);
+    const nlohmann::json report = sdpa.plan_report();  // a copy: held while the loop reads it
+    int built = 0;
+    for (const nlohmann::json& plan : report["plans"]) built += plan.value("built", false);
+    EXPECT_EQ(built, 1) << "only the preferred plan is built";
+    // The problem planned again (the worker plans each timed shape twice) shares the build.
+    ASSERT_EQ(sdpa.plan(problem, &workspace_bytes), PTXB_OK) << sdpa.plan_report().dump(2);
+    EXPECT_EQ(sdpa.plan_report().value("choice", ""), "preferred");
+  }
   EXPECT_EQ(workspace_bytes, 0u);
   const void* inputs[] = {q.data(), k.data(), v.data(), o.data(), d_o.data(), lse.data()};
   void* outputs[] = {dq.data(), dk.data(), dv.data()};
@@ -235,6 +259,11 @@ TEST(CudnnSdpaGpu, BackwardMatchesReference) {
 TEST(CudnnSdpaGpu, PrebuiltPlansMatchReference) {
   check_forward({1, 2, 2, 200, 128, true}, true);
   check_backward({1, 2, 2, 200, 128, true}, true);
+}
+
+TEST(CudnnSdpaGpu, PreferredPlansAreBuiltAloneAndMatchReference) {
+  check_backward({1, 2, 2, 200, 128, true}, true, true);
+  check_backward({1, 2, 2, 128, 64, false}, false, true);
 }
 
 TEST(CudnnSdpaGpu, ForeignProblemIsUnsupportedWithReason) {

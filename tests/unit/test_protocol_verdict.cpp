@@ -24,7 +24,9 @@ TEST(Protocol, JobRoundTrip) {
   job.sustained_min_ms = 250;
   job.sustained_ci_permille = 20;
   job.baseline = "self";
+  job.library_choices = nlohmann::json::array({{{"problem", "8x8x8"}, {"index", 1}}});
   const WorkerJob back = worker_job_from_json(to_json(job));
+  EXPECT_EQ(back.library_choices, job.library_choices);
   EXPECT_EQ(back.task, job.task);
   EXPECT_EQ(back.counters, job.counters);
   EXPECT_EQ(back.shared_object, job.shared_object);
@@ -56,6 +58,9 @@ TEST(Protocol, JobErrorsNameTheField) {
   }
   j = to_json(WorkerJob{});
   j["baseline"] = "cudnn";
+  EXPECT_THROW(worker_job_from_json(j), InputError);
+  j = to_json(WorkerJob{});
+  j["library_choices"] = {{"problem", "8x8x8"}};  // an object, not an array of them
   EXPECT_THROW(worker_job_from_json(j), InputError);
 }
 
