@@ -2,12 +2,14 @@
 // CUPTI's range profiler (user ranges, user replay) while PTXBench's CUPTI monitor (callbacks and
 // kernel activity) is subscribed in the same process? Prints what it finds; see
 // bench/results/*-range-profiler-probe for the H200 output.
-// Usage: ptxbench-range-probe TASKS_DIR EXPERT.so [ncu|cost]   (EXPERT.so: the GEMM expert compiled
-// as a submission). With "ncu" it only runs the control kernels and one expert call per shape of
-// PROBE_SHAPES (MxNxK,...; default 4096x4096x4096) inside cudaProfilerStart/Stop ranges, for
-// Nsight Compute to count, and prints its environment.
-// With "cost" it measures what a range costs in host time as the worker uses it (gate, L2 flush,
-// call inside the range), for ranges holding 1 to 20 calls, and what a pass costs by capacity.
+// Usage: ptxbench-range-probe TASKS_DIR EXPERT.so [ncu|cost|availability with|without]
+// (EXPERT.so: the GEMM expert compiled as a submission). With "ncu" it only runs the control
+// kernels and one expert call per shape of PROBE_SHAPES (MxNxK,...; default 4096x4096x4096) inside
+// cudaProfilerStart/Stop ranges, for Nsight Compute to count, and prints its environment. With
+// "cost" it measures what a range costs in host time as the worker uses it (gate, L2 flush, call
+// inside the range), for ranges holding 1 to 20 calls, and what a pass costs by capacity. With
+// "availability" it opens the profiler with or without the counter availability image
+// (availability_mode).
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
@@ -249,13 +251,44 @@ int cost_mode(const char* tasks_dir, const char* expert_so) {
   return 0;
 }
 
+// Can the timing worker skip the counter availability image (0.5 s of an H100 worker's start,
+// setup.counters.create.availability)? Opens the range profiler for the catalog's counters with
+// the image ("with") or without it ("without"; run each in a process of its own: the first
+// profiler of a process pays its one-time costs), prints create()'s steps in seconds, and whether
+// its config image equals the host API's image built without one (bytes compared). Equal images
+// configure the same collection; the worker's controls check (CallCounters::check) stays the guard.
+int availability_mode(const char* tasks_dir, bool with_image) {
+  const ptxb::Catalog catalog = ptxb::load_catalog(std::string(tasks_dir) + "/catalog");
+  std::vector<std::string> metrics;
+  for (const ptxb::CounterSpec& c : catalog.counters_for("sm_90a")) metrics.push_back(c.metric);
+  std::string why;
+  auto rp =
+      ptxb::RangeProfiler::create(ptxb::current_cuda_context(), 0, metrics, 64, &why, with_image);
+  if (!rp) {
+    std::printf("range profiler: NOT available: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("availability image %s:", with_image ? "queried" : "not queried");
+  for (const auto& [step, seconds] : rp->setup_seconds())
+    std::printf(" %s %.3f", step.c_str(), seconds);
+  const std::vector<uint8_t> host =
+      ptxb::RangeProfiler::host_config_image(rp->chip(), metrics, &why);
+  std::printf("\nconfig image %zu bytes, host API image without availability %zu bytes: %s %s\n",
+              rp->config_image().size(), host.size(),
+              rp->config_image() == host ? "EQUAL" : "DIFFERENT", why.c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 4) {
-    std::fprintf(stderr, "usage: %s TASKS_DIR EXPERT.so [ncu|cost]\n", argv[0]);
+  if (argc < 3 || argc > 5) {
+    std::fprintf(stderr, "usage: %s TASKS_DIR EXPERT.so [ncu|cost|availability with|without]\n",
+                 argv[0]);
     return 2;
   }
   PTXB_CHECK_CUDA(cudaSetDevice(0));
   PTXB_CHECK_CUDA(cudaFree(nullptr));
+  if (argc == 5 && std::string(argv[3]) == "availability")
+    return availability_mode(argv[1], std::string(argv[4]) == "with");
   if (argc == 4 && std::string(argv[3]) == "cost") return cost_mode(argv[1], argv[2]);
   if (argc == 4) return ncu_mode(argv[1], argv[2]);
   ptxb::Stream stream, side;

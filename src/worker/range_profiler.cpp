@@ -190,7 +190,8 @@ struct RangeProfiler::Impl {
 
 std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int device,
                                                      const std::vector<std::string>& metrics,
-                                                     size_t max_ranges, std::string* why_not) {
+                                                     size_t max_ranges, std::string* why_not,
+                                                     bool query_availability) {
   std::string ignored;
   std::string& why = why_not != nullptr ? *why_not : ignored;
   const ProfilerApi* api = profiler_api(&why);
@@ -211,15 +212,18 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
     initialize_profiler(*api);
     rp->chip_ = chip_name(*api, device);
     step_done("initialize");
-    auto av = params<CUpti_Profiler_GetCounterAvailability_Params>(
-        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
-    av.ctx = context;
-    PTXB_CHECK_PROFILER(api->availability(&av));
-    im.availability.resize(av.counterAvailabilityImageSize);
-    av.pCounterAvailabilityImage = im.availability.data();
-    PTXB_CHECK_PROFILER(api->availability(&av));
+    if (query_availability) {
+      auto av = params<CUpti_Profiler_GetCounterAvailability_Params>(
+          CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+      av.ctx = context;
+      PTXB_CHECK_PROFILER(api->availability(&av));
+      im.availability.resize(av.counterAvailabilityImageSize);
+      av.pCounterAvailabilityImage = im.availability.data();
+      PTXB_CHECK_PROFILER(api->availability(&av));
+    }
     step_done("availability");
-    im.host = std::make_unique<HostObject>(*api, rp->chip_, im.availability.data());
+    im.host = std::make_unique<HostObject>(*api, rp->chip_,
+                                           query_availability ? im.availability.data() : nullptr);
     im.config = im.host->config_image(metrics);
     im.passes = im.host->passes(im.config);
     step_done("config");
@@ -339,6 +343,22 @@ std::vector<std::vector<double>> RangeProfiler::decode() {
     PTXB_CHECK_PROFILER(api.host_evaluate(&e));
   }
   return out;
+}
+
+const std::vector<uint8_t>& RangeProfiler::config_image() const { return impl_->config; }
+
+std::vector<uint8_t> RangeProfiler::host_config_image(const std::string& chip,
+                                                      const std::vector<std::string>& metrics,
+                                                      std::string* why_not) {
+  const ProfilerApi* api = profiler_api(why_not);
+  if (api == nullptr) return {};
+  try {
+    HostObject host(*api, chip, nullptr);
+    return host.config_image(metrics);
+  } catch (const ApiError& e) {
+    if (why_not != nullptr) *why_not = e.what();
+    return {};
+  }
 }
 
 size_t RangeProfiler::passes_needed(const std::string& chip,

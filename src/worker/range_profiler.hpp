@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,10 +20,14 @@ class RangeProfiler {
   /// Sets up counting of `metrics` on device `device` in `context` (the worker's primary context),
   /// with room for `max_ranges` ranges per pass. Returns nullptr with *why_not when CUPTI or the
   /// device does not support it, a metric is unknown, or the metrics need more than one pass (a
-  /// second pass would replay candidate code). Throws nothing.
+  /// second pass would replay candidate code). Throws nothing. `query_availability` false builds
+  /// the config image without the device's counter availability image (as passes_needed does
+  /// without a GPU): bench/probes/range_profiler_probe.cpp's "availability" mode measures whether
+  /// that gives the same image in less time.
   static std::unique_ptr<RangeProfiler> create(CUcontext context, int device,
                                                const std::vector<std::string>& metrics,
-                                               size_t max_ranges, std::string* why_not);
+                                               size_t max_ranges, std::string* why_not,
+                                               bool query_availability = true);
   /// Disables the range profiler and frees the host objects; errors are ignored.
   ~RangeProfiler();
   RangeProfiler(const RangeProfiler&) = delete;
@@ -35,6 +40,13 @@ class RangeProfiler {
   /// (the counter availability image), "config" (the host object and the config image of the
   /// metrics), "enable" (enabling the range profiler and configuring its first pass).
   const std::map<std::string, double>& setup_seconds() const { return setup_seconds_; }
+  /// The config image the range profiler was configured with.
+  const std::vector<uint8_t>& config_image() const;
+  /// The config image of `metrics` on `chip` from the host API alone (no availability image, no
+  /// driver); empty with *why_not on failure.
+  static std::vector<uint8_t> host_config_image(const std::string& chip,
+                                                const std::vector<std::string>& metrics,
+                                                std::string* why_not);
 
   /// One pass: start(), then push()/pop() pairs (at most max_ranges), then stop(). Ranges count
   /// all work of the context between push and pop, on every stream. Throw ApiError on failure.

@@ -388,6 +388,11 @@ TEST(CatalogCounters, FitOneRangeProfilerPassOnGH100) {
   for (const CounterSpec& c : catalog().counters_for("sm_90a")) metrics.push_back(c.metric);
   std::string why;
   EXPECT_EQ(RangeProfiler::passes_needed("GH100", metrics, &why), 1u) << why;
+  // The config image the host API builds without a device (range_profiler_probe's
+  // "availability" mode compares it with the worker's on a GPU) is the same every time.
+  const std::vector<uint8_t> image = RangeProfiler::host_config_image("GH100", metrics, &why);
+  EXPECT_FALSE(image.empty()) << why;
+  EXPECT_EQ(RangeProfiler::host_config_image("GH100", metrics, &why), image);
   // The TMA pipe's instruction count besides them needs a second pass (hence the TMA bytes).
   metrics.push_back("sm__inst_executed_pipe_tma.sum");
   EXPECT_EQ(RangeProfiler::passes_needed("GH100", metrics, &why), 2u) << why;
