@@ -1,5 +1,6 @@
 #include "eval/pipeline.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "compile/compile_cache.hpp"
@@ -211,10 +212,14 @@ Verdict evaluate(const EvalRequest& request, const EvalConfig& config) {
 
   const WorkerOutcome w = fold_worker(proc, job.message_key, v);
   // The choices the worker made before any candidate code ran (worker_fold.cpp), for the next
-  // evaluation of the task on this device.
-  if (cache_choices && r.contains("library_choices") && !r["library_choices"].empty()) {
+  // evaluation of the task on this device; none to store when all came from the cache.
+  const json made = r.value("library_choices", json::array());
+  const bool timed = std::any_of(made.begin(), made.end(), [](const json& c) {
+    return c.is_object() && c.value("source", json()) == "timed";
+  });
+  if (cache_choices && timed) {
     try {
-      store_library_choices(choices_file, r["library_choices"]);
+      store_library_choices(choices_file, made);
     } catch (const ApiError& e) {
       r["audit"].push_back(std::string("library choices not cached: ") + e.what());
     }
