@@ -1,9 +1,8 @@
 #include "eval/library_choices.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "core/error.hpp"
 #include "sys/files.hpp"
 
 namespace ptxb {
@@ -28,11 +27,13 @@ std::filesystem::path library_choices_path(const std::filesystem::path& cache_di
 }
 
 json load_library_choices(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return json::array();
-  std::stringstream text;
-  text << in.rdbuf();
-  const json stored = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  std::string text;
+  try {
+    text = read_file(file);
+  } catch (const InputError&) {  // no file yet, or unreadable: a miss
+    return json::array();
+  }
+  const json stored = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!stored.is_object() || stored.value("schema", json()) != kLibraryChoicesSchema)
     return json::array();
   const json choices = stored.value("choices", json());
