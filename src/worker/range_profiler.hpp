@@ -20,15 +20,14 @@ class RangeProfiler {
   /// Sets up counting of `metrics` on device `device` in `context` (the worker's primary context),
   /// with room for `max_ranges` ranges per pass. Returns nullptr with *why_not when CUPTI or the
   /// device does not support it, a metric is unknown, or the metrics need more than one pass (a
-  /// second pass would replay candidate code). Throws nothing. `query_availability` true first
-  /// asks the device for its counter availability image and builds the config image with it; the
-  /// default builds it from the host API alone (as passes_needed does without a GPU), which gave
-  /// the same image byte for byte in 0.11-0.6 s less (docs/timing.md, "Blocks and pools"); the
-  /// controls' exact counts still decide whether the counters are usable.
+  /// second pass would replay candidate code). Throws nothing. `query_availability` false builds
+  /// the config image from the host API alone, without the device's counter availability image
+  /// (as passes_needed does without a GPU): the same image, but no faster a worker (the first
+  /// ranges then pay what the query paid; docs/timing.md, "Blocks and pools").
   static std::unique_ptr<RangeProfiler> create(CUcontext context, int device,
                                                const std::vector<std::string>& metrics,
                                                size_t max_ranges, std::string* why_not,
-                                               bool query_availability = false);
+                                               bool query_availability = true);
   /// Disables the range profiler and frees the host objects; errors are ignored.
   ~RangeProfiler();
   RangeProfiler(const RangeProfiler&) = delete;
