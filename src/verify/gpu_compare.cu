@@ -14,6 +14,8 @@
 namespace ptxb {
 namespace {
 
+// A comparison's device memory (compare scratch): zeroed, first_index set to all ones, then
+// filled by sum_squares_kernel (ref_sum_sq, for atol_rms) and compare_kernel.
 struct DeviceStats {
   unsigned long long mismatches;
   unsigned long long nan_count;
@@ -22,7 +24,9 @@ struct DeviceStats {
   unsigned int max_rel_bits;
   double sum_sq_err;
   double sum_sq_ref;
+  double ref_sum_sq;  // sum of the unrounded reference's squares, for atol_rms
 };
+static_assert(sizeof(DeviceStats) <= kCompareScratchBytes, "compare scratch too small");
 
 template <class T>
 __device__ __forceinline__ float to_float(T v);
@@ -54,9 +58,27 @@ __device__ __forceinline__ float round_like<float>(float v) {
   return v;
 }
 
+// The absolute tolerance applied: atol + atol_rms * rms(reference), rms from the sum of squares
+// of `count` reference values. Rounded step by step (no fused multiply-add), so that the host
+// (the reported atol) and the device (the applied one) get the same double.
+__host__ __device__ __forceinline__ double applied_atol(const CompareTolerance& tol,
+                                                        double ref_sum_sq, int64_t count) {
+  if (tol.atol_rms <= 0) return tol.atol;
+#ifdef __CUDA_ARCH__
+  const double rms = count > 0 ? sqrt(__ddiv_rn(ref_sum_sq, static_cast<double>(count))) : 0.0;
+  return __dadd_rn(tol.atol, __dmul_rn(tol.atol_rms, rms));
+#else
+  const double rms = count > 0 ? std::sqrt(ref_sum_sq / static_cast<double>(count)) : 0.0;
+  volatile double scaled = tol.atol_rms * rms;  // volatile: never contracted into an FMA
+  return tol.atol + scaled;
+#endif
+}
+
 template <class T>
 __global__ void compare_kernel(const T* __restrict__ out, const float* __restrict__ ref,
                                int64_t count, CompareTolerance tol, DeviceStats* stats) {
+  // sum_squares_kernel, before this kernel on the stream, left the reference's sum of squares.
+  tol.atol = applied_atol(tol, stats->ref_sum_sq, count);
   unsigned long long mismatches = 0, nans = 0, first = ~0ull;
   float max_abs = 0.f, max_rel = 0.f;
   double sq_err = 0, sq_ref = 0;
@@ -149,39 +171,27 @@ double element_at(const void* out, int64_t index) {
     return double(value);
 }
 
-double reference_rms(const float* ref, int64_t count, cudaStream_t stream) {
-  DeviceBuffer sum_buf(sizeof(double));
-  PTXB_CHECK_CUDA(cudaMemsetAsync(sum_buf.data(), 0, sizeof(double), stream));
-  sum_squares_kernel<<<kGrid, kBlock, 0, stream>>>(ref, count, sum_buf.as<double>());
-  PTXB_CHECK_CUDA(cudaGetLastError());
-  double sum = 0;
-  PTXB_CHECK_CUDA(
-      cudaMemcpyAsync(&sum, sum_buf.data(), sizeof sum, cudaMemcpyDeviceToHost, stream));
-  PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
-  return count > 0 ? std::sqrt(sum / static_cast<double>(count)) : 0.0;
-}
-
 template <class T>
 CompareStats compare_typed(const T* out, const float* ref, int64_t count, int64_t cols,
-                           CompareTolerance tol, cudaStream_t stream) {
-  CompareStats result;
+                           const CompareTolerance& tol, void* scratch, cudaStream_t stream) {
+  auto* stats = static_cast<DeviceStats*>(scratch);
+  // Memsets, not a copy from the host: a copy from pageable memory would wait for the stream.
+  PTXB_CHECK_CUDA(cudaMemsetAsync(stats, 0, sizeof(DeviceStats), stream));
+  PTXB_CHECK_CUDA(cudaMemsetAsync(&stats->first_index, 0xFF, sizeof stats->first_index, stream));
   if (tol.atol_rms > 0) {
-    result.reference_rms = reference_rms(ref, count, stream);
-    tol.atol += tol.atol_rms * result.reference_rms;
-    tol.atol_rms = 0;
+    sum_squares_kernel<<<kGrid, kBlock, 0, stream>>>(ref, count, &stats->ref_sum_sq);
+    PTXB_CHECK_CUDA(cudaGetLastError());
   }
-  result.atol = tol.atol;
-  DeviceBuffer stats_buf(sizeof(DeviceStats));
-  DeviceStats init{0, 0, ~0ull, 0, 0, 0, 0};
-  PTXB_CHECK_CUDA(
-      cudaMemcpyAsync(stats_buf.data(), &init, sizeof init, cudaMemcpyHostToDevice, stream));
-  compare_kernel<T>
-      <<<kGrid, kBlock, 0, stream>>>(out, ref, count, tol, stats_buf.as<DeviceStats>());
+  compare_kernel<T><<<kGrid, kBlock, 0, stream>>>(out, ref, count, tol, stats);
   PTXB_CHECK_CUDA(cudaGetLastError());
   DeviceStats s{};
-  PTXB_CHECK_CUDA(cudaMemcpyAsync(&s, stats_buf.data(), sizeof s, cudaMemcpyDeviceToHost, stream));
+  PTXB_CHECK_CUDA(cudaMemcpyAsync(&s, stats, sizeof s, cudaMemcpyDeviceToHost, stream));
   PTXB_CHECK_CUDA(cudaStreamSynchronize(stream));
 
+  CompareStats result;
+  if (tol.atol_rms > 0)
+    result.reference_rms = count > 0 ? std::sqrt(s.ref_sum_sq / static_cast<double>(count)) : 0.0;
+  result.atol = applied_atol(tol, s.ref_sum_sq, count);
   result.count = count;
   result.mismatches = static_cast<int64_t>(s.mismatches);
   result.nan_count = static_cast<int64_t>(s.nan_count);
@@ -209,15 +219,21 @@ CompareStats compare_typed(const T* out, const float* ref, int64_t count, int64_
 }  // namespace
 
 CompareStats compare_with_reference(const void* out, DType dtype, const float* ref, int64_t count,
-                                    int64_t cols, const CompareTolerance& tol,
-                                    cudaStream_t stream) {
+                                    int64_t cols, const CompareTolerance& tol, cudaStream_t stream,
+                                    void* scratch) {
+  DeviceBuffer own;  // only without the caller's scratch
+  if (scratch == nullptr) {
+    own = DeviceBuffer(kCompareScratchBytes);
+    scratch = own.data();
+  }
   switch (dtype) {
     case DType::kBF16:
-      return compare_typed(static_cast<const __nv_bfloat16*>(out), ref, count, cols, tol, stream);
+      return compare_typed(static_cast<const __nv_bfloat16*>(out), ref, count, cols, tol, scratch,
+                           stream);
     case DType::kF16:
-      return compare_typed(static_cast<const __half*>(out), ref, count, cols, tol, stream);
+      return compare_typed(static_cast<const __half*>(out), ref, count, cols, tol, scratch, stream);
     case DType::kF32:
-      return compare_typed(static_cast<const float*>(out), ref, count, cols, tol, stream);
+      return compare_typed(static_cast<const float*>(out), ref, count, cols, tol, scratch, stream);
     default:
       PTXB_ASSERT(false, "compare: unsupported dtype " + std::string(to_string(dtype)));
   }

@@ -101,10 +101,16 @@ void reference_attention_backward(const void* q, const void* k, const void* v, c
                                   cudaStream_t stream,
                                   int64_t tile_elements = kAttentionTileElements);
 
+/// Device bytes a comparison works in (compare_with_reference's `scratch`).
+inline constexpr size_t kCompareScratchBytes = 128;
+
 /// Compares `count` elements of `out` (dtype) with fp32 `ref` laid out with `cols` columns.
-/// Synchronizes `stream` and returns the statistics.
+/// Synchronizes `stream` once and returns the statistics. `scratch`: kCompareScratchBytes of
+/// device memory that no other work on the GPU uses meanwhile (reused from one comparison to the
+/// next: nothing is allocated); nullptr allocates and frees its own (which waits for the GPU).
 CompareStats compare_with_reference(const void* out, DType dtype, const float* ref, int64_t count,
-                                    int64_t cols, const CompareTolerance& tol, cudaStream_t stream);
+                                    int64_t cols, const CompareTolerance& tol, cudaStream_t stream,
+                                    void* scratch = nullptr);
 
 /// Number of bytes that differ between two device buffers (synchronizes `stream`).
 int64_t count_differing_bytes(const void* a, const void* b, int64_t bytes, cudaStream_t stream);

@@ -69,6 +69,7 @@ DeviceProblem::DeviceProblem(const TaskSpec& task, const Shape& shape)
   fixed_ = derived.derived;
   fixed_.insert(fixed_.end(), derived.sources.begin(), derived.sources.end());
   modified_counts_ = DeviceBuffer(2 * sizeof(unsigned long long));
+  compare_scratch_ = DeviceBuffer(kCompareScratchBytes);
   guard_pattern_ = DeviceBuffer(kGuardBytes);
   PTXB_CHECK_CUDA(cudaMemset(guard_pattern_.data(), kGuardByte, kGuardBytes));
   const std::vector<const TensorSpec*> inputs = task.inputs(), outputs = task.outputs();
@@ -334,7 +335,8 @@ CompareStats DeviceProblem::compare_output(size_t index, const CompareTolerance&
   const ptxb_tensor_desc& d = desc_.out[index];
   const int64_t cols = d.rank > 0 ? d.shape[d.rank - 1] : 1;
   return compare_with_reference(out_ptrs_[index], static_cast<DType>(d.dtype),
-                                references_[index].as<float>(), elements(d), cols, tol, stream);
+                                references_[index].as<float>(), elements(d), cols, tol, stream,
+                                compare_scratch_.data());
 }
 
 }  // namespace ptxb

@@ -89,7 +89,7 @@ class DeviceProblem {
   /// Arguments for a call that reads this problem's inputs and writes `other`'s outputs.
   ptxb_args args_into(const DeviceProblem& other, void* workspace, uint64_t workspace_bytes,
                       cudaStream_t stream) const;
-  /// Compares output `index` with its reference.
+  /// Compares output `index` with its reference (synchronizes `stream` once, allocates nothing).
   CompareStats compare_output(size_t index, const CompareTolerance& tol, cudaStream_t stream) const;
   size_t num_outputs() const { return out_ptrs_.size(); }
   const std::string& output_name(size_t index) const { return output_names_[index]; }
@@ -134,6 +134,7 @@ class DeviceProblem {
   std::vector<DeviceBuffer> pristine_, references_;
   DeviceBuffer guard_pattern_;    ///< kGuardBytes of kGuardByte
   DeviceBuffer modified_counts_;  ///< two device counters for modified_bytes()
+  DeviceBuffer compare_scratch_;  ///< compare_output's statistics (kCompareScratchBytes)
   std::vector<size_t> in_bytes_, out_bytes_;
   std::vector<std::string> input_names_, output_names_;
   DeviceBuffer scratch_[2];

@@ -228,7 +228,7 @@ TEST(GpuCompare, FindsPlantedErrorAndNaN) {
   }
   PTXB_CHECK_CUDA(cudaMemcpy(ref.data(), host_ref.data(), count * 4, cudaMemcpyHostToDevice));
   PTXB_CHECK_CUDA(cudaMemcpy(out.data(), host_out.data(), count * 2, cudaMemcpyHostToDevice));
-  const CompareTolerance exact{0, 0, 0, true};
+  const CompareTolerance exact{.round_reference = true};
   CompareStats clean = compare_with_reference(out.data(), DType::kBF16, ref.as<float>(), count,
                                               cols, exact, s.get());
   EXPECT_TRUE(clean.passed(exact)) << clean.summary();
@@ -245,6 +245,82 @@ TEST(GpuCompare, FindsPlantedErrorAndNaN) {
   EXPECT_EQ(bad.first_mismatch->row, 5);
   EXPECT_EQ(bad.first_mismatch->col, 7);
   EXPECT_NEAR(bad.max_abs_error, 1.0, 1e-2);
+}
+
+// The statistics of a comparison do not depend on whether its scratch is its own or one that
+// earlier comparisons used (the scratch is reset, nothing of the last one carries over).
+TEST(GpuCompare, ReusedScratchGivesTheStatisticsOfAFreshOne) {
+  Stream s;
+  const int64_t rows = 64, cols = 33, count = rows * cols;
+  DeviceBuffer clean(size_t(count * 4)), bad(size_t(count * 4)), ref(size_t(count * 4));
+  DeviceBuffer scratch(kCompareScratchBytes);
+  std::vector<float> host_ref(static_cast<size_t>(count)), host_bad;
+  for (int64_t i = 0; i < count; ++i) host_ref[i] = 0.5f * float(i % 11) - 1.f;
+  host_bad = host_ref;
+  host_bad[3 * cols + 4] += 0.75f;
+  host_bad[7 * cols + 2] = NAN;
+  PTXB_CHECK_CUDA(cudaMemcpy(ref.data(), host_ref.data(), count * 4, cudaMemcpyHostToDevice));
+  PTXB_CHECK_CUDA(cudaMemcpy(clean.data(), host_ref.data(), count * 4, cudaMemcpyHostToDevice));
+  PTXB_CHECK_CUDA(cudaMemcpy(bad.data(), host_bad.data(), count * 4, cudaMemcpyHostToDevice));
+  const CompareTolerance tol{.atol = 1e-3, .rtol = 1e-3, .atol_rms = 0.0625};
+  auto compare = [&](const DeviceBuffer& out, void* with) {
+    return compare_with_reference(out.data(), DType::kF32, ref.as<float>(), count, cols, tol,
+                                  s.get(), with);
+  };
+  const CompareStats fresh_bad = compare(bad, nullptr);
+  const CompareStats reused_bad = compare(bad, scratch.data());
+  const CompareStats reused_clean = compare(clean, scratch.data());  // after a failing one
+  const CompareStats fresh_clean = compare(clean, nullptr);
+  for (const CompareStats* r : {&fresh_bad, &reused_bad}) {
+    EXPECT_EQ(r->mismatches, 2);
+    EXPECT_EQ(r->nan_count, 1);
+    ASSERT_TRUE(r->first_mismatch.has_value());
+    EXPECT_EQ(r->first_mismatch->row, 3);
+    EXPECT_EQ(r->first_mismatch->col, 4);
+    EXPECT_EQ(r->max_abs_error, fresh_bad.max_abs_error);
+    EXPECT_EQ(r->atol, fresh_bad.atol);
+  }
+  for (const CompareStats* r : {&fresh_clean, &reused_clean}) {
+    EXPECT_TRUE(r->passed(tol)) << r->summary();
+    EXPECT_EQ(r->mismatches, 0);
+    EXPECT_FALSE(r->first_mismatch.has_value());
+    EXPECT_EQ(r->max_abs_error, 0.0);
+    EXPECT_EQ(r->rel_frobenius, 0.0);
+  }
+}
+
+// atol_rms: the applied atol is atol + atol_rms * rms(reference), computed once on the device
+// (where it decides) and reported from the same sum: an error just inside it passes, one just
+// outside fails, and the reported atol and rms are those of the host formula.
+TEST(GpuCompare, AtolFromTheReferenceRmsIsAppliedAsReported) {
+  Stream s;
+  const int64_t count = 4096;
+  std::vector<float> host_ref(static_cast<size_t>(count));
+  double sum_sq = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    host_ref[i] = (i % 2 == 0 ? 1.f : -1.f) * (1.f + float(i % 5));  // exact squares
+    sum_sq += double(host_ref[i]) * host_ref[i];
+  }
+  const double rms = std::sqrt(sum_sq / double(count));
+  const CompareTolerance tol{.atol = 0.0, .rtol = 0.0, .atol_rms = 0.015625};
+  const double applied = tol.atol_rms * rms;
+  DeviceBuffer ref(size_t(count * 4)), out(size_t(count * 4));
+  PTXB_CHECK_CUDA(cudaMemcpy(ref.data(), host_ref.data(), count * 4, cudaMemcpyHostToDevice));
+  auto with_error_at_zero = [&](double error) {
+    std::vector<float> host_out = host_ref;
+    host_out[0] = static_cast<float>(double(host_ref[0]) + error);
+    PTXB_CHECK_CUDA(cudaMemcpy(out.data(), host_out.data(), count * 4, cudaMemcpyHostToDevice));
+    return compare_with_reference(out.data(), DType::kF32, ref.as<float>(), count, count, tol,
+                                  s.get());
+  };
+  const CompareStats inside = with_error_at_zero(0.95 * applied);
+  const CompareStats outside = with_error_at_zero(1.05 * applied);
+  EXPECT_EQ(inside.mismatches, 0) << inside.summary();
+  EXPECT_EQ(outside.mismatches, 1) << outside.summary();
+  for (const CompareStats* r : {&inside, &outside}) {
+    EXPECT_EQ(r->reference_rms, rms);
+    EXPECT_EQ(r->atol, applied);
+  }
 }
 
 }  // namespace
