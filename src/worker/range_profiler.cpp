@@ -347,33 +347,38 @@ std::vector<std::vector<double>> RangeProfiler::decode() {
 
 const std::vector<uint8_t>& RangeProfiler::config_image() const { return impl_->config; }
 
+namespace {
+
+// `use(host)` on a host object of `chip` built from the host API alone (no cuptiProfilerInitialize,
+// which needs a driver; no counter availability image); `failed` with *why_not on any error.
+template <class T, class Use>
+T on_host_object(const std::string& chip, std::string* why_not, T failed, Use&& use) {
+  const ProfilerApi* api = profiler_api(why_not);
+  if (api == nullptr) return failed;
+  try {
+    HostObject host(*api, chip, nullptr);
+    return use(host);
+  } catch (const ApiError& e) {
+    if (why_not != nullptr) *why_not = e.what();
+    return failed;
+  }
+}
+
+}  // namespace
+
 std::vector<uint8_t> RangeProfiler::host_config_image(const std::string& chip,
                                                       const std::vector<std::string>& metrics,
                                                       std::string* why_not) {
-  const ProfilerApi* api = profiler_api(why_not);
-  if (api == nullptr) return {};
-  try {
-    HostObject host(*api, chip, nullptr);
-    return host.config_image(metrics);
-  } catch (const ApiError& e) {
-    if (why_not != nullptr) *why_not = e.what();
-    return {};
-  }
+  return on_host_object(chip, why_not, std::vector<uint8_t>{},
+                        [&](HostObject& host) { return host.config_image(metrics); });
 }
 
 size_t RangeProfiler::passes_needed(const std::string& chip,
                                     const std::vector<std::string>& metrics, std::string* why_not) {
-  const ProfilerApi* api = profiler_api(why_not);
-  if (api == nullptr) return 0;
-  try {
-    // The host API alone: no cuptiProfilerInitialize, which needs a driver.
-    HostObject host(*api, chip, nullptr);
+  return on_host_object(chip, why_not, size_t{0}, [&](HostObject& host) {
     std::vector<uint8_t> config = host.config_image(metrics);
     return host.passes(config);
-  } catch (const ApiError& e) {
-    if (why_not != nullptr) *why_not = e.what();
-    return 0;
-  }
+  });
 }
 
 std::vector<std::string> RangeProfiler::base_metrics(const std::string& chip,
