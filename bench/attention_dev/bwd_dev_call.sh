@@ -32,7 +32,10 @@ for r in $(seq 1 "${TIMING_ROUNDS:-3}"); do
     for c in "H32 S4096 D64" "H32 HKV4 S4096 D64" "B4 H16 S4096 D128" "S16384"; do
       f="$work/logs/$h.t$r.$(echo "$c" | tr -d ' ').log"
       timeout 40 "$bin/$h/bwd_dev" --only "$c" > "$f" 2>&1
-      grep "TIME total" "$f" | sed "s|^ *TIME|$(basename "$f" .log)|" | cut -c1-150 >> "$work/timing.txt"
+      # each TIME line named by its case's shape (the "[NAME] reference" line before it)
+      awk -v tag="$h.t$r" '/^  \[/ { name = $0; sub(/^  \[/, "", name); sub(/\].*/, "", name);
+        gsub(/ /, "", name) } /TIME total/ { sub(/^ *TIME/, tag "." name); print substr($0, 1, 150) }' \
+        "$f" >> "$work/timing.txt"
     done
   done
 done

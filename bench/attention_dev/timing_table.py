@@ -1,6 +1,7 @@
 """The dev harness's whole-backward times per form and case from a call's timing.txt (lines
-`FORM.tROUND.CASE total US us ...`, CASE the --only filter without spaces; a filter that matched
-a non-causal and a causal shape gives two lines, the second named CASE+causal), and each form's
+`FORM.tROUND.CASE total US us ...`, CASE the case's shape without spaces, e.g.
+B4H16S4096D128causal, as bwd_dev_call.sh names them since 2026-12-07d; before, the --only filter,
+where a filter that matched two shapes gave two lines, here CASE and CASE#2), and each form's
 speedup over the first form named (its time over the form's: the median over the rounds of the
 per-round ratios).
 Usage: timing_table.py TIMING FORM [FORM...]"""
@@ -20,8 +21,8 @@ def read(path):
             continue
         form, rnd, case, us = m.group(1), int(m.group(2)), m.group(3), float(m.group(4))
         seen[(form, rnd, case)] += 1
-        if seen[(form, rnd, case)] == 2:
-            case += "causal"
+        if seen[(form, rnd, case)] > 1:  # an older timing.txt: the filter's n-th shape
+            case += "#%d" % seen[(form, rnd, case)]
         if case not in cases:
             cases.append(case)
         times[(form, case)][rnd] = us
