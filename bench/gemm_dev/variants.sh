@@ -42,6 +42,7 @@ nooverlap='s/^constexpr bool kOverlapPromotion = true;/constexpr bool kOverlapPr
 nosplitk='s/^constexpr bool kSplitK = true;/constexpr bool kSplitK = false;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 nostreamk='s/^constexpr bool kStreamKTail = true;/constexpr bool kStreamKTail = false;/'
+balanced='s/^constexpr bool kBalancedWaves = false;/constexpr bool kBalancedWaves = true;/'
 nochainpdl='s/^constexpr bool kChainPdl = true;/constexpr bool kChainPdl = false;/'
 serialprefix='s/^constexpr bool kParallelPrefix = true;/constexpr bool kParallelPrefix = false;/'
 noprefixpdl='s/^constexpr bool kPrefixPdl = true;/constexpr bool kPrefixPdl = false;/'
@@ -173,6 +174,8 @@ varlen_packed_only|attention_fwd_varlen|sm90/attention/fwd-varlen|$packedonly
 varlen_fixed|attention_fwd_varlen|sm90/attention/fwd-varlen|$fixedslots
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
+tma_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$balanced
+llm_balanced|bf16_llm|sm90/gemm/bf16-llm|$balanced
 llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl
 llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging; $nostreamk

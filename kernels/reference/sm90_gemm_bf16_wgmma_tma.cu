@@ -1495,6 +1495,13 @@ constexpr bool kSplitPdl = true;
 // (bench/gemm_dev/variants.sh `tma_nostreamk`, `llm_nostreamk`).
 constexpr bool kStreamKTail = true;
 constexpr int kStreamKMinWaves = 8;
+// Whether a persistent launch without the tail schedule takes the fewest CTAs that still finish
+// its units in as many rounds as one CTA per SM (balanced_ctas): every CTA then takes as many
+// units, and the SMs left over idle for the whole kernel instead of its last round (4096^3, 512
+// tiles on 132 SMs: 128 CTAs of 4 tiles instead of 116 of 4 and 16 of 3; the same rounds, four
+// SMs less drawing power). Off until measured (bench/gemm_dev/variants.sh `tma_balanced`,
+// `llm_balanced`).
+constexpr bool kBalancedWaves = false;
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
 
@@ -1711,6 +1718,13 @@ SplitK split_k(int64_t M, int64_t N, int64_t K, int sms) {
 
 int g_sms = 0;  // the device's SM count, read by ptxb_plan
 
+// The fewest CTAs (at most `most`) that take `units` units in as many rounds as `most` CTAs do.
+int balanced_ctas(int units, int most) {
+  if (units <= 0 || most <= 0) return most;
+  const int rounds = (units + most - 1) / most;
+  return (units + rounds - 1) / rounds;
+}
+
 // The tail schedule of an (M, N, K) problem cut as `split` (kStreamKTail; no tail with splits or
 // fewer than kStreamKMinWaves full waves).
 TailSchedule plan_tail(int64_t M, int64_t N, int64_t K, const SplitK& split) {
@@ -1815,7 +1829,9 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   }
   const int rows = static_cast<int>(((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM);
   const int units = rows * static_cast<int>((N + kBlockN - 1) / kBlockN) * split.splits;
-  const int clusters = kPersistent ? std::min(units, g_sms / kClusterM) : units;
+  int clusters = kPersistent ? std::min(units, g_sms / kClusterM) : units;
+  if (kBalancedWaves && kPersistent && tail.tail_tiles == 0)
+    clusters = balanced_ctas(units, clusters);
   if constexpr (kClusterM == 1) {
     gemm_bf16_tma_ws<<<clusters, kThreads, kSharedBytes, stream>>>(
         map_a, map_b, map_c, store_by_tma, c, partials, static_cast<int>(M), static_cast<int>(N),

@@ -10,10 +10,12 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # (expert file, heuristic functions: the signature's start)
 HEURISTICS = [
-    ("kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh", ["SplitK split_k("]),
+    ("kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh", ["SplitK split_k(", "int balanced_ctas("]),
     ("kernels/gemm/sm90_gemm_bf16_narrow.cuh", ["NarrowPlan plan_narrow("]),
-    ("kernels/reference/sm90_gemm_bf16_wgmma_tma.cu", ["SplitK split_k(", "NarrowPlan plan_narrow("]),
-    ("kernels/reference/sm90_gemm_bf16_llm.cu", ["SplitK split_k(", "NarrowPlan plan_narrow("]),
+    ("kernels/reference/sm90_gemm_bf16_wgmma_tma.cu",
+     ["SplitK split_k(", "NarrowPlan plan_narrow(", "int balanced_ctas("]),
+    ("kernels/reference/sm90_gemm_bf16_llm.cu",
+     ["SplitK split_k(", "NarrowPlan plan_narrow(", "int balanced_ctas("]),
     ("kernels/reference/sm90_gemm_fp8_e4m3.cu", ["bool use_narrow("]),
     ("kernels/gemm/sm90_gemm_bf16_tail_reduce.cuh", ["TailSchedule ring_tail_schedule("]),
     ("kernels/reference/sm90_gemm_bf16_wgmma.cu", ["SplitK split_k("]),
