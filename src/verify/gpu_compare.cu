@@ -74,9 +74,10 @@ __host__ __device__ __forceinline__ double applied_atol(const CompareTolerance& 
 #endif
 }
 
-template <class T>
-__global__ void compare_kernel(const T* __restrict__ out, const float* __restrict__ ref,
-                               int64_t count, CompareTolerance tol, DeviceStats* stats) {
+// R: the reference's element type (float, or an implementation's bf16 or f16 output).
+template <class T, class R>
+__global__ void compare_kernel(const T* __restrict__ out, const R* __restrict__ ref, int64_t count,
+                               CompareTolerance tol, DeviceStats* stats) {
   // sum_squares_kernel, before this kernel on the stream, left the reference's sum of squares.
   tol.atol = applied_atol(tol, stats->ref_sum_sq, count);
   unsigned long long mismatches = 0, nans = 0, first = ~0ull;
@@ -85,7 +86,7 @@ __global__ void compare_kernel(const T* __restrict__ out, const float* __restric
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
     const float got = to_float(out[i]);
-    const float want = tol.round_reference ? round_like<T>(ref[i]) : ref[i];
+    const float want = tol.round_reference ? round_like<T>(to_float(ref[i])) : to_float(ref[i]);
     const bool finite = isfinite(got);
     const float err = fabsf(got - want);
     const bool bad = !finite || err > tol.atol + tol.rtol * fabsf(want);
@@ -121,11 +122,14 @@ __global__ void compare_kernel(const T* __restrict__ out, const float* __restric
   }
 }
 
-__global__ void sum_squares_kernel(const float* __restrict__ ref, int64_t count, double* sum) {
+template <class R>
+__global__ void sum_squares_kernel(const R* __restrict__ ref, int64_t count, double* sum) {
   double local = 0;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
-       i += int64_t(gridDim.x) * blockDim.x)
-    local += double(ref[i]) * ref[i];
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const double value = to_float(ref[i]);
+    local += value * value;
+  }
   for (int off = 16; off > 0; off /= 2) local += __shfl_down_sync(~0u, local, off);
   if (threadIdx.x % 32 == 0) atomicAdd(sum, local);
 }
@@ -171,18 +175,18 @@ double element_at(const void* out, int64_t index) {
     return double(value);
 }
 
-template <class T>
-CompareStats compare_typed(const T* out, const float* ref, int64_t count, int64_t cols,
+template <class T, class R>
+CompareStats compare_typed(const T* out, const R* ref, int64_t count, int64_t cols,
                            const CompareTolerance& tol, void* scratch, cudaStream_t stream) {
   auto* stats = static_cast<DeviceStats*>(scratch);
   // Memsets, not a copy from the host: a copy from pageable memory would wait for the stream.
   PTXB_CHECK_CUDA(cudaMemsetAsync(stats, 0, sizeof(DeviceStats), stream));
   PTXB_CHECK_CUDA(cudaMemsetAsync(&stats->first_index, 0xFF, sizeof stats->first_index, stream));
   if (tol.atol_rms > 0) {
-    sum_squares_kernel<<<kGrid, kBlock, 0, stream>>>(ref, count, &stats->ref_sum_sq);
+    sum_squares_kernel<R><<<kGrid, kBlock, 0, stream>>>(ref, count, &stats->ref_sum_sq);
     PTXB_CHECK_CUDA(cudaGetLastError());
   }
-  compare_kernel<T><<<kGrid, kBlock, 0, stream>>>(out, ref, count, tol, stats);
+  compare_kernel<T, R><<<kGrid, kBlock, 0, stream>>>(out, ref, count, tol, stats);
   PTXB_CHECK_CUDA(cudaGetLastError());
   DeviceStats s{};
   PTXB_CHECK_CUDA(cudaMemcpyAsync(&s, stats, sizeof s, cudaMemcpyDeviceToHost, stream));
@@ -208,9 +212,7 @@ CompareStats compare_typed(const T* out, const float* ref, int64_t count, int64_
     m.row = m.index / cols;
     m.col = m.index % cols;
     m.got = element_at<T>(out, m.index);
-    float want;
-    PTXB_CHECK_CUDA(cudaMemcpy(&want, ref + m.index, sizeof want, cudaMemcpyDeviceToHost));
-    m.want = want;
+    m.want = element_at<R>(ref, m.index);
     result.first_mismatch = m;
   }
   return result;
@@ -218,9 +220,33 @@ CompareStats compare_typed(const T* out, const float* ref, int64_t count, int64_
 
 }  // namespace
 
-CompareStats compare_with_reference(const void* out, DType dtype, const float* ref, int64_t count,
-                                    int64_t cols, const CompareTolerance& tol, cudaStream_t stream,
-                                    void* scratch) {
+namespace {
+
+// compare_typed with the output's type T fixed, the reference's chosen by `ref_dtype`.
+template <class T>
+CompareStats compare_against(const T* out, const void* ref, DType ref_dtype, int64_t count,
+                             int64_t cols, const CompareTolerance& tol, void* scratch,
+                             cudaStream_t stream) {
+  switch (ref_dtype) {
+    case DType::kF32:
+      return compare_typed(out, static_cast<const float*>(ref), count, cols, tol, scratch, stream);
+    case DType::kBF16:
+      return compare_typed(out, static_cast<const __nv_bfloat16*>(ref), count, cols, tol, scratch,
+                           stream);
+    case DType::kF16:
+      return compare_typed(out, static_cast<const __half*>(ref), count, cols, tol, scratch, stream);
+    default:
+      PTXB_ASSERT(false,
+                  "compare: unsupported reference dtype " + std::string(to_string(ref_dtype)));
+  }
+  return {};
+}
+
+}  // namespace
+
+CompareStats compare_outputs(const void* out, DType dtype, const void* ref, DType ref_dtype,
+                             int64_t count, int64_t cols, const CompareTolerance& tol,
+                             cudaStream_t stream, void* scratch) {
   DeviceBuffer own;  // only without the caller's scratch
   if (scratch == nullptr) {
     own = DeviceBuffer(kCompareScratchBytes);
@@ -228,16 +254,24 @@ CompareStats compare_with_reference(const void* out, DType dtype, const float* r
   }
   switch (dtype) {
     case DType::kBF16:
-      return compare_typed(static_cast<const __nv_bfloat16*>(out), ref, count, cols, tol, scratch,
-                           stream);
+      return compare_against(static_cast<const __nv_bfloat16*>(out), ref, ref_dtype, count, cols,
+                             tol, scratch, stream);
     case DType::kF16:
-      return compare_typed(static_cast<const __half*>(out), ref, count, cols, tol, scratch, stream);
+      return compare_against(static_cast<const __half*>(out), ref, ref_dtype, count, cols, tol,
+                             scratch, stream);
     case DType::kF32:
-      return compare_typed(static_cast<const float*>(out), ref, count, cols, tol, scratch, stream);
+      return compare_against(static_cast<const float*>(out), ref, ref_dtype, count, cols, tol,
+                             scratch, stream);
     default:
       PTXB_ASSERT(false, "compare: unsupported dtype " + std::string(to_string(dtype)));
   }
   return {};
+}
+
+CompareStats compare_with_reference(const void* out, DType dtype, const float* ref, int64_t count,
+                                    int64_t cols, const CompareTolerance& tol, cudaStream_t stream,
+                                    void* scratch) {
+  return compare_outputs(out, dtype, ref, DType::kF32, count, cols, tol, stream, scratch);
 }
 
 void add_differing_bytes(const std::vector<ByteComparison>& comparisons,

@@ -111,6 +111,12 @@ inline constexpr size_t kCompareScratchBytes = 128;
 CompareStats compare_with_reference(const void* out, DType dtype, const float* ref, int64_t count,
                                     int64_t cols, const CompareTolerance& tol, cudaStream_t stream,
                                     void* scratch = nullptr);
+/// The same against a reference of `ref_dtype` (f32, bf16 or f16) read as it is, e.g. another
+/// implementation's output for the same inputs: no fp32 copy of it first. The statistics are
+/// those of compare_with_reference against that reference widened to fp32.
+CompareStats compare_outputs(const void* out, DType dtype, const void* ref, DType ref_dtype,
+                             int64_t count, int64_t cols, const CompareTolerance& tol,
+                             cudaStream_t stream, void* scratch = nullptr);
 
 /// Number of bytes that differ between two device buffers (synchronizes `stream`).
 int64_t count_differing_bytes(const void* a, const void* b, int64_t bytes, cudaStream_t stream);

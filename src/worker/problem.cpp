@@ -306,23 +306,6 @@ float* DeviceProblem::scratch(size_t slot, int64_t floats) {
   return scratch_[slot].as<float>();
 }
 
-void DeviceProblem::reference_from_outputs_of(const DeviceProblem& other, cudaStream_t stream) {
-  PTXB_ASSERT(other.desc_.out.size() == desc_.out.size(), "outputs of another task");
-  for (size_t i = 0; i < desc_.out.size(); ++i) {
-    const int64_t count = elements(desc_.out[i]);
-    PTXB_ASSERT(elements(other.desc_.out[i]) == count, "outputs of another shape");
-    const auto dtype = static_cast<DType>(desc_.out[i].dtype);
-    if (dtype == DType::kBF16) {
-      bf16_to_f32(other.out_ptrs_[i], references_[i].as<float>(), count, stream);
-    } else {
-      PTXB_ASSERT(dtype == DType::kF32, "only bf16 and f32 outputs can serve as a reference");
-      PTXB_CHECK_CUDA(cudaMemcpyAsync(references_[i].data(), other.out_ptrs_[i],
-                                      static_cast<size_t>(count) * sizeof(float),
-                                      cudaMemcpyDeviceToDevice, stream));
-    }
-  }
-}
-
 ptxb_args DeviceProblem::args_into(const DeviceProblem& other, void* workspace,
                                    uint64_t workspace_bytes, cudaStream_t stream) const {
   ptxb_args a = args(workspace, workspace_bytes, stream);
@@ -337,6 +320,19 @@ CompareStats DeviceProblem::compare_output(size_t index, const CompareTolerance&
   return compare_with_reference(out_ptrs_[index], static_cast<DType>(d.dtype),
                                 references_[index].as<float>(), elements(d), cols, tol, stream,
                                 compare_scratch_.data());
+}
+
+CompareStats DeviceProblem::compare_output_with(const DeviceProblem& other, size_t index,
+                                                const CompareTolerance& tol,
+                                                cudaStream_t stream) const {
+  const ptxb_tensor_desc& d = desc_.out[index];
+  const ptxb_tensor_desc& theirs = other.desc_.out.at(index);
+  PTXB_ASSERT(elements(theirs) == elements(d) && theirs.dtype == d.dtype,
+              "an output of another task or shape");
+  const int64_t cols = d.rank > 0 ? d.shape[d.rank - 1] : 1;
+  return compare_outputs(out_ptrs_[index], static_cast<DType>(d.dtype), other.out_ptrs_[index],
+                         static_cast<DType>(theirs.dtype), elements(d), cols, tol, stream,
+                         compare_scratch_.data());
 }
 
 }  // namespace ptxb

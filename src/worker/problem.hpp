@@ -83,14 +83,16 @@ class DeviceProblem {
   static constexpr size_t kGuardBytes = 4096;  ///< per side; keeps 256-byte alignment
   /// Computes the fp32 reference of every output into internal buffers.
   void compute_reference(cudaStream_t stream);
-  /// Takes `other`'s outputs (the same task and shape; e.g. the library run on this problem's
-  /// inputs) as the reference of this problem's outputs, widened to fp32 (bf16 and f32 outputs).
-  void reference_from_outputs_of(const DeviceProblem& other, cudaStream_t stream);
   /// Arguments for a call that reads this problem's inputs and writes `other`'s outputs.
   ptxb_args args_into(const DeviceProblem& other, void* workspace, uint64_t workspace_bytes,
                       cudaStream_t stream) const;
   /// Compares output `index` with its reference (synchronizes `stream` once, allocates nothing).
   CompareStats compare_output(size_t index, const CompareTolerance& tol, cudaStream_t stream) const;
+  /// Compares output `index` with the same output of `other` (the same task and shape; e.g. the
+  /// library run on this problem's inputs) as compare_output does with the reference, reading
+  /// `other`'s output as it is (compare_outputs).
+  CompareStats compare_output_with(const DeviceProblem& other, size_t index,
+                                   const CompareTolerance& tol, cudaStream_t stream) const;
   size_t num_outputs() const { return out_ptrs_.size(); }
   const std::string& output_name(size_t index) const { return output_names_[index]; }
 

@@ -323,5 +323,42 @@ TEST(GpuCompare, AtolFromTheReferenceRmsIsAppliedAsReported) {
   }
 }
 
+// Against another implementation's bf16 output read as it is: the statistics of the comparison
+// against that output widened to fp32 (the round checks' quick check, worker/round_check.cpp).
+TEST(GpuCompare, ABf16ReferenceReadAsItIsGivesTheWidenedReferencesStatistics) {
+  Stream s;
+  const int64_t rows = 96, cols = 70, count = rows * cols;
+  std::vector<__nv_bfloat16> host_ref(static_cast<size_t>(count)), host_out;
+  std::vector<float> host_wide(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    host_ref[i] = __float2bfloat16_rn(0.37f * float(i % 29) - 4.1f);
+    host_wide[i] = __bfloat162float(host_ref[i]);
+  }
+  host_out = host_ref;
+  host_out[11 * cols + 5] = __float2bfloat16_rn(host_wide[11 * cols + 5] + 0.5f);
+  host_out[40 * cols + 9] = __float2bfloat16_rn(host_wide[40 * cols + 9] * 1.02f);
+  host_out[60 * cols + 1] = __float2bfloat16_rn(NAN);
+  DeviceBuffer out(size_t(count * 2)), ref(size_t(count * 2)), wide(size_t(count * 4));
+  PTXB_CHECK_CUDA(cudaMemcpy(out.data(), host_out.data(), count * 2, cudaMemcpyHostToDevice));
+  PTXB_CHECK_CUDA(cudaMemcpy(ref.data(), host_ref.data(), count * 2, cudaMemcpyHostToDevice));
+  PTXB_CHECK_CUDA(cudaMemcpy(wide.data(), host_wide.data(), count * 4, cudaMemcpyHostToDevice));
+  const CompareTolerance tol{.atol = 1e-2, .rtol = 1e-2, .atol_rms = 0.0625};
+  const CompareStats direct = compare_outputs(out.data(), DType::kBF16, ref.data(), DType::kBF16,
+                                              count, cols, tol, s.get());
+  const CompareStats widened =
+      compare_with_reference(out.data(), DType::kBF16, wide.as<float>(), count, cols, tol, s.get());
+  EXPECT_EQ(direct.mismatches, 2);  // the +0.5 and the NaN; 2% is inside atol + rtol
+  EXPECT_EQ(direct.mismatches, widened.mismatches);
+  EXPECT_EQ(direct.nan_count, widened.nan_count);
+  ASSERT_TRUE(direct.first_mismatch.has_value() && widened.first_mismatch.has_value());
+  EXPECT_EQ(direct.first_mismatch->index, widened.first_mismatch->index);
+  EXPECT_EQ(direct.first_mismatch->want, widened.first_mismatch->want);
+  EXPECT_EQ(direct.max_abs_error, widened.max_abs_error);
+  EXPECT_EQ(direct.max_rel_error, widened.max_rel_error);
+  EXPECT_EQ(direct.reference_rms, widened.reference_rms);
+  EXPECT_EQ(direct.atol, widened.atol);
+  EXPECT_NEAR(direct.rel_frobenius, widened.rel_frobenius, 1e-12 * widened.rel_frobenius);
+}
+
 }  // namespace
 }  // namespace ptxb
