@@ -218,10 +218,6 @@ CompareStats compare_typed(const T* out, const R* ref, int64_t count, int64_t co
   return result;
 }
 
-}  // namespace
-
-namespace {
-
 // compare_typed with the output's type T fixed, the reference's chosen by `ref_dtype`.
 template <class T>
 CompareStats compare_against(const T* out, const void* ref, DType ref_dtype, int64_t count,
