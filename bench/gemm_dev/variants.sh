@@ -175,6 +175,8 @@ varlen_fixed|attention_fwd_varlen|sm90/attention/fwd-varlen|$fixedslots
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
 tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
 tma_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$balanced
+tma_nostreamk_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk; $balanced
+tma_cluster2_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $nostreamk; $balanced
 llm_balanced|bf16_llm|sm90/gemm/bf16-llm|$balanced
 llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl

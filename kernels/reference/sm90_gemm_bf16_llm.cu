@@ -1474,7 +1474,8 @@ constexpr int kStreamKMinWaves = 8;
 // units, and the SMs left over idle for the whole kernel instead of its last round (4096^3, 512
 // tiles on 132 SMs: 128 CTAs of 4 tiles instead of 116 of 4 and 16 of 3; the same rounds, four
 // SMs less drawing power). Off until measured (bench/gemm_dev/variants.sh `tma_balanced`,
-// `llm_balanced`).
+// `llm_balanced`; with the tail schedule off, `tma_nostreamk_balanced` and, with CTA pairs,
+// `tma_cluster2_balanced`: 8192^3 on 128 CTAs, 16 rounds of tiles for every one).
 constexpr bool kBalancedWaves = false;
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");

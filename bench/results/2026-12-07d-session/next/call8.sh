@@ -4,7 +4,9 @@
 #    submit to result with the compile and the library's plan choices cached; 2026-12-07d's call 2
 #    ran out before it) and its crowd;
 # 2. the balanced persistent grid (kBalancedWaves, kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh)
-#    beside its experts: bench/gemm_dev/variants.sh `tma_balanced,llm_balanced`, two rounds, the
+#    beside its experts: bench/gemm_dev/variants.sh `tma_balanced,tma_nostreamk_balanced,
+#    tma_cluster2_balanced,llm_balanced` (the last two at 8192^3: 128 CTAs against the stream-K
+#    tail, and with CTA pairs sharing B), two rounds, the
 #    evidence in the first only (the production-shape expert's evaluations also give issue 20's
 #    numbers, indicative off an H200);
 # 3. every GPU test in the time left.
@@ -21,7 +23,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('quick', d.ge
 print('service', {k: d.get('service', {}).get(k) for k in ('evals_per_hour_service', \
 'evals_per_hour_sequential_same_mix')})" "$out/serve_session.json"
 PTXB_BUDGET_S=$((limit - 60 - SECONDS)) PTXB_EVIDENCE_ROUNDS=1 \
-  bash bench/gemm_dev/variants.sh "$bin" /tmp/var 2 tma_balanced,llm_balanced > "$out/variants.txt" 2>&1
+  bash bench/gemm_dev/variants.sh "$bin" /tmp/var 2 tma_balanced,tma_nostreamk_balanced,tma_cluster2_balanced,llm_balanced > "$out/variants.txt" 2>&1
 tail -25 "$out/variants.txt"
 tar -czf "$out/variants.tar.gz" --exclude=cache --exclude=src -C /tmp var 2>/dev/null
 left=$((limit - SECONDS - 10))
