@@ -5,10 +5,10 @@
 #    ran out before it) and its crowd;
 # 2. the balanced persistent grid (kBalancedWaves, kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh)
 #    beside its experts: bench/gemm_dev/variants.sh `tma_balanced,tma_nostreamk_balanced,
-#    tma_cluster2_balanced,llm_balanced` (the last two at 8192^3: 128 CTAs against the stream-K
-#    tail, and with CTA pairs sharing B), two rounds, the
-#    evidence in the first only (the production-shape expert's evaluations also give issue 20's
-#    numbers, indicative off an H200);
+#    tma_cluster2_balanced,llm_balanced` (`tma_nostreamk_balanced`: 8192^3 on 128 CTAs against
+#    the stream-K tail; `tma_cluster2_balanced`: the same with CTA pairs sharing B), two rounds,
+#    the evidence in the first only (the production-shape expert's evaluations also give issue
+#    20's numbers, indicative off an H200);
 # 3. every GPU test in the time left.
 # Usage (repository root of the GPU machine): call8.sh BIN OUT [LIMIT_S=560]
 #   BIN: as for call7.sh
