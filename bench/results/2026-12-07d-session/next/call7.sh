@@ -38,3 +38,6 @@ sm90/gemm/bf16-wgmma-tma:sm90_gemm_bf16_wgmma_tma:3
 sm90/attention/bwd-bf16-gqa:sm90_attention_bwd_bf16_gqa:3
 sm90/attention/fwd-varlen:sm90_attention_fwd_varlen:2}" \
   bash bench/results/2026-12-06j-session/next/callA.sh "$bin" "$out/A" $((limit - 40 - SECONDS))
+# the round checks' cost per checked call (against 2026-12-07d call 1's table in docs/timing.md)
+mkdir -p /tmp/c7v && tar -xzf "$out/A/evals.tar.gz" -C /tmp/c7v 2>/dev/null &&
+  python3 bench/summarize_check_cost.py /tmp/c7v/*.json | tee "$out/check_cost.md"
