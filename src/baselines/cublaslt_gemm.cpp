@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "baselines/plan_choices.hpp"
 #include "core/dtype.hpp"
 #include "cuda/cuda_check.hpp"
 #include "timing/interleaved.hpp"
@@ -60,17 +61,7 @@ std::string algo_hex(const cublasLtMatmulAlgo_t& algo) {
 }  // namespace
 
 void CublasLtGemm::prefer(const nlohmann::json& choices) {
-  preferred_.clear();
-  if (!choices.is_array()) return;
-  const std::string library = library_id();
-  for (const nlohmann::json& c : choices) {
-    if (!c.is_object() || c.value("library", nlohmann::json()) != library) continue;
-    const auto problem = c.find("problem"), index = c.find("index"), algo = c.find("algo");
-    if (problem == c.end() || !problem->is_string() || index == c.end() ||
-        !index->is_number_integer() || algo == c.end() || !algo->is_string())
-      continue;
-    preferred_[problem->get<std::string>()] = c;
-  }
+  preferred_ = choices_by_problem(choices, library_id(), "algo");
 }
 
 CublasLtGemm::CublasLtGemm(int heuristic_algos, int64_t workspace_bytes, GemmEpilogue epilogue,

@@ -12,6 +12,7 @@
 #include "baselines/cudnn_sdpa_build.hpp"
 #include "baselines/cudnn_sdpa_problem.hpp"
 #include "baselines/cudnn_sdpa_ragged.hpp"
+#include "baselines/plan_choices.hpp"
 #include "baselines/plan_trial.hpp"
 #include "core/dtype.hpp"
 #include "cuda/cuda_check.hpp"
@@ -216,18 +217,7 @@ nlohmann::json CudnnSdpa::plan_choice() const { return state_->choice; }
 void CudnnSdpa::prefer(const nlohmann::json& choices) {
   State& s = *state_;
   s.preferred.clear();
-  if (!choices.is_array() || !s.cudnn->loaded()) return;
-  const std::string library = library_id();
-  for (const nlohmann::json& c : choices) {
-    if (!c.is_object() || c.value("library", nlohmann::json()) != library) continue;
-    const auto problem = c.find("problem"), index = c.find("index"), name = c.find("name");
-    const auto median = c.find("median_us");
-    if (problem == c.end() || !problem->is_string() || index == c.end() ||
-        !index->is_number_integer() || name == c.end() || !name->is_string() ||
-        (median != c.end() && !median->is_number()))
-      continue;
-    s.preferred[problem->get<std::string>()] = c;
-  }
+  if (s.cudnn->loaded()) s.preferred = choices_by_problem(choices, library_id(), "name");
 }
 
 int CudnnSdpa::plan(const ptxb_problem& problem, uint64_t* workspace_bytes) {

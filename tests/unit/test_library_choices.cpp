@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "baselines/plan_choices.hpp"
 #include "eval/library_choices.hpp"
 #include "eval/worker_fold.hpp"
 #include "protocol/protocol.hpp"
@@ -99,6 +100,30 @@ TEST(LibraryChoices, TheWorkersReportCountsOnlyBeforeTheCandidateLoads) {
   EXPECT_EQ(forged.outcome, Outcome::kRejectedCheat);
   EXPECT_NE(forged.reason.find("forged protocol message"), std::string::npos) << forged.reason;
   EXPECT_FALSE(after.record.contains("library_choices"));
+}
+
+// What a baseline's prefer() keeps (baselines/plan_choices.hpp): its own library's well-formed
+// choices by problem, the later of two for one problem; malformed ones and other libraries' are
+// skipped, and anything but an array gives none.
+TEST(LibraryChoices, ABaselineKeepsItsLibrarysWellFormedChoicesByProblem) {
+  json later = choice("64x64x64 bf16", 3);
+  later["median_us"] = 12.5;
+  json no_plan = choice("1x1x1 bf16", 0);
+  no_plan.erase("algo");
+  json text_median = choice("2x2x2 bf16", 0);
+  text_median["median_us"] = "fast";
+  json other_library = choice("3x3x3 bf16", 0);
+  other_library["library"] = "cublaslt 120000";
+  json text_index = choice("4x4x4 bf16", 0);
+  text_index["index"] = "0";
+  const json choices = json::array({choice("64x64x64 bf16", 1), later, no_plan, text_median,
+                                    other_library, text_index, 7, choice("8x8x8 bf16", 2)});
+  const auto kept = choices_by_problem(choices, "cublaslt 130100", "algo");
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept.at("64x64x64 bf16"), later);
+  EXPECT_EQ(kept.at("8x8x8 bf16")["index"], 2);
+  EXPECT_TRUE(choices_by_problem(choices, "cublaslt 130100", "name").empty());  // no "name"
+  EXPECT_TRUE(choices_by_problem(json::object(), "cublaslt 130100", "algo").empty());
 }
 
 }  // namespace
