@@ -42,7 +42,7 @@ nooverlap='s/^constexpr bool kOverlapPromotion = true;/constexpr bool kOverlapPr
 nosplitk='s/^constexpr bool kSplitK = true;/constexpr bool kSplitK = false;/'
 nopdl='s/^constexpr bool kSplitPdl = true;/constexpr bool kSplitPdl = false;/'
 nostreamk='s/^constexpr bool kStreamKTail = true;/constexpr bool kStreamKTail = false;/'
-balanced='s/^constexpr bool kBalancedWaves = false;/constexpr bool kBalancedWaves = true;/'
+unbalanced='s/^constexpr bool kBalancedWaves = true;/constexpr bool kBalancedWaves = false;/'
 nochainpdl='s/^constexpr bool kChainPdl = true;/constexpr bool kChainPdl = false;/'
 serialprefix='s/^constexpr bool kParallelPrefix = true;/constexpr bool kParallelPrefix = false;/'
 noprefixpdl='s/^constexpr bool kPrefixPdl = true;/constexpr bool kPrefixPdl = false;/'
@@ -114,7 +114,7 @@ tma_fullstaging3|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$fullstaging; $stages3
 tma_groupm8|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm8
 tma_groupm32|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$groupm32
 tma_dbstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$dbstore
-tma_cluster2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $nostreamk
+tma_cluster2|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $nostreamk; $unbalanced
 tma_cluster2_single|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $single; $sharedstaging; $nostreamk
 tma_splitcluster|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$splitcluster
 tma_directstore|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$directstore; $single; $sharedstaging; $nostreamk
@@ -173,12 +173,12 @@ varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twocons
 varlen_packed_only|attention_fwd_varlen|sm90/attention/fwd-varlen|$packedonly
 varlen_fixed|attention_fwd_varlen|sm90/attention/fwd-varlen|$fixedslots
 tma_split_nopdl|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nopdl
-tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
-tma_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$balanced
-tma_nostreamk_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk; $balanced
-tma_cluster2_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $nostreamk; $balanced
-llm_balanced|bf16_llm|sm90/gemm/bf16-llm|$balanced
-llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk
+tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk; $unbalanced
+tma_unbalanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$unbalanced
+tma_nostreamk_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
+tma_cluster2_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $nostreamk
+llm_unbalanced|bf16_llm|sm90/gemm/bf16-llm|$unbalanced
+llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk; $unbalanced
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl
 llm_single|bf16_llm|sm90/gemm/bf16-llm|$single; $sharedstaging; $nostreamk
 llm_splitcluster|bf16_llm|sm90/gemm/bf16-llm|$splitcluster

@@ -1473,10 +1473,14 @@ constexpr int kStreamKMinWaves = 8;
 // its units in as many rounds as one CTA per SM (balanced_ctas): every CTA then takes as many
 // units, and the SMs left over idle for the whole kernel instead of its last round (4096^3, 512
 // tiles on 132 SMs: 128 CTAs of 4 tiles instead of 116 of 4 and 16 of 3; the same rounds, four
-// SMs less drawing power). Off until measured (bench/gemm_dev/variants.sh `tma_balanced`,
-// `llm_balanced`; with the tail schedule off, `tma_nostreamk_balanced` and, with CTA pairs,
-// `tma_cluster2_balanced`: 8192^3 on 128 CTAs, 16 rounds of tiles for every one).
-constexpr bool kBalancedWaves = false;
+// SMs less drawing power). On the H200 (bench/results/2026-12-07e-session, call 2, two rounds,
+// against the expert without it in the same round) 4096^3 1.006-1.007 of cuBLASLt against
+// 0.996-0.997, 4000x3000x2000 0.999-1.002 against 0.990-0.993; the shapes it leaves alone (8192^3
+// takes the tail schedule, 128x8192x8192 the narrow kernel) within 0.5%; `unbalanced` turns it off.
+// Measured and not taken: with the tail schedule off (`tma_nostreamk_balanced`, 8192^3 on 128 CTAs
+// of 16 tiles each) 0.969-0.975 against the tail schedule's 0.985-0.989; the same with CTA pairs
+// (`tma_cluster2_balanced`) 0.970-0.976.
+constexpr bool kBalancedWaves = true;
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
 
