@@ -167,6 +167,7 @@ bwd_gqa_three_kernels_d64|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$th
 bwd_fused_d64_overlap|attention_bwd_bf16|sm90/attention/bwd-bf16|$d64dvoverlap
 bwd_gqa_fused_d64_overlap|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$d64dvoverlap
 bwd_gqa_longest_first|attention_bwd_bf16_gqa|sm90/attention/bwd-bf16-gqa|$longestfirst
+bwd_fused_all_lengths|attention_bwd_bf16|sm90/attention/bwd-bf16|$fusedallseq
 varlen_persistent|attention_fwd_varlen|sm90/attention/fwd-varlen|$persistentgrid
 fwd_d64_two_consumers|attention_fwd_bf16|sm90/attention/fwd-bf16|$twoconsumers
 varlen_d64_two_consumers|attention_fwd_varlen|sm90/attention/fwd-varlen|$twoconsumers

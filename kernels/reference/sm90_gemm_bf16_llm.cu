@@ -1476,7 +1476,7 @@ constexpr int kStreamKMinWaves = 8;
 // SMs less drawing power). On the H200 (bench/results/2026-12-07e-session, call 2, two rounds,
 // against the expert without it in the same round) 4096^3 1.006-1.007 of cuBLASLt against
 // 0.996-0.997, 4000x3000x2000 0.999-1.002 against 0.990-0.993; the shapes it leaves alone (8192^3
-// takes the tail schedule, 128x8192x8192 the narrow kernel) within 0.5%; `unbalanced` turns it off.
+// takes the tail schedule, 128x8192x8192 the narrow kernel) within 0.7%; `unbalanced` turns it off.
 // Measured and not taken: with the tail schedule off (`tma_nostreamk_balanced`, 8192^3 on 128 CTAs
 // of 16 tiles each) 0.969-0.975 against the tail schedule's 0.985-0.989; the same with CTA pairs
 // (`tma_cluster2_balanced`) 0.970-0.976.
