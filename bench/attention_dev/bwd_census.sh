@@ -3,7 +3,8 @@
 # Compute (--set full plus tensor-op, reduction and DRAM counters, clocks left alone) on one
 # library call per timed shape of sm90/attention/bwd-bf16 (ptxbench-library-profile run: the
 # call between profiler ranges, an evidence marker kernel after each shape) and on one launch of
-# each expert kernel (k0 delta_kernel, k1 dkdv_kernel, k2 dq_kernel) in the dev harness's cases
+# each expert kernel (k0 delta_kernel, k1 dkdv_kernel, k2 dq_kernel; where the fused form runs,
+# k1 computes dQ too and convert_dq_kernel follows it) in the dev harness's cases
 # of the timed D 128 shapes and the D 64 one. Answers: how many kernels the library runs, how long
 # each takes, how many tensor ops it issues (five products' worth or seven), and how it sums dQ
 # (global or TMA reductions, L2 reduction sectors).
@@ -37,7 +38,7 @@ for case_ in "B4 H16 S4096 D128 full" "B4 H16 S4096 D128 causal" "B1 H16 S16384 
   "B4 H32 S4096 D64 full"; do
   n=$((n + 1))
   echo "exp_$n: $case_" | tee -a "$out/cases.txt"
-  profile "exp_$n" -k 'regex:delta_kernel|dkdv_kernel|dq_kernel' --launch-count 3 \
+  profile "exp_$n" -k 'regex:delta_kernel|dkdv_kernel|dq_kernel|convert_dq_kernel' --launch-count 3 \
     "$harness" --only "full $case_" --no-timing
 done
 python3 "$here/../gemm_dev/compare_ncu.py" --every-kernel --stalls 12 "$out/lib.raw.csv" \
