@@ -173,6 +173,7 @@ run_case() {
 # `ptxbench eval` stops after its static stage. The serial evaluations then skip their compiles
 # (on an H100 in session 2026-12-07f: 76 files in 34 s on 16 cores; compiles had been about a
 # third of the generated cheats' wall time). Failures are left to the evaluation that follows.
+# No candidate code runs here: the worker finds no GPU before it loads the shared object.
 precompile_all() {
   local jobs="${PTXB_PRECOMPILE_JOBS:-$(nproc)}"
   [[ "$jobs" =~ ^[0-9]+$ ]] && ((jobs > 1)) || return 0
