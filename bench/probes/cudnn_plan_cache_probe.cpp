@@ -255,6 +255,7 @@ std::vector<char> read_file(const std::string& path) {
   return std::vector<char>(std::istreambuf_iterator<char>(f), {});
 }
 
+// NOTE: never destroyed; the probe's process ends after its last problem.
 cudnnHandle_t new_handle(const char* mode, const std::string& name) {
   const auto t = Clock::now();
   cudnnHandle_t handle = nullptr;
