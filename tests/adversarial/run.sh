@@ -177,26 +177,33 @@ run_case() {
 precompile_all() {
   local jobs="${PTXB_PRECOMPILE_JOBS:-$(nproc)}"
   [[ "$jobs" =~ ^[0-9]+$ ]] && ((jobs > 1)) || return 0
-  local f task start=$SECONDS
+  local i task start=$SECONDS
   # shellcheck disable=SC2016  # $0, $1, $2 belong to the inner shell
-  for f in "$CONTROL" "${FILES[@]}"; do
-    [[ -f "$f" ]] || continue
-    task="$CONTROL_TASK"
-    [[ "$f" == "$CONTROL" ]] ||
-      IFS="$US" read -r task _ < <(read_expectation "$f" 2>/dev/null || true)
-    [[ -n "$task" ]] && printf '%s\0%s\0' "$f" "$task"
-  done | CUDA_VISIBLE_DEVICES='' xargs -0 -n 2 -P "$jobs" sh -c \
+  {
+    [[ -f "$CONTROL" ]] && printf '%s\0%s\0' "$CONTROL" "$CONTROL_TASK"
+    for i in "${!FILES[@]}"; do
+      task="${EXPECTATIONS[i]%%"$US"*}"
+      [[ -n "$task" ]] && printf '%s\0%s\0' "${FILES[i]}" "$task"
+    done
+  } | CUDA_VISIBLE_DEVICES='' xargs -0 -n 2 -P "$jobs" sh -c \
     '"$0" eval "$1" --task "$2" --no-timing >/dev/null 2>&1; exit 0' "$PTXBENCH"
-  echo "[run] precompiled $((${#FILES[@]} + 1)) files, $jobs at once, in $((SECONDS - start)) s" >&2
+  echo "[run] precompile of $((${#FILES[@]} + 1)) files, $jobs at once: $((SECONDS - start)) s" >&2
 }
+
+# Each file's expect line, read once (read_expectation's output; "" when it has none).
+EXPECTATIONS=()
+for f in "${FILES[@]}"; do
+  EXPECTATIONS+=("$(read_expectation "$f" 2>/dev/null || true)")
+done
 
 precompile_all
 run_case control-start "$CONTROL" "$CONTROL_TASK" passed ""
-for f in "${FILES[@]}"; do
+for i in "${!FILES[@]}"; do
+  f="${FILES[i]}"
   name="$(basename "$f" .cu)"
   task="" outcome="" target="" timing="" max="" samples="" max_cases="" lacks=""
   IFS="$US" read -r task outcome target timing max samples max_cases lacks \
-    < <(read_expectation "$f" 2>/dev/null || true)
+    <<<"${EXPECTATIONS[i]}"
   run_case "$name" "$f" "${task:-}" "${outcome:-}" "${target:-}" "${timing:-}" "${max:-}" \
     "${samples:-}" "${max_cases:-}" "${lacks:-}"
 done
