@@ -7,14 +7,17 @@
 // function at enable, then with the configuration set anew per range). Prints host seconds per
 // launch, the records (function, PC offset, counts) of the first, and what that kernel must
 // execute. `sass_metrics_probe once [eager]`: a fresh process, launches of a, b and a flushed
-// once. Build and run: bench/probes/sass_metrics_probe.sh OUT. On the H200 (CUDA 13, driver 580)
-// only the first collection returned records, and only of the first patched function
-// (docs/timing.md, "Judging time").
+// once. `sass_metrics_probe ctx`: CUPTI's own sample's order (a context of its own, created by
+// cuCtxCreate before the configuration is set), then a, b, a and a new function c, each flushed.
+// Build and run: bench/probes/sass_metrics_probe.sh OUT [CUPTI_DIR...]. On the H200 (CUDA 13,
+// driver 580, CUPTI 13.0) only the first collection returned records, and only of the first
+// patched function (docs/timing.md, "Judging time").
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti_profiler_target.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+#include <cupti_version.h>
 
 #include <cstdio>
 #include <cstring>
@@ -142,6 +145,9 @@ int main(int argc, char** argv) {
   chip.deviceIndex = 0;
   CUPTI_OK(cuptiDeviceGetChipName(&chip));
   std::fprintf(stderr, "chip %s\n", chip.pChipName);
+  uint32_t api_version = 0;
+  CUPTI_OK(cuptiGetVersion(&api_version));
+  std::fprintf(stderr, "CUPTI API version %u\n", api_version);
   CUpti_SassMetrics_GetNumOfMetrics_Params num{
       CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE};
   num.pChipName = chip.pChipName;
@@ -153,6 +159,18 @@ int main(int argc, char** argv) {
   get.pMetricsList = list.data();
   CUPTI_OK(cuptiSassMetricsGetMetrics(&get));
   for (const auto& m : list) std::printf("metric %s: %s\n", m.pMetricName, m.pMetricDescription);
+
+  // `ctx`: collect on a context of our own, created before the configuration as CUPTI's sample
+  // does, instead of the runtime's primary context.
+  const bool own_context = argc > 1 && std::strcmp(argv[1], "ctx") == 0;
+  if (own_context) {
+    CUdevice device = 0;
+    if (cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+        cuCtxCreate(&ctx, nullptr, 0, device) != CUDA_SUCCESS)
+      return 1;
+    if (cudaMalloc(&p, size_t(132) * 1024 * 4 * 64) != cudaSuccess) return 1;
+    cudaMemset(p, 0, size_t(132) * 1024 * 4 * 64);
+  }
 
   std::vector<CUpti_SassMetrics_Config> configs;
   for (const char* name : {"smsp__sass_inst_executed", "smsp__sass_thread_inst_executed_pred_on"}) {
@@ -172,6 +190,16 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "configured %.3f\n", seconds());
 
   constexpr int kBig = 132 * 64, kLoop = 100000, kSmallLoop = 1000;
+  if (own_context) {
+    enable(ctx);
+    collected("ctx: chain_a small #1", ctx, false, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
+    collected("ctx: chain_b small #1", ctx, false, [&] { chain_b<<<132, 256>>>(p, kSmallLoop); });
+    collected("ctx: chain_a small #2", ctx, false, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
+    collected("ctx: chain_c small #1", ctx, false, [&] { chain_c<<<132, 256>>>(p, kSmallLoop); });
+    std::fprintf(stderr, "ctx: expected FFMA of each launch %lld\n", 132LL * 8 * kSmallLoop);
+    std::fprintf(stderr, "disable: dropped %zu\n", disable(ctx));
+    return 0;
+  }
   if (argc > 1 && std::strcmp(argv[1], "once") == 0) {
     // Several launches, one flush at the end: per-function totals over all of them? With a
     // second argument "eager", every function is patched at enable.
