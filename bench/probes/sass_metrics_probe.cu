@@ -9,6 +9,9 @@
 // execute. `sass_metrics_probe once [eager]`: a fresh process, launches of a, b and a flushed
 // once. `sass_metrics_probe ctx`: CUPTI's own sample's order (a context of its own, created by
 // cuCtxCreate before the configuration is set), then a, b, a and a new function c, each flushed.
+// `module`: chain_a, then a kernel of a second module (PTX loaded by cuModuleLoadData), each
+// flushed: is "the first patched function" per module? `ctx2`: two contexts of our own, chain_a
+// collected on the first, chain_b on the second: per context?
 // Build and run: bench/probes/sass_metrics_probe.sh OUT [CUPTI_DIR...]. On the H200 (CUDA 13,
 // driver 580, CUPTI 13.0) only the first collection returned records, and only of the first
 // patched function (docs/timing.md, "Judging time").
@@ -34,6 +37,34 @@ __global__ void chain_c(float* p, int n) {  // launched only in the last section
 }
 
 namespace {
+
+// A second module's kernel: `ptx_loop(float* p, unsigned n)`, one FFMA a loop step per thread.
+constexpr const char* kLoopPtx = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry ptx_loop(.param .u64 p, .param .u32 n) {
+  .reg .b32 %r<4>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<4>;
+  .reg .pred %q;
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r1, [n];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd2];
+  mov.u32 %r3, 0;
+LOOP:
+  fma.rn.f32 %f1, %f1, 0f3F7FF972, 0f3E800000;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %q, %r3, %r1;
+  @%q bra LOOP;
+  st.global.f32 [%rd2], %f1;
+  ret;
+}
+)";
 
 #define CUPTI_OK(call)                                                                   \
   do {                                                                                   \
@@ -162,7 +193,8 @@ int main(int argc, char** argv) {
 
   // `ctx`: collect on a context of our own, created before the configuration as CUPTI's sample
   // does, instead of the runtime's primary context.
-  const bool own_context = argc > 1 && std::strcmp(argv[1], "ctx") == 0;
+  const bool own_context =
+      argc > 1 && (std::strcmp(argv[1], "ctx") == 0 || std::strcmp(argv[1], "ctx2") == 0);
   if (own_context) {
     CUdevice device = 0;
     if (cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
@@ -190,6 +222,40 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "configured %.3f\n", seconds());
 
   constexpr int kBig = 132 * 64, kLoop = 100000, kSmallLoop = 1000;
+  if (argc > 1 && std::strcmp(argv[1], "ctx2") == 0) {
+    enable(ctx);
+    collected("ctx2: chain_a on the first", ctx, false,
+              [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
+    CUdevice device = 0;
+    CUcontext second = nullptr;
+    if (cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+        cuCtxCreate(&second, nullptr, 0, device) != CUDA_SUCCESS)
+      return 1;
+    float* q = nullptr;
+    if (cudaMalloc(&q, size_t(132) * 1024 * 4) != cudaSuccess) return 1;
+    cudaMemset(q, 0, size_t(132) * 1024 * 4);
+    enable(second);
+    collected("ctx2: chain_b on the second", second, false,
+              [&] { chain_b<<<132, 256>>>(q, kSmallLoop); });
+    std::fprintf(stderr, "ctx2: expected FFMA of each launch %lld\n", 132LL * 8 * kSmallLoop);
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "module") == 0) {
+    CUmodule module = nullptr;
+    CUfunction loop = nullptr;
+    if (cuModuleLoadData(&module, kLoopPtx) != CUDA_SUCCESS ||
+        cuModuleGetFunction(&loop, module, "ptx_loop") != CUDA_SUCCESS)
+      return 1;
+    enable(ctx);
+    collected("module: chain_a", ctx, false, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });
+    collected("module: ptx_loop (second module)", ctx, false, [&] {
+      unsigned n = kSmallLoop;
+      void* args[] = {&p, &n};
+      cuLaunchKernel(loop, 132, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+    });
+    std::fprintf(stderr, "module: expected FFMA of each launch %lld\n", 132LL * 8 * kSmallLoop);
+    return 0;
+  }
   if (own_context) {
     enable(ctx);
     collected("ctx: chain_a small #1", ctx, false, [&] { chain_a<<<132, 256>>>(p, kSmallLoop); });

@@ -18,8 +18,9 @@ for dir in "$cuda/extras/CUPTI/lib64" "$@"; do
   mkdir -p "$out/$release"; log="$out/$release/sass_metrics_probe.log"
   export LD_LIBRARY_PATH="$dir:$cuda/extras/CUPTI/lib64:$cuda/lib64"
   # The default sequence, then fresh processes: several launches with one flush at the end
-  # (lazily, then every function patched at enable), and the sample's own-context order.
-  for mode in "" "once" "once eager" "ctx"; do
+  # (lazily, then every function patched at enable), the sample's own-context order, two
+  # contexts, two modules.
+  for mode in "" "once" "once eager" "ctx" "ctx2" "module"; do
     echo "== mode '${mode}' (CUPTI from $dir)" >> "$log"
     # shellcheck disable=SC2086  # the mode is one or two words
     timeout 60 "$out/sass_metrics_probe" $mode >> "$out/$release/sass_metrics_probe.txt" 2>> "$log"
