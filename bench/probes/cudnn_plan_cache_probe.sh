@@ -7,7 +7,9 @@
 # go to a scratch folder: hundreds of MB) and prints the RESULT lines last. The build (g++, about
 # 30 s; the same command works on a machine without a GPU, cuDNN being opened at run time) keeps
 # the frontend's JSON support, which the project's build leaves out (CMakeLists.txt says why).
-# Environment: PROBE_BIN (a probe built beforehand: skips the build), CUDNN_LIB (default:
+# Environment: PROBE_BIN (a probe built beforehand: skips the build), PROBE_BUILD_ONLY=1 (build
+# OUT_DIR/cudnn_plan_cache_probe and stop: how a machine without a GPU prepares it, the device
+# lacking the frontend's headers under the ignored .tools/), CUDNN_LIB (default:
 # /lib/x86_64-linux-gnu/libcudnn.so.9 when present, else the soname libcudnn.so.9).
 set -uo pipefail
 out="${1:?usage: cudnn_plan_cache_probe.sh OUT_DIR}"
@@ -36,6 +38,7 @@ if [[ -z "$bin" ]]; then
     -L"$cuda/lib64" -lcudart -ldl -lpthread -Wl,-rpath,"$cuda/lib64" > "$out/build.log" 2>&1 ||
     { tail -20 "$out/build.log"; exit 1; }
 fi
+if [[ "${PROBE_BUILD_ONLY:-0}" == 1 ]]; then echo "built $bin"; exit 0; fi
 scratch="$(mktemp -d)"
 "$bin" save "$scratch" "$cudnn_lib" > "$out/save.log" 2>&1
 "$bin" load "$scratch" "$cudnn_lib" > "$out/load.log" 2>&1
