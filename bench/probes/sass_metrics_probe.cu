@@ -30,7 +30,7 @@
 
 #include "chain_kernels.cuh"
 
-__global__ void chain_c(float* p, int n) {  // launched only in the last section
+__global__ void chain_c(float* p, int n) {  // launched only late: the reconfigured ranges, `ctx`
   float a = p[threadIdx.x];
   for (int i = 0; i < n; ++i) a = a * 0.9998f + 0.125f;
   p[blockIdx.x * blockDim.x + threadIdx.x] = a;
