@@ -60,6 +60,8 @@ directepilogue='s/^constexpr bool kStagedEpilogue = true;/constexpr bool kStaged
 lag1='s/^constexpr int kLag = 2;/constexpr int kLag = 1;/'
 prefetch2='s/^constexpr int kL2PrefetchAhead = 0;/constexpr int kL2PrefetchAhead = 2;/'
 prefetch4='s/^constexpr int kL2PrefetchAhead = 0;/constexpr int kL2PrefetchAhead = 4;/'
+tailfixup='s/^constexpr bool kTailFixup = false;/constexpr bool kTailFixup = true;/'
+tailfirst='s/^constexpr bool kTailFirst = false;/constexpr bool kTailFirst = true;/'
 lagarrival='s/^constexpr bool kArriveOnCompletion = true;/constexpr bool kArriveOnCompletion = false;/'
 dbstore='s/^constexpr bool kDoubleBufferedStore = false;/constexpr bool kDoubleBufferedStore = true;/'
 narrowqstep='s/^constexpr bool kWideQStepD64 = true;/constexpr bool kWideQStepD64 = false;/'
@@ -178,6 +180,11 @@ tma_nostreamk|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk; $unbalanced
 tma_unbalanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$unbalanced
 tma_nostreamk_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$nostreamk
 tma_cluster2_balanced|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$cluster2; $nostreamk
+tma_tail_fixup|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$tailfixup
+tma_tail_first|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$tailfirst
+tma_tail_fixup_first|bf16_wgmma_tma|sm90/gemm/bf16-wgmma-tma|$tailfixup; $tailfirst
+llm_tail_fixup|bf16_llm|sm90/gemm/bf16-llm|$tailfixup
+llm_tail_fixup_first|bf16_llm|sm90/gemm/bf16-llm|$tailfixup; $tailfirst
 llm_unbalanced|bf16_llm|sm90/gemm/bf16-llm|$unbalanced
 llm_nostreamk|bf16_llm|sm90/gemm/bf16-llm|$nostreamk; $unbalanced
 llm_split_nopdl|bf16_llm|sm90/gemm/bf16-llm|$nopdl

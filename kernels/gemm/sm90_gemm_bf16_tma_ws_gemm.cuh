@@ -7,6 +7,7 @@
 #include "gemm/sm90_gemm_bf16_tail_reduce.cuh"
 #include "gemm/sm90_gemm_bf16_tma_ws.cuh"
 #include "gemm/sm90_gemm_split_sum.cuh"
+#include "gemm/sm90_gemm_tail_fixup.cuh"
 #include "gemm/sm90_gemm_tail_schedule.cuh"
 #include "ptx/barrier.cuh"
 #include "ptx/griddepcontrol.cuh"
@@ -52,6 +53,15 @@ constexpr bool kSplitPdl = true;
 // (bench/gemm_dev/variants.sh `tma_nostreamk`, `llm_nostreamk`).
 constexpr bool kStreamKTail = true;
 constexpr int kStreamKMinWaves = 8;
+// Whether the tail tiles several CTAs share are summed inside the GEMM kernel by their last piece
+// to arrive (tail_fixup, gemm/sm90_gemm_tail_fixup.cuh) instead of by reduce_tail after it: no
+// second kernel, no wait for the whole grid, and the last piece's partial is never stored. Off
+// until bench/gemm_dev measures it (`tma_tail_fixup`).
+constexpr bool kTailFixup = false;
+// Whether a CTA takes its tail pieces before its waves of whole tiles instead of after them: the
+// pieces' partials (and with kTailFixup their sums) then happen early, and every CTA ends on whole
+// tiles. Off until measured (`tma_tail_first`).
+constexpr bool kTailFirst = false;
 // Whether a persistent launch without the tail schedule takes the fewest CTAs that still finish
 // its units in as many rounds as one CTA per SM (balanced_ctas): every CTA then takes as many
 // units, and the SMs left over idle for the whole kernel instead of its last round (4096^3, 512
@@ -67,6 +77,20 @@ constexpr bool kBalancedWaves = true;
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
 
+// Workspace bytes of the tail schedule `tail`: its partial slots, and with kTailFixup their
+// counters after them.
+uint64_t tail_workspace_bytes(const TailSchedule& tail) {
+  return tail.tail_tiles == 0 ? 0 : tail_bytes(tail) + (kTailFixup ? tail_fixup_bytes(tail) : 0);
+}
+
+// tail_fixup's epoch for the next launch: new for each launch (2^32 - 1 of them before one
+// repeats), never 0. ptxb_run is called from one host thread (docs/abi.md).
+uint32_t next_tail_epoch() {
+  static uint32_t epoch = 0;
+  if (++epoch == 0) epoch = 1;
+  return epoch;
+}
+
 static_assert(!kDoubleBufferedStore || kOwnStaging, "the buffers are the own staging's");
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
@@ -77,17 +101,20 @@ static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kB
 // tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
 // The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
 // c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
-// reduce_splits. With store_by_tma (one split only), map_c maps C for store_tile_tma.
+// reduce_splits. With store_by_tma (one split only), map_c maps C for store_tile_tma. With a
+// tail schedule (tail.tail_tiles > 0) CTA c takes tail_unit(tail, ..., c, j) for every j, the
+// pieces of shared tiles summed by reduce_tail, or with kTailFixup here (`epoch`: tail_fixup's,
+// new for every launch and never 0).
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, bool store_by_tma, __nv_bfloat16* c,
                      float* partials, int M, int N, int K, int split_kb, int splits,
-                     const TailSchedule tail) {
+                     const TailSchedule tail, uint32_t epoch) {
   SharedStorage& smem = shared_storage();
   // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete. No-op
   // without a dependent launch.
-  if (kSplitPdl && (splits > 1 || (kStreamKTail && tail.tail_tiles > 0)))
+  if (kSplitPdl && (splits > 1 || (kStreamKTail && !kTailFixup && tail.tail_tiles > 0)))
     griddep_launch_dependents();
   const int warpgroup = warpgroup_index();
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
@@ -95,6 +122,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int blocks = rows * tiles_n;
   const int units = blocks * splits;
   const int k_total = (K + kBlockK - 1) / kBlockK;
+  const int tail_units = kStreamKTail ? tail_unit_bound(tail) : 0;
   const int cluster = blockIdx.x / kClusterM, clusters = gridDim.x / kClusterM;
   const int rank = kClusterM == 1 ? 0 : static_cast<int>(cluster_ctarank());
   auto tile_of = [&](int u) {  // this CTA's tile of unit u
@@ -115,8 +143,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       TailUnit t;
-      for (int j = 0; kStreamKTail && tail.tail_tiles > 0 && tail_unit(tail, blocks, cluster, j, t);
-           ++j) {
+      for (int j = 0; tail.tail_tiles > 0 && j < tail_units; ++j) {
+        if (!tail_unit(tail, blocks, cluster, j, t, kTailFirst)) continue;
         const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
         produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, t.kb_begin, t.k_blocks},
                 it);
@@ -152,16 +180,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   };
   TailUnit t;
-  for (int j = 0; kStreamKTail && tail.tail_tiles > 0 && tail_unit(tail, blocks, cluster, j, t);
-       ++j) {
+  for (int j = 0; tail.tail_tiles > 0 && j < tail_units; ++j) {
+    if (!tail_unit(tail, blocks, cluster, j, t, kTailFirst)) continue;
     const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
     float d[kBlockN / 2];
     consume(smem, consumer, t.k_blocks, d, it, slices_in_last_k_block(t.kb_begin + t.k_blocks, K));
-    if (t.slot >= 0)  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
+    if (t.slot < 0) {
+      store_whole(d, tile);
+    } else if (kTailFixup) {  // the tile's last piece to arrive stores it whole
+      if (tail_fixup(d, partials, tail, t.block - tail.waves * tail.ctas, cluster, consumer, epoch,
+                     &smem.tail_last[consumer]))
+        store_whole(d, tile);
+    } else {  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
       store_partial(d, partials + static_cast<int64_t>(t.slot) * kBlockM * kBlockN, consumer * 64,
                     0, kBlockM, kBlockN);
-    else
-      store_whole(d, tile);
+    }
   }
   for (int u = cluster; (!kStreamKTail || tail.tail_tiles == 0) && u < units; u += clusters) {
     const TileCoord tile = tile_of(u);
@@ -349,10 +382,10 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
     const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
                   N = problem->inputs[1].shape[0];
     const SplitK split = split_k(M, N, K, g_sms);
-    *workspace_bytes =
-        plan_narrow(M, N, K, g_sms).use
-            ? 0
-            : std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split)));
+    *workspace_bytes = plan_narrow(M, N, K, g_sms).use
+                           ? 0
+                           : std::max(split_partial_bytes(split, M, N),
+                                      tail_workspace_bytes(plan_tail(M, N, K, split)));
   }
   return PTXB_OK;
 }
@@ -379,7 +412,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (!kSplitCluster && args->workspace_bytes < split_partial_bytes(split, M, N))
     return kBadProblem;
   const TailSchedule tail = plan_tail(M, N, K, split);
-  if (args->workspace_bytes < tail_bytes(tail)) return kBadProblem;
+  if (args->workspace_bytes < tail_workspace_bytes(tail)) return kBadProblem;
   if (kSplitCluster && split.splits > 1) {
     const int tiles =
         static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
@@ -394,19 +427,20 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   int clusters = kPersistent ? std::min(units, g_sms / kClusterM) : units;
   if (kBalancedWaves && kPersistent && tail.tail_tiles == 0)
     clusters = balanced_ctas(units, clusters);
+  const uint32_t epoch = kTailFixup && tail.tail_tiles > 0 ? next_tail_epoch() : 0;
   if constexpr (kClusterM == 1) {
     gemm_bf16_tma_ws<<<clusters, kThreads, kSharedBytes, stream>>>(
         map_a, map_b, map_c, store_by_tma, c, partials, static_cast<int>(M), static_cast<int>(N),
-        static_cast<int>(K), split.split_kb, split.splits, tail);
+        static_cast<int>(K), split.split_kb, split.splits, tail, epoch);
   } else if (launch_in_clusters(gemm_bf16_tma_ws, clusters * kClusterM, kClusterM, stream, map_a,
                                 map_b, map_c, store_by_tma, c, partials, static_cast<int>(M),
                                 static_cast<int>(N), static_cast<int>(K), split.split_kb,
-                                split.splits, tail) != cudaSuccess) {
+                                split.splits, tail, epoch) != cudaSuccess) {
     return kLaunchFailed;
   }
   if (sum_splits(split, partials, c, M, N, g_sms, kSplitPdl, stream) != cudaSuccess)
     return kLaunchFailed;
-  if (tail.tail_tiles > 0) {
+  if (tail.tail_tiles > 0 && !kTailFixup) {
     if (launch_dependent(reduce_tail, static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4,
                          g_sms, kSplitPdl, stream, static_cast<const float*>(partials), c, tail,
                          static_cast<int>(M), static_cast<int>(N)) != cudaSuccess)

@@ -18,9 +18,10 @@ namespace {
 constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
 
 // Which work a persistent CTA does: `waves` full waves of whole tiles (CTA c: blocks c, c + ctas,
-// ...), then its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
-// is block waves * ctas + t, iterations [t * k_total, (t + 1) * k_total)). tail_tiles == 0: no
-// tail range. Host and device compute the same numbers.
+// ...) and its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
+// is block waves * ctas + t, iterations [t * k_total, (t + 1) * k_total)), after the waves or
+// before them (tail_unit). tail_tiles == 0: no tail range. Host and device compute the same
+// numbers.
 struct TailSchedule {
   int ctas = 0, waves = 0, tail_tiles = 0, k_total = 0, range = 0;
   __host__ __device__ int64_t tail_iterations() const {
@@ -64,16 +65,24 @@ TailSchedule tail_schedule(int64_t tiles, int k_total, int ctas) {
 struct TailUnit {
   int block, kb_begin, k_blocks, slot;
 };
-// CTA c's j-th unit; false past its last.
+// The unit indices j of a CTA under `s` (tail_unit below): [0, tail_unit_bound(s)).
+__host__ __device__ __forceinline__ int tail_unit_bound(const TailSchedule& s) {
+  return s.waves + (s.tail_tiles > 0 ? kMaxTailPieces : 0);
+}
+// CTA c's j-th unit, j < tail_unit_bound(s); false where j holds no work (a range that touches
+// fewer tiles than kMaxTailPieces, the blocks of a last wave that run out): the CTA goes on with
+// j + 1. tail_first: the tail pieces (j < kMaxTailPieces) before the whole tiles of the waves
+// instead of after them; the same units either way.
 __host__ __device__ __forceinline__ bool tail_unit(const TailSchedule& s, int blocks, int c, int j,
-                                                   TailUnit& u) {
-  if (j < s.waves) {
-    u = {c + j * s.ctas, 0, s.k_total, -1};
+                                                   TailUnit& u, bool tail_first = false) {
+  const int wave = tail_first && s.tail_tiles > 0 ? j - kMaxTailPieces : j;
+  if (wave >= 0 && wave < s.waves) {
+    u = {c + wave * s.ctas, 0, s.k_total, -1};
     return u.block < blocks;
   }
   if (s.tail_tiles == 0) return false;
-  const int piece = j - s.waves;
-  if (piece >= kMaxTailPieces) return false;
+  const int piece = tail_first ? j : j - s.waves;
+  if (piece < 0 || piece >= kMaxTailPieces) return false;
   const int64_t begin = static_cast<int64_t>(c) * s.range;
   const int64_t end = min(begin + s.range, s.tail_iterations());
   const int t = s.first_tile(c) + piece;

@@ -556,6 +556,8 @@ struct SharedStorage {
   uint8_t staging[kOwnStaging ? kConsumers * kStagingBytes : 16];
   uint64_t full[kStages];
   uint64_t empty[kStages];
+  uint32_t
+      tail_last[kConsumers];  // a consumer's decision in tail_fixup (gemm/sm90_gemm_tail_fixup.cuh)
 };
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;
@@ -1051,9 +1053,10 @@ namespace {
 constexpr int kMaxTailPieces = 2;  // tiles a CTA's tail range touches (range <= k_total)
 
 // Which work a persistent CTA does: `waves` full waves of whole tiles (CTA c: blocks c, c + ctas,
-// ...), then its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
-// is block waves * ctas + t, iterations [t * k_total, (t + 1) * k_total)). tail_tiles == 0: no
-// tail range. Host and device compute the same numbers.
+// ...) and its range [c * range, (c + 1) * range) of the tail's k-block iterations (tail tile t
+// is block waves * ctas + t, iterations [t * k_total, (t + 1) * k_total)), after the waves or
+// before them (tail_unit). tail_tiles == 0: no tail range. Host and device compute the same
+// numbers.
 struct TailSchedule {
   int ctas = 0, waves = 0, tail_tiles = 0, k_total = 0, range = 0;
   __host__ __device__ int64_t tail_iterations() const {
@@ -1097,16 +1100,24 @@ TailSchedule tail_schedule(int64_t tiles, int k_total, int ctas) {
 struct TailUnit {
   int block, kb_begin, k_blocks, slot;
 };
-// CTA c's j-th unit; false past its last.
+// The unit indices j of a CTA under `s` (tail_unit below): [0, tail_unit_bound(s)).
+__host__ __device__ __forceinline__ int tail_unit_bound(const TailSchedule& s) {
+  return s.waves + (s.tail_tiles > 0 ? kMaxTailPieces : 0);
+}
+// CTA c's j-th unit, j < tail_unit_bound(s); false where j holds no work (a range that touches
+// fewer tiles than kMaxTailPieces, the blocks of a last wave that run out): the CTA goes on with
+// j + 1. tail_first: the tail pieces (j < kMaxTailPieces) before the whole tiles of the waves
+// instead of after them; the same units either way.
 __host__ __device__ __forceinline__ bool tail_unit(const TailSchedule& s, int blocks, int c, int j,
-                                                   TailUnit& u) {
-  if (j < s.waves) {
-    u = {c + j * s.ctas, 0, s.k_total, -1};
+                                                   TailUnit& u, bool tail_first = false) {
+  const int wave = tail_first && s.tail_tiles > 0 ? j - kMaxTailPieces : j;
+  if (wave >= 0 && wave < s.waves) {
+    u = {c + wave * s.ctas, 0, s.k_total, -1};
     return u.block < blocks;
   }
   if (s.tail_tiles == 0) return false;
-  const int piece = j - s.waves;
-  if (piece >= kMaxTailPieces) return false;
+  const int piece = tail_first ? j : j - s.waves;
+  if (piece < 0 || piece >= kMaxTailPieces) return false;
   const int64_t begin = static_cast<int64_t>(c) * s.range;
   const int64_t end = min(begin + s.range, s.tail_iterations());
   const int t = s.first_tile(c) + piece;
@@ -1423,6 +1434,167 @@ __global__ void reduce_tail(const float* partials, __nv_bfloat16* c, const TailS
 
 }  // namespace
 // ==== end kernels/gemm/sm90_gemm_bf16_tail_reduce.cuh ====
+// ==== begin kernels/gemm/sm90_gemm_tail_fixup.cuh (generated: scripts/amalgamate.py) ====
+// The stream-K tail's shared tiles summed inside the GEMM kernel (kTailFixup of
+// gemm/sm90_gemm_bf16_tma_ws_gemm.cuh) instead of by reduce_tail after it. A tail tile that the
+// ranges of several CTAs touch (TailSchedule::first_cta..last_cta) has, per consumer half, two
+// counters in the workspace after the partial slots: arrivals and stored partials. A piece's
+// consumer warpgroup arrives once its accumulator holds the piece. Every piece but the last to
+// arrive stores its fragments as fp32 partials and counts itself stored; the last waits until the
+// others are stored (they arrived before it, so they are running and store without waiting on
+// anything: no CTA waits on one that may not have started), adds their partials to its
+// accumulator in CTA order (the k order reduce_tail sums in: the same rounding) and leaves the
+// tile to the caller to store as C. A counter word holds epoch << 32 | count, and a word of
+// another epoch counts as zero: the workspace needs no clearing, since ptxb_run passes a new epoch
+// (never 0) to every launch; the last piece zeroes its tile's words, so that a replay of the same
+// launch finds them clear. Needs the ring and the tail schedule before it; experts hold a copy
+// (scripts/amalgamate.py). The bookkeeping is checked on the host by
+// tests/kernels/gemm_tail_schedule.cu; the synchronization only on a GPU.
+
+namespace {
+
+constexpr int kFixupWords = 2;    // per tail tile and consumer half: arrivals, stored partials
+constexpr int kFixupBarrier = 4;  // named barriers 4 + consumer (store_tile_tma has 2 + consumer)
+constexpr int kFixupQuads = kBlockN / 8;  // float4s of a consumer thread's accumulator
+// float4 loads of another piece's partial kept in flight: 8 made the consumer spill (420 bytes)
+// under the kernel's 168 registers a thread, 4 does not.
+constexpr int kFixupBatch = 4;
+static_assert(kFixupQuads % kFixupBatch == 0, "whole batches");
+
+// Floats of the partial slots of `s` (tail_partial_bytes / 4): the counters follow them.
+__host__ __device__ __forceinline__ int64_t tail_slot_floats(const TailSchedule& s) {
+  return static_cast<int64_t>(s.ctas) * kMaxTailPieces * kBlockM * kBlockN;
+}
+// Workspace bytes of the counters of `s`.
+uint64_t tail_fixup_bytes(const TailSchedule& s) {
+  return static_cast<uint64_t>(s.tail_tiles) * kConsumers * kFixupWords * sizeof(uint64_t);
+}
+// Index of the first counter word of tail tile t's half `consumer` among the counters.
+__host__ __device__ __forceinline__ int64_t fixup_word_index(int t, int consumer) {
+  return (static_cast<int64_t>(t) * kConsumers + consumer) * kFixupWords;
+}
+
+// The count a counter word holds in `epoch` (a word of another epoch holds none), and the word
+// of a count.
+__host__ __device__ __forceinline__ uint32_t epoch_count(uint64_t word, uint32_t epoch) {
+  return static_cast<uint32_t>(word >> 32) == epoch ? static_cast<uint32_t>(word) : 0u;
+}
+__host__ __device__ __forceinline__ uint64_t epoch_word(uint32_t epoch, uint32_t count) {
+  return (static_cast<uint64_t>(epoch) << 32) | count;
+}
+
+// Index of float4 q of the calling consumer thread's accumulator in a partial slot: the slot
+// holds the fragments as [consumer][warp][q][lane] float4s (a warp's stores and loads of one q
+// cover 512 contiguous bytes). Private to tail_fixup: reduce_tail's slots are row-major.
+__device__ __forceinline__ int64_t fixup_quad(int consumer, int q) {
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  return ((static_cast<int64_t>(consumer) * 4 + warp) * kFixupQuads + q) * 32 + lane;
+}
+
+__device__ __forceinline__ uint64_t ld_acquire_gpu(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void fence_acq_rel_gpu() {
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
+// Adds one to the count at `word` in `epoch` (relaxed); returns the count before it.
+__device__ __forceinline__ uint32_t epoch_increment(uint64_t* word, uint32_t epoch) {
+  auto* w = reinterpret_cast<unsigned long long*>(word);
+  unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(w);
+  for (;;) {
+    const unsigned long long prev =
+        atomicCAS(w, seen, epoch_word(epoch, epoch_count(seen, epoch) + 1));
+    if (prev == seen) return epoch_count(seen, epoch);
+    seen = prev;
+  }
+}
+
+// Tail tile t's piece computed by CTA `cta` into d, held by consumer warpgroup `consumer` (all
+// its 128 threads call this): true when it was the tile's last piece to arrive and d now holds
+// the tile's whole sum (the caller stores it as C), false when d went out as the piece's partial.
+// `partials`: the workspace (slots, then counters); `decision`: a word of shared memory only this
+// consumer uses.
+__device__ __forceinline__ bool tail_fixup(float (&d)[kBlockN / 2], float* partials,
+                                           const TailSchedule& s, int t, int cta, int consumer,
+                                           uint32_t epoch, uint32_t* decision) {
+  const int first = s.first_cta(t), last = s.last_cta(t);
+  uint64_t* words =
+      reinterpret_cast<uint64_t*>(partials + tail_slot_floats(s)) + fixup_word_index(t, consumer);
+  auto slot_of = [&](int c) {
+    return reinterpret_cast<float4*>(partials +
+                                     static_cast<int64_t>(s.slot(c, t)) * kBlockM * kBlockN);
+  };
+  const bool leader = threadIdx.x % 128 == 0;
+  if (leader)
+    *decision = epoch_increment(&words[0], epoch) + 1 == static_cast<uint32_t>(last - first + 1);
+  named_barrier_sync<128>(kFixupBarrier + consumer);
+  // NOTE: every path below passes the barrier again before a later call rewrites `decision`.
+  const bool is_last = *static_cast<volatile uint32_t*>(decision) != 0;
+  if (!is_last) {
+    float4* mine = slot_of(cta);
+#pragma unroll
+    for (int q = 0; q < kFixupQuads; ++q)
+      __stcg(mine + fixup_quad(consumer, q),
+             make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]));
+    named_barrier_sync<128>(kFixupBarrier + consumer);  // the warpgroup's fragments are stored
+    if (leader) {
+      fence_acq_rel_gpu();  // with the barrier: the stores before the count (release)
+      epoch_increment(&words[1], epoch);
+    }
+    return false;
+  }
+  if (leader) {
+    while (epoch_count(ld_acquire_gpu(&words[1]), epoch) < static_cast<uint32_t>(last - first)) {
+    }
+    words[0] = 0;  // every other piece has counted on both words: none touches them again
+    words[1] = 0;
+  }
+  named_barrier_sync<128>(kFixupBarrier + consumer);  // the others' partials are visible
+#pragma unroll
+  for (int q0 = 0; q0 < kFixupQuads; q0 += kFixupBatch) {
+    float4 sum[kFixupBatch];
+    for (int c = first; c <= last; ++c) {
+      float4 piece[kFixupBatch];
+      if (c == cta) {
+#pragma unroll
+        for (int i = 0; i < kFixupBatch; ++i)
+          piece[i] = make_float4(d[4 * (q0 + i)], d[4 * (q0 + i) + 1], d[4 * (q0 + i) + 2],
+                                 d[4 * (q0 + i) + 3]);
+      } else {
+        const float4* other = slot_of(c);
+#pragma unroll
+        for (int i = 0; i < kFixupBatch; ++i)
+          piece[i] = __ldcg(other + fixup_quad(consumer, q0 + i));
+      }
+#pragma unroll
+      for (int i = 0; i < kFixupBatch; ++i) {
+        if (c == first) {
+          sum[i] = piece[i];
+        } else {
+          sum[i].x += piece[i].x;
+          sum[i].y += piece[i].y;
+          sum[i].z += piece[i].z;
+          sum[i].w += piece[i].w;
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kFixupBatch; ++i) {
+      d[4 * (q0 + i)] = sum[i].x;
+      d[4 * (q0 + i) + 1] = sum[i].y;
+      d[4 * (q0 + i) + 2] = sum[i].z;
+      d[4 * (q0 + i) + 3] = sum[i].w;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+// ==== end kernels/gemm/sm90_gemm_tail_fixup.cuh ====
+
 // ==== begin kernels/gemm/sm90_gemm_bf16_tma_ws_gemm.cuh (generated: scripts/amalgamate.py) ====
 // The plain GEMM of the TMA + wgmma expert solutions: the kernel over a grouped raster of output
 // tiles with split-K for few-tile shapes, the split reduction, and ptxb_plan / ptxb_run. Needs the
@@ -1469,6 +1641,15 @@ constexpr bool kSplitPdl = true;
 // (bench/gemm_dev/variants.sh `tma_nostreamk`, `llm_nostreamk`).
 constexpr bool kStreamKTail = true;
 constexpr int kStreamKMinWaves = 8;
+// Whether the tail tiles several CTAs share are summed inside the GEMM kernel by their last piece
+// to arrive (tail_fixup, gemm/sm90_gemm_tail_fixup.cuh) instead of by reduce_tail after it: no
+// second kernel, no wait for the whole grid, and the last piece's partial is never stored. Off
+// until bench/gemm_dev measures it (`tma_tail_fixup`).
+constexpr bool kTailFixup = false;
+// Whether a CTA takes its tail pieces before its waves of whole tiles instead of after them: the
+// pieces' partials (and with kTailFixup their sums) then happen early, and every CTA ends on whole
+// tiles. Off until measured (`tma_tail_first`).
+constexpr bool kTailFirst = false;
 // Whether a persistent launch without the tail schedule takes the fewest CTAs that still finish
 // its units in as many rounds as one CTA per SM (balanced_ctas): every CTA then takes as many
 // units, and the SMs left over idle for the whole kernel instead of its last round (4096^3, 512
@@ -1484,6 +1665,20 @@ constexpr bool kBalancedWaves = true;
 static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
 
+// Workspace bytes of the tail schedule `tail`: its partial slots, and with kTailFixup their
+// counters after them.
+uint64_t tail_workspace_bytes(const TailSchedule& tail) {
+  return tail.tail_tiles == 0 ? 0 : tail_bytes(tail) + (kTailFixup ? tail_fixup_bytes(tail) : 0);
+}
+
+// tail_fixup's epoch for the next launch: new for each launch (2^32 - 1 of them before one
+// repeats), never 0. ptxb_run is called from one host thread (docs/abi.md).
+uint32_t next_tail_epoch() {
+  static uint32_t epoch = 0;
+  if (++epoch == 0) epoch = 1;
+  return epoch;
+}
+
 static_assert(!kDoubleBufferedStore || kOwnStaging, "the buffers are the own staging's");
 static_assert(!kTmaStoreEpilogue || !kPersistent || kOwnStaging,
               "the staging would race the next unit's loads");
@@ -1494,17 +1689,20 @@ static_assert(!kTmaStoreEpilogue || kOwnStaging || kStages * kStoreBoxCols >= kB
 // tile column) and split u / blocks of K (k-blocks [split * split_kb, (split + 1) * split_kb)).
 // The CTA of rank r in its cluster computes the block's tile row r. Cluster c takes units c,
 // c + clusters, ... One split writes C; several write fp32 partials (`splits` of them) for
-// reduce_splits. With store_by_tma (one split only), map_c maps C for store_tile_tma.
+// reduce_splits. With store_by_tma (one split only), map_c maps C for store_tile_tma. With a
+// tail schedule (tail.tail_tiles > 0) CTA c takes tail_unit(tail, ..., c, j) for every j, the
+// pieces of shared tiles summed by reduce_tail, or with kTailFixup here (`epoch`: tail_fixup's,
+// new for every launch and never 0).
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_bf16_tma_ws(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, bool store_by_tma, __nv_bfloat16* c,
                      float* partials, int M, int N, int K, int split_kb, int splits,
-                     const TailSchedule tail) {
+                     const TailSchedule tail, uint32_t epoch) {
   SharedStorage& smem = shared_storage();
   // The split reduction (kSplitPdl) may launch now; it waits for this grid to complete. No-op
   // without a dependent launch.
-  if (kSplitPdl && (splits > 1 || (kStreamKTail && tail.tail_tiles > 0)))
+  if (kSplitPdl && (splits > 1 || (kStreamKTail && !kTailFixup && tail.tail_tiles > 0)))
     griddep_launch_dependents();
   const int warpgroup = warpgroup_index();
   const int rows = ((M + kBlockM - 1) / kBlockM + kClusterM - 1) / kClusterM;  // block rows
@@ -1512,6 +1710,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int blocks = rows * tiles_n;
   const int units = blocks * splits;
   const int k_total = (K + kBlockK - 1) / kBlockK;
+  const int tail_units = kStreamKTail ? tail_unit_bound(tail) : 0;
   const int cluster = blockIdx.x / kClusterM, clusters = gridDim.x / kClusterM;
   const int rank = kClusterM == 1 ? 0 : static_cast<int>(cluster_ctarank());
   auto tile_of = [&](int u) {  // this CTA's tile of unit u
@@ -1532,8 +1731,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       TailUnit t;
-      for (int j = 0; kStreamKTail && tail.tail_tiles > 0 && tail_unit(tail, blocks, cluster, j, t);
-           ++j) {
+      for (int j = 0; tail.tail_tiles > 0 && j < tail_units; ++j) {
+        if (!tail_unit(tail, blocks, cluster, j, t, kTailFirst)) continue;
         const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
         produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, t.kb_begin, t.k_blocks},
                 it);
@@ -1569,16 +1768,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       store_tile(d, c, tile.m0 + consumer * 64, tile.n0, M, N);
   };
   TailUnit t;
-  for (int j = 0; kStreamKTail && tail.tail_tiles > 0 && tail_unit(tail, blocks, cluster, j, t);
-       ++j) {
+  for (int j = 0; tail.tail_tiles > 0 && j < tail_units; ++j) {
+    if (!tail_unit(tail, blocks, cluster, j, t, kTailFirst)) continue;
     const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
     float d[kBlockN / 2];
     consume(smem, consumer, t.k_blocks, d, it, slices_in_last_k_block(t.kb_begin + t.k_blocks, K));
-    if (t.slot >= 0)  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
+    if (t.slot < 0) {
+      store_whole(d, tile);
+    } else if (kTailFixup) {  // the tile's last piece to arrive stores it whole
+      if (tail_fixup(d, partials, tail, t.block - tail.waves * tail.ctas, cluster, consumer, epoch,
+                     &smem.tail_last[consumer]))
+        store_whole(d, tile);
+    } else {  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
       store_partial(d, partials + static_cast<int64_t>(t.slot) * kBlockM * kBlockN, consumer * 64,
                     0, kBlockM, kBlockN);
-    else
-      store_whole(d, tile);
+    }
   }
   for (int u = cluster; (!kStreamKTail || tail.tail_tiles == 0) && u < units; u += clusters) {
     const TileCoord tile = tile_of(u);
@@ -1766,10 +1970,10 @@ extern "C" int ptxb_plan(const ptxb_problem* problem, uint64_t* workspace_bytes)
     const int64_t M = problem->inputs[0].shape[0], K = problem->inputs[0].shape[1],
                   N = problem->inputs[1].shape[0];
     const SplitK split = split_k(M, N, K, g_sms);
-    *workspace_bytes =
-        plan_narrow(M, N, K, g_sms).use
-            ? 0
-            : std::max(split_partial_bytes(split, M, N), tail_bytes(plan_tail(M, N, K, split)));
+    *workspace_bytes = plan_narrow(M, N, K, g_sms).use
+                           ? 0
+                           : std::max(split_partial_bytes(split, M, N),
+                                      tail_workspace_bytes(plan_tail(M, N, K, split)));
   }
   return PTXB_OK;
 }
@@ -1796,7 +2000,7 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   if (!kSplitCluster && args->workspace_bytes < split_partial_bytes(split, M, N))
     return kBadProblem;
   const TailSchedule tail = plan_tail(M, N, K, split);
-  if (args->workspace_bytes < tail_bytes(tail)) return kBadProblem;
+  if (args->workspace_bytes < tail_workspace_bytes(tail)) return kBadProblem;
   if (kSplitCluster && split.splits > 1) {
     const int tiles =
         static_cast<int>(((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN));
@@ -1811,19 +2015,20 @@ extern "C" int ptxb_run(const ptxb_args* args) {
   int clusters = kPersistent ? std::min(units, g_sms / kClusterM) : units;
   if (kBalancedWaves && kPersistent && tail.tail_tiles == 0)
     clusters = balanced_ctas(units, clusters);
+  const uint32_t epoch = kTailFixup && tail.tail_tiles > 0 ? next_tail_epoch() : 0;
   if constexpr (kClusterM == 1) {
     gemm_bf16_tma_ws<<<clusters, kThreads, kSharedBytes, stream>>>(
         map_a, map_b, map_c, store_by_tma, c, partials, static_cast<int>(M), static_cast<int>(N),
-        static_cast<int>(K), split.split_kb, split.splits, tail);
+        static_cast<int>(K), split.split_kb, split.splits, tail, epoch);
   } else if (launch_in_clusters(gemm_bf16_tma_ws, clusters * kClusterM, kClusterM, stream, map_a,
                                 map_b, map_c, store_by_tma, c, partials, static_cast<int>(M),
                                 static_cast<int>(N), static_cast<int>(K), split.split_kb,
-                                split.splits, tail) != cudaSuccess) {
+                                split.splits, tail, epoch) != cudaSuccess) {
     return kLaunchFailed;
   }
   if (sum_splits(split, partials, c, M, N, g_sms, kSplitPdl, stream) != cudaSuccess)
     return kLaunchFailed;
-  if (tail.tail_tiles > 0) {
+  if (tail.tail_tiles > 0 && !kTailFixup) {
     if (launch_dependent(reduce_tail, static_cast<int64_t>(tail.tail_tiles) * kBlockM * kBlockN / 4,
                          g_sms, kSplitPdl, stream, static_cast<const float*>(partials), c, tail,
                          static_cast<int>(M), static_cast<int>(N)) != cudaSuccess)

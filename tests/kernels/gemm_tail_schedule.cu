@@ -2,7 +2,11 @@
 // on the host for many (CTAs, tiles, k-blocks): every k-block of every tile is computed exactly
 // once, a unit stores a partial exactly when it is not a whole tile, partial slots are unique and
 // in range, no CTA has more than its waves plus kMaxTailPieces units, and sum_tail_tiles' view of
-// each shared tile (first_cta..last_cta, slot) is exactly the units that wrote it, in k order.
+// each shared tile (first_cta..last_cta, slot) is exactly the units that wrote it, in k order;
+// the same units in either order of a CTA's work (tail pieces first: before every whole tile),
+// and tail_fixup's bookkeeping (kernels/gemm/sm90_gemm_tail_fixup.cuh): its counter words unique
+// per (shared tile, consumer half) and inside the workspace the GEMM kernel is given, the counter
+// words of another epoch counting as zero.
 // Also the k-slices the ring's consumers issue with kPartialLastKBlock
 // (slices_in_last_k_block, kernels/gemm/sm90_gemm_bf16_ws_ring.cuh): over the units of a tile,
 // stream-K pieces and split-K splits alike, every 16-column slice that holds part of K exactly
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "gemm/sm90_gemm_bf16_ws_ring.cuh"
+#include "gemm/sm90_gemm_tail_fixup.cuh"
 #include "gemm/sm90_gemm_tail_schedule.cuh"
 
 namespace {
@@ -47,18 +52,72 @@ const char* check_split_slices(int k_total) {
   return "";
 }
 
+// CTA c's units under s, in the order the GEMM kernel takes them (every j below
+// tail_unit_bound, skipping those without work).
+std::vector<TailUnit> units_of_cta(const TailSchedule& s, int tiles, int c, bool tail_first) {
+  std::vector<TailUnit> units;
+  TailUnit u;
+  for (int j = 0; j < tail_unit_bound(s); ++j)
+    if (tail_unit(s, tiles, c, j, u, tail_first)) units.push_back(u);
+  return units;
+}
+
+bool same_unit(const TailUnit& a, const TailUnit& b) {
+  return a.block == b.block && a.kb_begin == b.kb_begin && a.k_blocks == b.k_blocks &&
+         a.slot == b.slot;
+}
+
+// The first difference between the two orders of CTA c's work, or "": the same units, the tail
+// pieces (slot >= 0, or the tail's whole tiles) first with tail_first, the waves' tiles after.
+const char* check_orders(const TailSchedule& s, int tiles, int c) {
+  const std::vector<TailUnit> after = units_of_cta(s, tiles, c, false);
+  const std::vector<TailUnit> before = units_of_cta(s, tiles, c, true);
+  if (after.size() != before.size()) return "the two orders take other units";
+  const size_t waves = static_cast<size_t>(s.waves);
+  const size_t pieces = s.tail_tiles == 0 ? 0 : after.size() - waves;
+  for (size_t i = 0; i < after.size(); ++i) {
+    const size_t moved = i < waves ? i + pieces : i - waves;  // after's unit i in `before`
+    if (s.tail_tiles > 0 && !same_unit(after[i], before[moved]))
+      return "tail first is not the waves' units after the pieces";
+    if (s.tail_tiles == 0 && !same_unit(after[i], before[i])) return "orders differ without a tail";
+  }
+  return "";
+}
+
+// tail_fixup's counters for s: one pair of words per (tail tile, consumer half), all distinct and
+// after the partial slots inside the workspace (tail_partial_bytes + tail_fixup_bytes).
+const char* check_fixup_words(const TailSchedule& s) {
+  if (s.tail_tiles == 0) return "";
+  if (tail_slot_floats(s) * static_cast<int64_t>(sizeof(float)) !=
+      static_cast<int64_t>(tail_partial_bytes(s, kBlockM * kBlockN)))
+    return "the counters do not start where the slots end";
+  std::set<int64_t> words;
+  for (int t = 0; t < s.tail_tiles; ++t)
+    for (int consumer = 0; consumer < kConsumers; ++consumer)
+      for (int w = 0; w < kFixupWords; ++w) {
+        const int64_t index = fixup_word_index(t, consumer) + w;
+        if (index < 0 || (index + 1) * static_cast<int64_t>(sizeof(uint64_t)) >
+                             static_cast<int64_t>(tail_fixup_bytes(s)))
+          return "a counter word outside the workspace";
+        if (!words.insert(index).second) return "a counter word shared by two halves";
+      }
+  return "";
+}
+
 // The first broken property of one configuration, or "".
 const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
   const TailSchedule s = tail_schedule(tiles, k_total, ctas);
+  for (int c = 0; c < ctas; ++c)
+    if (const char* broken = check_orders(s, tiles, c); *broken) return broken;
+  if (const char* broken = check_fixup_words(s); *broken) return broken;
   if (tiles < ctas || tiles % ctas == 0) return s.tail_tiles == 0 ? "" : "a tail without one";
   if (s.tail_tiles != tiles % ctas || s.waves != tiles / ctas) return "waves and tail";
   std::vector<std::vector<int>> computed(tiles, std::vector<int>(k_total, 0));
   std::set<int> slots;
   std::map<int, std::vector<std::pair<int, TailUnit>>> pieces;  // tail tile: (CTA, unit)
   for (int c = 0; c < ctas; ++c) {
-    TailUnit u;
-    int j = 0;
-    for (; tail_unit(s, tiles, c, j, u); ++j) {
+    const std::vector<TailUnit> units = units_of_cta(s, tiles, c, false);
+    for (const TailUnit& u : units) {
       if (u.block < 0 || u.block >= tiles || u.k_blocks <= 0 || u.kb_begin < 0 ||
           u.kb_begin + u.k_blocks > k_total)
         return "a unit outside the problem";
@@ -71,7 +130,8 @@ const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
         pieces[u.block - s.waves * s.ctas].push_back({c, u});
       }
     }
-    if (j > s.waves + kMaxTailPieces) return "too many units for one CTA";
+    if (units.size() > static_cast<size_t>(s.waves + kMaxTailPieces))
+      return "too many units for one CTA";
   }
   for (const auto& tile : computed)
     for (const int n : tile)
@@ -96,11 +156,9 @@ const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
     if (next_k != k_total) return "the pieces do not cover the tile";
   }
   std::map<int, std::vector<std::pair<int, int>>> units_of_tile;  // tile: (kb_begin, k_blocks)
-  for (int c = 0; c < ctas; ++c) {
-    TailUnit u;
-    for (int j = 0; tail_unit(s, tiles, c, j, u); ++j)
+  for (int c = 0; c < ctas; ++c)
+    for (const TailUnit& u : units_of_cta(s, tiles, c, false))
       units_of_tile[u.block].push_back({u.kb_begin, u.k_blocks});
-  }
   for (const auto& [tile, units] : units_of_tile)
     if (!slices_cover_k(units, k_total)) return "stream-K units issue other slices than K has";
   return "";
@@ -108,7 +166,22 @@ const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
 
 }  // namespace
 
+// A counter word counts in its own epoch only, as tail_fixup reads it.
+const char* check_epoch_words() {
+  if (epoch_count(epoch_word(7, 3), 7) != 3) return "a word of the epoch";
+  if (epoch_count(epoch_word(6, 3), 7) != 0) return "a word of the epoch before";
+  if (epoch_count(0, 7) != 0) return "a cleared word";
+  if (epoch_count(epoch_word(0xFFFFFFFFu, 0xFFFFFFFFu), 0xFFFFFFFFu) != 0xFFFFFFFFu)
+    return "the largest epoch and count";
+  if (epoch_count(0x3F8000003F800000ull, 1) != 0) return "leftover floats (1.0f, 1.0f)";
+  return "";
+}
+
 int main() {
+  if (const char* broken = check_epoch_words(); *broken) {
+    std::printf("epoch words: %s\n", broken);
+    return 1;
+  }
   long configurations = 0, shared_tiles = 0;
   for (const int ctas : {1, 2, 7, 13, 132})
     for (int tiles = 1; tiles <= 5 * ctas + 3; ++tiles)
