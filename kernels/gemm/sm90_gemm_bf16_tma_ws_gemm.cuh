@@ -53,15 +53,18 @@ constexpr bool kSplitPdl = true;
 // (bench/gemm_dev/variants.sh `tma_nostreamk`, `llm_nostreamk`).
 constexpr bool kStreamKTail = true;
 constexpr int kStreamKMinWaves = 8;
-// Whether the tail tiles several CTAs share are summed inside the GEMM kernel by their last piece
-// to arrive (tail_fixup, gemm/sm90_gemm_tail_fixup.cuh) instead of by reduce_tail after it: no
-// second kernel, no wait for the whole grid, and the last piece's partial is never stored. Off
-// until bench/gemm_dev measures it (`tma_tail_fixup`).
+// Whether the tail tiles several CTAs share are summed inside the GEMM kernel by the last CTA
+// whose range touches them (tail_fixup, gemm/sm90_gemm_tail_fixup.cuh) instead of by reduce_tail
+// after it: no second kernel, no wait for the whole grid, and the finishing piece's partial is
+// never stored. Off until bench/gemm_dev measures it (`tma_tail_fixup`).
 constexpr bool kTailFixup = false;
 // Whether a CTA takes its tail pieces before its waves of whole tiles instead of after them: the
 // pieces' partials (and with kTailFixup their sums) then happen early, and every CTA ends on whole
 // tiles. Off until measured (`tma_tail_first`).
 constexpr bool kTailFirst = false;
+// tail_fixup's CTA that finishes a tile (the last whose range touches it) waits for the others'
+// partials: its pieces in descending order reach that tile after they stored theirs.
+constexpr TailOrder kTailOrder{kTailFirst, kTailFixup};
 // Whether a persistent launch without the tail schedule takes the fewest CTAs that still finish
 // its units in as many rounds as one CTA per SM (balanced_ctas): every CTA then takes as many
 // units, and the SMs left over idle for the whole kernel instead of its last round (4096^3, 512
@@ -144,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
       TailUnit t;
       for (int j = 0; tail.tail_tiles > 0 && j < tail_units; ++j) {
-        if (!tail_unit(tail, blocks, cluster, j, t, kTailFirst)) continue;
+        if (!tail_unit(tail, blocks, cluster, j, t, kTailOrder)) continue;
         const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
         produce(smem, &map_a, &map_b, TileWork{tile.m0, tile.n0, tile.n0, t.kb_begin, t.k_blocks},
                 it);
@@ -181,15 +184,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   TailUnit t;
   for (int j = 0; tail.tail_tiles > 0 && j < tail_units; ++j) {
-    if (!tail_unit(tail, blocks, cluster, j, t, kTailFirst)) continue;
+    if (!tail_unit(tail, blocks, cluster, j, t, kTailOrder)) continue;
     const TileCoord tile = tile_of_block(t.block, rows, tiles_n);
     float d[kBlockN / 2];
     consume(smem, consumer, t.k_blocks, d, it, slices_in_last_k_block(t.kb_begin + t.k_blocks, K));
     if (t.slot < 0) {
       store_whole(d, tile);
     } else if (kTailFixup) {  // the tile's last piece to arrive stores it whole
-      if (tail_fixup(d, partials, tail, t.block - tail.waves * tail.ctas, cluster, consumer, epoch,
-                     &smem.tail_last[consumer]))
+      if (tail_fixup(d, partials, tail, t.block - tail.waves * tail.ctas, cluster, consumer, epoch))
         store_whole(d, tile);
     } else {  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
       store_partial(d, partials + static_cast<int64_t>(t.slot) * kBlockM * kBlockN, consumer * 64,

@@ -69,23 +69,29 @@ struct TailUnit {
 __host__ __device__ __forceinline__ int tail_unit_bound(const TailSchedule& s) {
   return s.waves + (s.tail_tiles > 0 ? kMaxTailPieces : 0);
 }
-// CTA c's j-th unit, j < tail_unit_bound(s); false where j holds no work (a range that touches
-// fewer tiles than kMaxTailPieces, the blocks of a last wave that run out): the CTA goes on with
-// j + 1. tail_first: the tail pieces (j < kMaxTailPieces) before the whole tiles of the waves
-// instead of after them; the same units either way.
+// In which order a CTA takes its units (the same units in every order): tail_first, its tail
+// pieces before the whole tiles of its waves instead of after them; pieces_descending, its later
+// tail tile's piece before its earlier one's (then the last CTA whose range touches a tile takes
+// its piece of it after every other CTA of the tile took theirs: tail_fixup's order).
+struct TailOrder {
+  bool tail_first = false, pieces_descending = false;
+};
+// CTA c's j-th unit, j < tail_unit_bound(s), in `order`; false where j holds no work (a range
+// that touches fewer tiles than kMaxTailPieces, the blocks of a last wave that run out): the CTA
+// goes on with j + 1.
 __host__ __device__ __forceinline__ bool tail_unit(const TailSchedule& s, int blocks, int c, int j,
-                                                   TailUnit& u, bool tail_first = false) {
-  const int wave = tail_first && s.tail_tiles > 0 ? j - kMaxTailPieces : j;
+                                                   TailUnit& u, TailOrder order = {}) {
+  const int wave = order.tail_first && s.tail_tiles > 0 ? j - kMaxTailPieces : j;
   if (wave >= 0 && wave < s.waves) {
     u = {c + wave * s.ctas, 0, s.k_total, -1};
     return u.block < blocks;
   }
   if (s.tail_tiles == 0) return false;
-  const int piece = tail_first ? j : j - s.waves;
+  const int piece = order.tail_first ? j : j - s.waves;
   if (piece < 0 || piece >= kMaxTailPieces) return false;
   const int64_t begin = static_cast<int64_t>(c) * s.range;
   const int64_t end = min(begin + s.range, s.tail_iterations());
-  const int t = s.first_tile(c) + piece;
+  const int t = s.first_tile(c) + (order.pieces_descending ? kMaxTailPieces - 1 - piece : piece);
   const int64_t tile_begin = static_cast<int64_t>(t) * s.k_total;
   const int64_t from = max(begin, tile_begin), to = min(end, tile_begin + s.k_total);
   if (from >= to) return false;

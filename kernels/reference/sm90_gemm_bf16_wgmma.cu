@@ -374,8 +374,6 @@ struct SharedStorage {
   uint8_t staging[kOwnStaging ? kConsumers * kStagingBytes : 16];
   uint64_t full[kStages];
   uint64_t empty[kStages];
-  uint32_t
-      tail_last[kConsumers];  // a consumer's decision in tail_fixup (gemm/sm90_gemm_tail_fixup.cuh)
 };
 // NOTE: +1024 so the kernel can align the dynamic shared-memory base to the swizzle atom.
 constexpr size_t kSharedBytes = sizeof(SharedStorage) + 1024;

@@ -3,10 +3,11 @@
 // once, a unit stores a partial exactly when it is not a whole tile, partial slots are unique and
 // in range, no CTA has more than its waves plus kMaxTailPieces units, and sum_tail_tiles' view of
 // each shared tile (first_cta..last_cta, slot) is exactly the units that wrote it, in k order;
-// the same units in either order of a CTA's work (tail pieces first: before every whole tile),
-// and tail_fixup's bookkeeping (kernels/gemm/sm90_gemm_tail_fixup.cuh): its counter words unique
-// per (shared tile, consumer half) and inside the workspace the GEMM kernel is given, the counter
-// words of another epoch counting as zero.
+// the same units in every TailOrder of a CTA's work (tail pieces before every whole tile, the
+// pieces reversed), and tail_fixup's bookkeeping (kernels/gemm/sm90_gemm_tail_fixup.cuh): with the
+// pieces descending, a tile's finishing CTA (its last) takes its piece of it as its last piece
+// and every other CTA of the tile as its first; the flags of the pieces unique and inside the
+// workspace the GEMM kernel is given, after the partial slots.
 // Also the k-slices the ring's consumers issue with kPartialLastKBlock
 // (slices_in_last_k_block, kernels/gemm/sm90_gemm_bf16_ws_ring.cuh): over the units of a tile,
 // stream-K pieces and split-K splits alike, every 16-column slice that holds part of K exactly
@@ -54,11 +55,11 @@ const char* check_split_slices(int k_total) {
 
 // CTA c's units under s, in the order the GEMM kernel takes them (every j below
 // tail_unit_bound, skipping those without work).
-std::vector<TailUnit> units_of_cta(const TailSchedule& s, int tiles, int c, bool tail_first) {
+std::vector<TailUnit> units_of_cta(const TailSchedule& s, int tiles, int c, TailOrder order) {
   std::vector<TailUnit> units;
   TailUnit u;
   for (int j = 0; j < tail_unit_bound(s); ++j)
-    if (tail_unit(s, tiles, c, j, u, tail_first)) units.push_back(u);
+    if (tail_unit(s, tiles, c, j, u, order)) units.push_back(u);
   return units;
 }
 
@@ -67,40 +68,58 @@ bool same_unit(const TailUnit& a, const TailUnit& b) {
          a.slot == b.slot;
 }
 
-// The first difference between the two orders of CTA c's work, or "": the same units, the tail
-// pieces (slot >= 0, or the tail's whole tiles) first with tail_first, the waves' tiles after.
-const char* check_orders(const TailSchedule& s, int tiles, int c) {
-  const std::vector<TailUnit> after = units_of_cta(s, tiles, c, false);
-  const std::vector<TailUnit> before = units_of_cta(s, tiles, c, true);
-  if (after.size() != before.size()) return "the two orders take other units";
-  const size_t waves = static_cast<size_t>(s.waves);
-  const size_t pieces = s.tail_tiles == 0 ? 0 : after.size() - waves;
-  for (size_t i = 0; i < after.size(); ++i) {
-    const size_t moved = i < waves ? i + pieces : i - waves;  // after's unit i in `before`
-    if (s.tail_tiles > 0 && !same_unit(after[i], before[moved]))
-      return "tail first is not the waves' units after the pieces";
-    if (s.tail_tiles == 0 && !same_unit(after[i], before[i])) return "orders differ without a tail";
+// The first difference between CTA c's work in `order` and in the default order (waves, then the
+// pieces ascending), or "": the same whole tiles of the waves in the same order, and the same
+// pieces, before the waves with tail_first and reversed with pieces_descending.
+const char* check_order(const TailSchedule& s, int tiles, int c, TailOrder order) {
+  const std::vector<TailUnit> base = units_of_cta(s, tiles, c, {});
+  const std::vector<TailUnit> other = units_of_cta(s, tiles, c, order);
+  if (base.size() != other.size()) return "an order takes other units";
+  const size_t waves = s.tail_tiles == 0 ? base.size() : static_cast<size_t>(s.waves);
+  const size_t pieces = base.size() - waves;
+  for (size_t i = 0; i < base.size(); ++i) {
+    size_t at = i;  // where base's unit i is in `other`
+    if (i >= waves && order.pieces_descending) at = waves + (pieces - 1 - (i - waves));
+    if (order.tail_first) at = at < waves ? at + pieces : at - waves;
+    if (!same_unit(base[i], other[at])) return "an order is not the default order moved";
   }
   return "";
 }
 
-// tail_fixup's counters for s: one pair of words per (tail tile, consumer half), all distinct and
-// after the partial slots inside the workspace (tail_partial_bytes + tail_fixup_bytes).
-const char* check_fixup_words(const TailSchedule& s) {
+// tail_fixup's flags for s: one per (partial slot, consumer half), distinct and inside the
+// workspace after the partial slots (tail_partial_bytes + tail_fixup_bytes).
+const char* check_fixup_flags(const TailSchedule& s) {
   if (s.tail_tiles == 0) return "";
   if (tail_slot_floats(s) * static_cast<int64_t>(sizeof(float)) !=
       static_cast<int64_t>(tail_partial_bytes(s, kBlockM * kBlockN)))
-    return "the counters do not start where the slots end";
-  std::set<int64_t> words;
-  for (int t = 0; t < s.tail_tiles; ++t)
-    for (int consumer = 0; consumer < kConsumers; ++consumer)
-      for (int w = 0; w < kFixupWords; ++w) {
-        const int64_t index = fixup_word_index(t, consumer) + w;
-        if (index < 0 || (index + 1) * static_cast<int64_t>(sizeof(uint64_t)) >
-                             static_cast<int64_t>(tail_fixup_bytes(s)))
-          return "a counter word outside the workspace";
-        if (!words.insert(index).second) return "a counter word shared by two halves";
-      }
+    return "the flags do not start where the slots end";
+  std::set<int64_t> flags;
+  for (int slot = 0; slot < s.ctas * kMaxTailPieces; ++slot)
+    for (int consumer = 0; consumer < kConsumers; ++consumer) {
+      const int64_t index = fixup_flag_index(slot, consumer);
+      if (index < 0 || (index + 1) * static_cast<int64_t>(sizeof(uint32_t)) >
+                           static_cast<int64_t>(tail_fixup_bytes(s)))
+        return "a flag outside the workspace";
+      if (!flags.insert(index).second) return "a flag shared by two halves";
+    }
+  return "";
+}
+
+// With the pieces descending (tail_fixup's order), the first difference from "the last CTA of a
+// shared tile takes its piece of it after its other piece, every other CTA of the tile before",
+// or "": the finishing CTA then reaches the tile after the others began theirs.
+const char* check_finisher_last(const TailSchedule& s, int tiles) {
+  for (int c = 0; c < s.ctas; ++c) {
+    std::vector<TailUnit> pieces;
+    for (const TailUnit& u : units_of_cta(s, tiles, c, {false, true}))
+      if (u.slot >= 0) pieces.push_back(u);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const int t = pieces[i].block - s.waves * s.ctas;
+      if (c == s.last_cta(t) && i + 1 != pieces.size())
+        return "a finishing CTA takes another piece after the tile it finishes";
+      if (c != s.last_cta(t) && i != 0) return "a CTA that does not finish a tile takes it last";
+    }
+  }
   return "";
 }
 
@@ -108,15 +127,18 @@ const char* check_fixup_words(const TailSchedule& s) {
 const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
   const TailSchedule s = tail_schedule(tiles, k_total, ctas);
   for (int c = 0; c < ctas; ++c)
-    if (const char* broken = check_orders(s, tiles, c); *broken) return broken;
-  if (const char* broken = check_fixup_words(s); *broken) return broken;
+    for (const TailOrder order :
+         {TailOrder{true, false}, TailOrder{false, true}, TailOrder{true, true}})
+      if (const char* broken = check_order(s, tiles, c, order); *broken) return broken;
+  if (const char* broken = check_fixup_flags(s); *broken) return broken;
+  if (const char* broken = check_finisher_last(s, tiles); *broken) return broken;
   if (tiles < ctas || tiles % ctas == 0) return s.tail_tiles == 0 ? "" : "a tail without one";
   if (s.tail_tiles != tiles % ctas || s.waves != tiles / ctas) return "waves and tail";
   std::vector<std::vector<int>> computed(tiles, std::vector<int>(k_total, 0));
   std::set<int> slots;
   std::map<int, std::vector<std::pair<int, TailUnit>>> pieces;  // tail tile: (CTA, unit)
   for (int c = 0; c < ctas; ++c) {
-    const std::vector<TailUnit> units = units_of_cta(s, tiles, c, false);
+    const std::vector<TailUnit> units = units_of_cta(s, tiles, c, {});
     for (const TailUnit& u : units) {
       if (u.block < 0 || u.block >= tiles || u.k_blocks <= 0 || u.kb_begin < 0 ||
           u.kb_begin + u.k_blocks > k_total)
@@ -157,7 +179,7 @@ const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
   }
   std::map<int, std::vector<std::pair<int, int>>> units_of_tile;  // tile: (kb_begin, k_blocks)
   for (int c = 0; c < ctas; ++c)
-    for (const TailUnit& u : units_of_cta(s, tiles, c, false))
+    for (const TailUnit& u : units_of_cta(s, tiles, c, {}))
       units_of_tile[u.block].push_back({u.kb_begin, u.k_blocks});
   for (const auto& [tile, units] : units_of_tile)
     if (!slices_cover_k(units, k_total)) return "stream-K units issue other slices than K has";
@@ -166,22 +188,7 @@ const char* check(int ctas, int tiles, int k_total, long* shared_tiles) {
 
 }  // namespace
 
-// A counter word counts in its own epoch only, as tail_fixup reads it.
-const char* check_epoch_words() {
-  if (epoch_count(epoch_word(7, 3), 7) != 3) return "a word of the epoch";
-  if (epoch_count(epoch_word(6, 3), 7) != 0) return "a word of the epoch before";
-  if (epoch_count(0, 7) != 0) return "a cleared word";
-  if (epoch_count(epoch_word(0xFFFFFFFFu, 0xFFFFFFFFu), 0xFFFFFFFFu) != 0xFFFFFFFFu)
-    return "the largest epoch and count";
-  if (epoch_count(0x3F8000003F800000ull, 1) != 0) return "leftover floats (1.0f, 1.0f)";
-  return "";
-}
-
 int main() {
-  if (const char* broken = check_epoch_words(); *broken) {
-    std::printf("epoch words: %s\n", broken);
-    return 1;
-  }
   long configurations = 0, shared_tiles = 0;
   for (const int ctas : {1, 2, 7, 13, 132})
     for (int tiles = 1; tiles <= 5 * ctas + 3; ++tiles)
