@@ -86,11 +86,17 @@ uint64_t tail_workspace_bytes(const TailSchedule& tail) {
   return tail.tail_tiles == 0 ? 0 : tail_bytes(tail) + (kTailFixup ? tail_fixup_bytes(tail) : 0);
 }
 
-// tail_fixup's epoch for the next launch: new for each launch (2^32 - 1 of them before one
-// repeats), never 0. ptxb_run is called from one host thread (docs/abi.md).
+// tail_fixup's epoch for the next launch: new for each launch (a bijection of the launch count:
+// 2^32 - 1 launches before one repeats), never 0, and scattered over 32 bits, so that leftover
+// data in a fresh workspace (small integers, say) is unlikely to read as the epoch's flag.
+// ptxb_run is called from one host thread (docs/abi.md).
 uint32_t next_tail_epoch() {
-  static uint32_t epoch = 0;
-  if (++epoch == 0) epoch = 1;
+  static uint32_t launches = 0;
+  uint32_t epoch = 0;
+  while (epoch == 0) {
+    epoch = ++launches * 0x9E3779B1u;  // odd: a bijection modulo 2^32
+    epoch ^= epoch >> 16;              // a bijection too
+  }
   return epoch;
 }
 
