@@ -1641,7 +1641,7 @@ static_assert(!kStreamKTail || (kPersistent && kClusterM == 1),
               "the tail schedule runs on persistent single-CTA clusters");
 
 // Workspace bytes of the tail schedule `tail`: its partial slots, and with kTailFixup their
-// counters after them.
+// flags after them.
 uint64_t tail_workspace_bytes(const TailSchedule& tail) {
   return tail.tail_tiles == 0 ? 0 : tail_bytes(tail) + (kTailFixup ? tail_fixup_bytes(tail) : 0);
 }
@@ -1756,7 +1756,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     consume(smem, consumer, t.k_blocks, d, it, slices_in_last_k_block(t.kb_begin + t.k_blocks, K));
     if (t.slot < 0) {
       store_whole(d, tile);
-    } else if (kTailFixup) {  // the tile's last piece to arrive stores it whole
+    } else if (kTailFixup) {  // the tile's last CTA stores it whole
       if (tail_fixup(d, partials, tail, t.block - tail.waves * tail.ctas, cluster, consumer, epoch))
         store_whole(d, tile);
     } else {  // the slot's (kBlockM, kBlockN) fp32 tile, row-major
