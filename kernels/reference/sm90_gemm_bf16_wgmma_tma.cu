@@ -36,7 +36,9 @@
 //   one cluster, summed through distributed shared memory; off). Split-K partials stored by TMA
 //   (removed after 7b56920), split-K summed by the tile's last split (removed after 3ce8fec) and
 //   by every split of a tile after waiting for the others (bench/results/2026-12-03e-*, call 3)
-//   were measured too and lost.
+//   were measured too and lost. kTailFixup (the stream-K tail's shared tiles summed in this
+//   kernel by their last CTA instead of by reduce_tail) and kTailFirst (a CTA's tail pieces
+//   before its whole tiles): off, not yet measured.
 // Requirements checked by ptxb_run: K % 8 == 0 (16-byte row pitch for TMA), 16-byte aligned
 // pointers, contiguous row-major tensors.
 // NOTE: a submission is one self-contained file (docs/abi.md): the PTX wrappers below are copies
