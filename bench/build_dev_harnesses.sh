@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds every GPU dev harness a device session runs (bench/gemm_dev/probe.sh's GEMM, grouped and
 # fp8 probes; the attention forward, backward and varlen harnesses, each in its script's
-# build-only mode; bench/probes/tma_1d_probe.cu and wgmma_rate_probe.cu), so that a harness that
-# no longer compiles fails here (a CTest test) and not on the GPU machine.
+# build-only mode; bench/probes/tma_1d_probe.cu, wgmma_rate_probe.cu and
+# sass_metrics_gemm_probe.cu), so that a harness that no longer compiles fails here (a CTest
+# test) and not on the GPU machine.
 # Usage (any directory): bench/build_dev_harnesses.sh OUT   (exit 1 on a failure)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,4 +29,8 @@ build tma_1d_probe "$nvcc" -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a 
   bench/probes/tma_1d_probe.cu -o "$out/tma_1d_probe"
 build wgmma_rate_probe "$nvcc" -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I kernels \
   bench/probes/wgmma_rate_probe.cu -o "$out/wgmma_rate_probe"
+cuda="$(dirname "$(dirname "$nvcc")")"
+build sass_metrics_gemm_probe "$nvcc" -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
+  -I include bench/probes/sass_metrics_gemm_probe.cu -o "$out/sass_metrics_gemm_probe" \
+  -L"$cuda/extras/CUPTI/lib64" -L"$cuda/lib64" -lcupti -lcuda -ldl
 exit "$failed"

@@ -43,4 +43,4 @@ scratch="$(mktemp -d)"
 "$bin" save "$scratch" "$cudnn_lib" > "$out/save.log" 2>&1
 "$bin" load "$scratch" "$cudnn_lib" > "$out/load.log" 2>&1
 rm -rf "$scratch"
-grep -h '^RESULT' "$out/save.log" "$out/load.log" | cut -f2- | column -t -s$'\t'
+grep -h '^RESULT' "$out/save.log" "$out/load.log" | cut -f2- | sed "s/\t/  /g"

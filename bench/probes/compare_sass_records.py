@@ -1,0 +1,101 @@
+"""Compares CUPTI SASS-metric records of one call with Nsight Compute's per-opcode counts.
+
+RECORDS: function, PC offset, warp and thread counts per line, tab separated
+(bench/probes/sass_metrics_gemm_probe.cu). LISTING: `cuobjdump -sass` of the same shared object.
+NCU_CSV: `ncu --csv --print-metric-instances details --metrics
+sass__inst_executed_per_opcode_with_modifier_all` of the same call. Prints, per kernel, both
+warp-instruction totals and every opcode whose counts differ (the first token of the listing's
+instruction at each PC, predicate left out). Exit 0 when every kernel of the ncu log matches.
+Usage: python3 compare_sass_records.py LISTING RECORDS NCU_CSV
+"""
+
+import csv
+import re
+import sys
+from collections import Counter, defaultdict
+
+OPCODE_METRIC = "sass__inst_executed_per_opcode_with_modifier_all"
+INSTRUCTION = re.compile(
+    r"^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z][A-Z0-9_.]*)"
+)
+
+
+def base_name(name: str) -> str:
+    """The kernel's own identifier in a mangled or demangled name."""
+    if name.startswith("_Z"):
+        # the last length-prefixed identifier before the parameter types ("E" of a nested name)
+        ids = re.findall(r"(\d+)([A-Za-z_][A-Za-z0-9_]*)", name)
+        names = []
+        for length, text in ids:
+            names.append(text[: int(length)])
+        candidates = [n for n in names if not n.startswith("_GLOBAL__N")]
+        return candidates[0] if candidates else name
+    return name.split("(")[0].split("::")[-1]
+
+
+def listing_opcodes(path: str) -> dict:
+    """(function base name, PC offset) -> opcode token."""
+    out, function = {}, None
+    with open(path) as f:
+        for line in f:
+            if "Function : " in line:
+                function = base_name(line.split("Function : ")[1].strip())
+                continue
+            m = INSTRUCTION.match(line)
+            if m and function:
+                out[(function, int(m.group(1), 16))] = m.group(2)
+    return out
+
+
+def record_counts(records: str, opcodes: dict) -> dict:
+    """Function base name -> Counter of warp executions per opcode."""
+    counts = defaultdict(Counter)
+    with open(records) as f:
+        for line in f:
+            function, pc, executed, _threads = line.rstrip("\n").split("\t")
+            name = base_name(function)
+            counts[name][opcodes.get((name, int(pc)), f"?pc{pc}")] += int(executed)
+    return counts
+
+
+def ncu_counts(path: str) -> dict:
+    """Kernel base name -> Counter summed over the kernel's launches."""
+    counts = defaultdict(Counter)
+    with open(path) as f:
+        rows = [line for line in f if line.startswith('"')]
+    for row in csv.DictReader(rows):
+        if row.get("Metric Name") != OPCODE_METRIC:
+            continue
+        value = row["Metric Value"]
+        inside = value[value.find("(") + 1 : value.rfind(")")] if "(" in value else ""
+        for item in filter(None, (p.strip() for p in inside.split(";"))):
+            opcode, n = item.rsplit(":", 1)
+            counts[base_name(row["Kernel Name"])][opcode.strip()] += int(
+                n.replace(",", "")
+            )
+    return counts
+
+
+def main() -> int:
+    listing, records, ncu = sys.argv[1:4]
+    mine = record_counts(records, listing_opcodes(listing))
+    theirs = ncu_counts(ncu)
+    ok = True
+    for kernel in sorted(set(mine) | set(theirs)):
+        a, b = mine.get(kernel, Counter()), theirs.get(kernel, Counter())
+        diff = {k: (a[k], b[k]) for k in set(a) | set(b) if a[k] != b[k]}
+        same = not diff
+        ok = ok and same
+        print(
+            f"{kernel}: cupti {sum(a.values())} ncu {sum(b.values())} "
+            f"{'same per opcode' if same else f'{len(diff)} opcodes differ'}"
+        )
+        for k, (x, y) in sorted(diff.items(), key=lambda kv: -abs(kv[1][0] - kv[1][1]))[
+            :8
+        ]:
+            print(f"  {k}: cupti {x} ncu {y}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
