@@ -28,20 +28,9 @@ int main(int argc, char** argv) {
   const int64_t M = std::atoll(argv[2]), N = std::atoll(argv[3]), K = std::atoll(argv[4]);
   const int calls = argc > 5 ? std::atoi(argv[5]) : 20;
   const Submission sub = load_submission(argv[1]);
-  void* a = random_bf16(M * K, 1);
-  void* b = random_bf16(N * K, 2);
-  void *c = nullptr, *c_lib = nullptr;
-  CHECK(cudaMalloc(&c, M * N * 2));
+  const GemmCall call(sub, M, N, K);
+  void* c_lib = nullptr;
   CHECK(cudaMalloc(&c_lib, M * N * 2));
-  const ptxb_tensor_desc inputs[2] = {row_major(M, K), row_major(N, K)};
-  const ptxb_tensor_desc outputs[1] = {row_major(M, N)};
-  const ptxb_problem problem{PTXB_ABI_VERSION, 2, 1, 0, inputs, outputs, nullptr};
-  const Workspace workspace = plan_workspace(sub, problem);
-  cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
-  const void* in_ptrs[2] = {a, b};
-  void* out_ptrs[1] = {c};
-  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace.data, workspace.bytes, stream};
 
   // cuBLASLt: column-major C^T (N x M) = B (K x N as stored, transposed) * A (K x M as stored).
   cublasLtHandle_t lt;
@@ -71,15 +60,15 @@ int main(int argc, char** argv) {
   }
   const float alpha = 1.f, beta = 0.f;
   auto library = [&] {
-    return cublasLtMatmul(lt, op, &alpha, b, la, a, lb, &beta, c_lib, lc, c_lib, lc,
-                          &heuristic.algo, lt_workspace, lt_workspace_bytes, stream);
+    return cublasLtMatmul(lt, op, &alpha, call.b, la, call.a, lb, &beta, c_lib, lc, c_lib, lc,
+                          &heuristic.algo, lt_workspace, lt_workspace_bytes, call.stream);
   };
 
   const bool with_library = std::getenv("PROBE_NO_LIBRARY") == nullptr;
-  ColdTimer timer(stream);
+  ColdTimer timer(call.stream);
   std::vector<double> mine, lib;
   for (int i = 0; i < calls + 3; ++i) {
-    const double us = timer.time_us(i, [&] { return sub.run(&args); });
+    const double us = timer.time_us(i, [&] { return sub.run(&call.args); });
     if (i >= 3) mine.push_back(us);
     if (!with_library) continue;
     const double lib_us = timer.time_us(i, library);
@@ -91,7 +80,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::vector<__nv_bfloat16> got(static_cast<size_t>(M * N)), want(got.size());
-  CHECK(cudaMemcpy(got.data(), c, got.size() * 2, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(got.data(), call.c, got.size() * 2, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(want.data(), c_lib, want.size() * 2, cudaMemcpyDeviceToHost));
   double max_diff = 0.0;
   for (size_t i = 0; i < got.size(); ++i)

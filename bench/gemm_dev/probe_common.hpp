@@ -93,6 +93,40 @@ Workspace plan_workspace(const Submission& s, const ptxb_problem& problem) {
   return w;
 }
 
+// One C = A * B^T bf16 call of a submission: random A (M, K) and B (N, K) (seeds 1 and 2), C
+// (M, N), the workspace its ptxb_plan asks for, a stream of its own, and the ABI arguments that
+// point at them (so it neither copies nor moves).
+struct GemmCall {
+  GemmCall(const Submission& sub, int64_t M, int64_t N, int64_t K)
+      : a(random_bf16(M * K, 1)),
+        b(random_bf16(N * K, 2)),
+        inputs{row_major(M, K), row_major(N, K)},
+        outputs{row_major(M, N)},
+        problem{PTXB_ABI_VERSION, 2, 1, 0, inputs, outputs, nullptr},
+        workspace(plan_workspace(sub, problem)) {
+    CHECK(cudaMalloc(&c, M * N * 2));
+    CHECK(cudaStreamCreate(&stream));
+    in_ptrs[0] = a;
+    in_ptrs[1] = b;
+    out_ptrs[0] = c;
+    args = {&problem, in_ptrs, out_ptrs, workspace.data, workspace.bytes, stream};
+  }
+  GemmCall(const GemmCall&) = delete;
+  GemmCall& operator=(const GemmCall&) = delete;
+
+  void* a;
+  void* b;
+  void* c = nullptr;
+  ptxb_tensor_desc inputs[2];
+  ptxb_tensor_desc outputs[1];
+  ptxb_problem problem;
+  Workspace workspace;
+  cudaStream_t stream = nullptr;
+  const void* in_ptrs[2] = {};
+  void* out_ptrs[1] = {};
+  ptxb_args args{};
+};
+
 // Times single calls on `stream` by CUDA events, each after an L2 flush and a spin of ~50 us.
 class ColdTimer {
  public:

@@ -1,9 +1,10 @@
 // What the profiler-cost probes (ncu_profile_cost.cu, sass_metrics_probe.cu) launch and how they
 // time it: kernels of one FFMA per loop iteration per thread (plus the loop's own instructions),
-// two distinct functions with the same work, and host seconds since the process started.
+// two distinct functions with the same work, and host seconds since the process started
+// (probe_clock.hpp).
 #pragma once
 
-#include <chrono>
+#include "probe_clock.hpp"
 
 __global__ void chain_a(float* p, int n) {
   float a = p[threadIdx.x];
@@ -15,14 +16,4 @@ __global__ void chain_b(float* p, int n) {
   float a = p[threadIdx.x];
   for (int i = 0; i < n; ++i) a = a * 0.9999f + 0.25f;
   p[blockIdx.x * blockDim.x + threadIdx.x] = a;
-}
-
-namespace probe_clock {
-using Clock = std::chrono::steady_clock;
-inline const Clock::time_point kStart = Clock::now();
-}  // namespace probe_clock
-
-// Host seconds since the process started.
-inline double seconds() {
-  return std::chrono::duration<double>(probe_clock::Clock::now() - probe_clock::kStart).count();
 }

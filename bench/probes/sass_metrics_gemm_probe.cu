@@ -10,12 +10,9 @@
 // Usage: sass_metrics_gemm_probe KERNEL.so M N K RECORDS|plain [CALLS=3]
 #include <cuda.h>
 #include <cuda_runtime.h>
-#include <cupti_profiler_target.h>
 #include <cupti_sass_metrics.h>
-#include <cupti_target.h>
 #include <cupti_version.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -23,86 +20,22 @@
 #include <vector>
 
 #include "../gemm_dev/probe_common.hpp"
+#include "probe_clock.hpp"
+#include "sass_metrics_common.hpp"
 
 namespace {
 
-#define CUPTI_OK(call)                                                                   \
-  do {                                                                                   \
-    if (CUptiResult r_ = (call); r_ != CUPTI_SUCCESS) {                                  \
-      const char* s_ = nullptr;                                                          \
-      cuptiGetResultString(r_, &s_);                                                     \
-      std::fprintf(stderr, "%s failed: %d %s (line %d)\n", #call, int(r_), s_ ? s_ : "", \
-                   __LINE__);                                                            \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
-
-double seconds() {
-  static const auto start = std::chrono::steady_clock::now();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-struct Record {
-  std::string function;
-  uint32_t pc;
-  uint64_t executed = 0, threads = 0;
-};
-
-uint64_t g_executed_id = 0, g_threads_id = 0;
-
-// The records collected on `ctx` since the last flush.
-std::vector<Record> flush(CUcontext ctx) {
-  CUpti_SassMetricsGetDataProperties_Params props{
-      CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
-  props.ctx = ctx;
-  CUPTI_OK(cuptiSassMetricsGetDataProperties(&props));
-  std::vector<Record> out;
-  if (props.numOfPatchedInstructionRecords == 0) return out;
-  std::vector<CUpti_SassMetrics_Data> data(props.numOfPatchedInstructionRecords);
-  std::vector<CUpti_SassMetrics_InstanceValue> values(props.numOfPatchedInstructionRecords *
-                                                      props.numOfInstances * 2);
-  for (size_t i = 0; i < data.size(); ++i) {
-    data[i].structSize = sizeof(CUpti_SassMetrics_Data);
-    data[i].pInstanceValues = &values[i * props.numOfInstances * 2];
-  }
-  CUpti_SassMetricsFlushData_Params fl{CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
-  fl.ctx = ctx;
-  fl.numOfPatchedInstructionRecords = props.numOfPatchedInstructionRecords;
-  fl.numOfInstances = props.numOfInstances;
-  fl.pMetricsData = data.data();
-  CUPTI_OK(cuptiSassMetricsFlushData(&fl));
-  for (const CUpti_SassMetrics_Data& d : data) {
-    Record r{d.functionName ? d.functionName : "?", d.pcOffset};
-    for (size_t k = 0; k < props.numOfInstances * 2; ++k) {
-      const CUpti_SassMetrics_InstanceValue& v = d.pInstanceValues[k];
-      if (v.metricId == g_executed_id) r.executed += v.value;
-      if (v.metricId == g_threads_id) r.threads += v.value;
-    }
-    out.push_back(r);
-  }
-  return out;
-}
+SassMetricIds g_ids;  // set by configure()
 
 // Sets the two SASS metrics for device 0 (once per process: a second configuration fails).
 void configure() {
-  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-  CUPTI_OK(cuptiProfilerInitialize(&init));
-  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-  chip.deviceIndex = 0;
-  CUPTI_OK(cuptiDeviceGetChipName(&chip));
+  const char* chip = profiler_chip();
   uint32_t api_version = 0;
   CUPTI_OK(cuptiGetVersion(&api_version));
-  std::fprintf(stderr, "chip %s, CUPTI API version %u\n", chip.pChipName, api_version);
-  std::vector<CUpti_SassMetrics_Config> configs;
-  for (const char* name : {"smsp__sass_inst_executed", "smsp__sass_thread_inst_executed_pred_on"}) {
-    CUpti_SassMetrics_GetProperties_Params prop{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
-    prop.pChipName = chip.pChipName;
-    prop.pMetricName = name;
-    CUPTI_OK(cuptiSassMetricsGetProperties(&prop));
-    (std::strcmp(name, "smsp__sass_inst_executed") == 0 ? g_executed_id : g_threads_id) =
-        prop.metric.metricId;
-    configs.push_back({prop.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
-  }
+  std::fprintf(stderr, "chip %s, CUPTI API version %u\n", chip, api_version);
+  // NOTE: kept alive, as sass_metrics_probe.cu keeps its own: whether CUPTI copies the array is
+  // not documented.
+  static std::vector<CUpti_SassMetrics_Config> configs = sass_metric_configs(chip, &g_ids);
   CUpti_SassMetricsSetConfig_Params set{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
   set.numOfMetricConfig = configs.size();
   set.pConfigs = configs.data();
@@ -121,23 +54,11 @@ int main(int argc, char** argv) {
   const bool plain = std::strcmp(argv[5], "plain") == 0;
   const int calls = argc > 6 ? std::atoi(argv[6]) : 3;
   const Submission sub = load_submission(argv[1]);
-  void* a = random_bf16(M * K, 1);
-  void* b = random_bf16(N * K, 2);
-  void* c = nullptr;
-  CHECK(cudaMalloc(&c, M * N * 2));
-  const ptxb_tensor_desc inputs[2] = {row_major(M, K), row_major(N, K)};
-  const ptxb_tensor_desc outputs[1] = {row_major(M, N)};
-  const ptxb_problem problem{PTXB_ABI_VERSION, 2, 1, 0, inputs, outputs, nullptr};
-  const Workspace workspace = plan_workspace(sub, problem);
-  cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
-  const void* in_ptrs[2] = {a, b};
-  void* out_ptrs[1] = {c};
-  const ptxb_args args{&problem, in_ptrs, out_ptrs, workspace.data, workspace.bytes, stream};
+  const GemmCall call(sub, M, N, K);
   auto run = [&] {
     const double begin = seconds();
-    CHECK(sub.run(&args));
-    CHECK(cudaStreamSynchronize(stream));
+    CHECK(sub.run(&call.args));
+    CHECK(cudaStreamSynchronize(call.stream));
     return seconds() - begin;
   };
   std::fprintf(stderr, "uncollected call %.4f s\n", run());
@@ -158,7 +79,7 @@ int main(int argc, char** argv) {
     en.enableLazyPatching = 1;
     CUPTI_OK(cuptiSassMetricsEnable(&en));
     const double ran = run();
-    records = flush(ctx);
+    records = flush_records(ctx, g_ids);
     CUpti_SassMetricsDisable_Params dis{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
     dis.ctx = ctx;
     CUPTI_OK(cuptiSassMetricsDisable(&dis));

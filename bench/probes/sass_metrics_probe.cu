@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "chain_kernels.cuh"
+#include "sass_metrics_common.hpp"
 
 __global__ void chain_c(float* p, int n) {  // launched only late: the reconfigured ranges, `ctx`
   float a = p[threadIdx.x];
@@ -68,57 +69,10 @@ LOOP:
 }
 )";
 
-#define CUPTI_OK(call)                                                                   \
-  do {                                                                                   \
-    if (CUptiResult r_ = (call); r_ != CUPTI_SUCCESS) {                                  \
-      const char* s_ = nullptr;                                                          \
-      cuptiGetResultString(r_, &s_);                                                     \
-      std::fprintf(stderr, "%s failed: %d %s (line %d)\n", #call, int(r_), s_ ? s_ : "", \
-                   __LINE__);                                                            \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
-
-struct Record {
-  std::string function;
-  uint32_t pc;
-  uint64_t executed = 0, threads = 0;
-};
-
-uint64_t g_executed_id = 0, g_threads_id = 0;
+SassMetricIds g_ids;  // set with the configuration
 
 // Flushes the collected records of `ctx`.
-std::vector<Record> flush(CUcontext ctx) {
-  CUpti_SassMetricsGetDataProperties_Params props{
-      CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
-  props.ctx = ctx;
-  CUPTI_OK(cuptiSassMetricsGetDataProperties(&props));
-  std::vector<Record> out;
-  if (props.numOfPatchedInstructionRecords == 0) return out;
-  std::vector<CUpti_SassMetrics_Data> data(props.numOfPatchedInstructionRecords);
-  std::vector<CUpti_SassMetrics_InstanceValue> values(props.numOfPatchedInstructionRecords *
-                                                      props.numOfInstances * 2);
-  for (size_t i = 0; i < data.size(); ++i) {
-    data[i].structSize = sizeof(CUpti_SassMetrics_Data);
-    data[i].pInstanceValues = &values[i * props.numOfInstances * 2];
-  }
-  CUpti_SassMetricsFlushData_Params fl{CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
-  fl.ctx = ctx;
-  fl.numOfPatchedInstructionRecords = props.numOfPatchedInstructionRecords;
-  fl.numOfInstances = props.numOfInstances;
-  fl.pMetricsData = data.data();
-  CUPTI_OK(cuptiSassMetricsFlushData(&fl));
-  for (const CUpti_SassMetrics_Data& d : data) {
-    Record r{d.functionName ? d.functionName : "?", d.pcOffset};
-    for (size_t k = 0; k < props.numOfInstances * 2; ++k) {
-      const CUpti_SassMetrics_InstanceValue& v = d.pInstanceValues[k];
-      if (v.metricId == g_executed_id) r.executed += v.value;
-      if (v.metricId == g_threads_id) r.threads += v.value;
-    }
-    out.push_back(r);
-  }
-  return out;
-}
+std::vector<Record> flush(CUcontext ctx) { return flush_records(ctx, g_ids); }
 
 bool g_lazy = true;  // enable(): patch a function at its first launch, else every function at once
 
@@ -172,22 +126,18 @@ int main(int argc, char** argv) {
   cuCtxGetCurrent(&ctx);
   std::fprintf(stderr, "init %.3f\n", seconds());
 
-  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-  CUPTI_OK(cuptiProfilerInitialize(&init));
-  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-  chip.deviceIndex = 0;
-  CUPTI_OK(cuptiDeviceGetChipName(&chip));
-  std::fprintf(stderr, "chip %s\n", chip.pChipName);
+  const char* chip = profiler_chip();
+  std::fprintf(stderr, "chip %s\n", chip);
   uint32_t api_version = 0;
   CUPTI_OK(cuptiGetVersion(&api_version));
   std::fprintf(stderr, "CUPTI API version %u\n", api_version);
   CUpti_SassMetrics_GetNumOfMetrics_Params num{
       CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE};
-  num.pChipName = chip.pChipName;
+  num.pChipName = chip;
   CUPTI_OK(cuptiSassMetricsGetNumOfMetrics(&num));
   std::vector<CUpti_SassMetrics_MetricDetails> list(num.numOfMetrics);
   CUpti_SassMetrics_GetMetrics_Params get{CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE};
-  get.pChipName = chip.pChipName;
+  get.pChipName = chip;
   get.numOfMetrics = num.numOfMetrics;
   get.pMetricsList = list.data();
   CUPTI_OK(cuptiSassMetricsGetMetrics(&get));
@@ -206,16 +156,7 @@ int main(int argc, char** argv) {
     cudaMemset(p, 0, size_t(132) * 1024 * 4 * 64);
   }
 
-  std::vector<CUpti_SassMetrics_Config> configs;
-  for (const char* name : {"smsp__sass_inst_executed", "smsp__sass_thread_inst_executed_pred_on"}) {
-    CUpti_SassMetrics_GetProperties_Params prop{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
-    prop.pChipName = chip.pChipName;
-    prop.pMetricName = name;
-    CUPTI_OK(cuptiSassMetricsGetProperties(&prop));
-    (std::strcmp(name, "smsp__sass_inst_executed") == 0 ? g_executed_id : g_threads_id) =
-        prop.metric.metricId;
-    configs.push_back({prop.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
-  }
+  std::vector<CUpti_SassMetrics_Config> configs = sass_metric_configs(chip, &g_ids);
   CUpti_SassMetricsSetConfig_Params set{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
   set.numOfMetricConfig = configs.size();
   set.pConfigs = configs.data();
