@@ -2,8 +2,9 @@
 # Builds bench/probes/sass_metrics_gemm_probe.cu and, for each GEMM submission (a shared object
 # built with the judge's flags) and shape, collects one call's per-instruction counts with CUPTI's
 # SASS metrics (the libcupti of CUPTI_DIR: 13.2 or later, docs/timing.md) and profiles the same
-# call under Nsight Compute with its per-opcode metric, then compares the two by kernel and
-# opcode (bench/probes/compare_sass_records.py). Logs in OUT/NAME_MxNxK.*; one line per pair last.
+# call under Nsight Compute with its per-opcode metric and the thread-level arithmetic classes,
+# then compares the two by kernel, opcode and class (bench/probes/compare_sass_records.py). Logs
+# in OUT/NAME_MxNxK.*; one line per pair last.
 # Usage (GPU machine, repository root): sass_metrics_gemm_probe.sh OUT CUPTI_DIR "M,N,K ..." SO...
 set -uo pipefail
 out="$1" cupti="$(cd "$2" && pwd)" shapes="$3"; shift 3
@@ -14,6 +15,12 @@ nvcc -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I include \
   -L"$cuda/extras/CUPTI/lib64" -lcupti -lcuda -ldl > "$out/build.log" 2>&1 ||
   { tail -20 "$out/build.log"; exit 1; }
 summary="$out/summary.txt"; : > "$summary"
+# The thread-level arithmetic classes of the non-target FLOP rule (src/controls/flop_classes.hpp),
+# compared with the records' thread counts summed by opcode (src/instrument/sass_profile.cpp).
+classes=""
+for c in ffma fmul fadd hfma hmul hadd dfma dmul dadd; do
+  classes+="${classes:+,}smsp__sass_thread_inst_executed_op_${c}_pred_on.sum"
+done
 for so in "$@"; do
   name="$(basename "$so" .so)"
   cuobjdump -sass "$so" > "$out/$name.sass" 2>&1
@@ -23,7 +30,7 @@ for so in "$@"; do
       "$out/sass_metrics_gemm_probe" "$so" "$m" "$n" "$k" "$out/$tag.records" 3 \
       > "$out/$tag.cupti.log" 2>&1
     echo "cupti exit $?" >> "$out/$tag.cupti.log"
-    timeout 180 ncu --metrics sass__inst_executed_per_opcode_with_modifier_all \
+    timeout 180 ncu --metrics "sass__inst_executed_per_opcode_with_modifier_all,$classes" \
       --print-metric-instances details --csv --log-file "$out/$tag.ncu.csv" \
       "$out/sass_metrics_gemm_probe" "$so" "$m" "$n" "$k" plain 0 > "$out/$tag.ncu.log" 2>&1
     echo "ncu exit $?" >> "$out/$tag.ncu.log"

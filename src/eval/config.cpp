@@ -75,6 +75,9 @@ EvalConfig EvalConfig::from_environment() {
   c.sanitize_deadline_s = env_int("PTXBENCH_SANITIZE_DEADLINE_S", 900, 1);
   c.evidence.ncu = default_ncu();
   c.evidence.deadline = std::chrono::seconds(env_int("PTXBENCH_EVIDENCE_DEADLINE_S", 300, 1));
+  c.in_process_evidence.cupti_dir = env("PTXBENCH_EVIDENCE_COMPARE_CUPTI").value_or("");
+  c.in_process_evidence.cuobjdump = c.compile.cuobjdump;
+  c.in_process_evidence.deadline = c.evidence.deadline;
   return c;
 }
 
@@ -113,7 +116,8 @@ nlohmann::json EvalConfig::to_json() const {
           {"sandbox_uid", sandbox_uid},
           {"call_deadline_s", call_deadline_s},
           {"ncu", evidence.ncu.string()},
-          {"evidence_deadline_s", evidence.deadline.count()}};
+          {"evidence_deadline_s", evidence.deadline.count()},
+          {"evidence_compare_cupti", in_process_evidence.cupti_dir.string()}};
 }
 
 }  // namespace ptxb

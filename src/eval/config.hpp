@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compile/static_stage.hpp"
+#include "eval/inprocess_evidence.hpp"
 #include "eval/ncu_evidence.hpp"
 
 namespace ptxb {
@@ -55,7 +56,11 @@ struct EvalConfig {
   uint32_t sandbox_uid = 61000;   ///< PTXBENCH_SANDBOX_UID; default 61000 + device index
   int call_deadline_s = 20;       ///< PTXBENCH_CALL_DEADLINE_S: one candidate call's limit
   EvidenceOptions evidence;       ///< PTXBENCH_NCU, PTXBENCH_EVIDENCE_DEADLINE_S
-  Tier tier = Tier::kFull;        ///< set through quick_tier() (eval/tier.hpp)
+  /// PTXBENCH_EVIDENCE_COMPARE_CUPTI=DIR (a folder with libcupti.so.13 of API 13.2 or later):
+  /// after the ncu evidence run, an in-process one whose counts are compared with ncu's in the
+  /// verdict (eval/inprocess_evidence.hpp); unset: not made. Deadline and cuobjdump as above.
+  InProcessEvidenceOptions in_process_evidence;
+  Tier tier = Tier::kFull;  ///< set through quick_tier() (eval/tier.hpp)
 
   std::filesystem::path catalog_dir() const { return tasks_root / "catalog"; }
   /// Whether workers drop to sandbox_uid (the sandbox on, this process root): their folders and

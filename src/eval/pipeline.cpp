@@ -124,6 +124,29 @@ EvidenceStage profile(const TaskSpec& task, const Catalog& catalog, const Worker
   return stage;
 }
 
+// The in-process evidence run beside ncu's (PTXBENCH_EVIDENCE_COMPARE_CUPTI): how it went, its
+// seconds and its counts against ncu's ("comparison"). Judges nothing.
+json compare_in_process(const EvidenceStage& ncu, const CompileResult& compiled,
+                        const WorkerJob& job, const EvalConfig& config) {
+  TempDir work("ptxbench-inprocess-evidence");
+  if (config.keep_temp) work.keep();
+  const WorkerJob in_process_job =
+      job_in_folder(job, config, work.path(), /*under_profiler=*/false);
+  const InProcessProfile p =
+      run_inprocess_profile(in_process_job, config.worker, config.in_process_evidence, work.path(),
+                            compiled.sass, scrubbed_environment(work.path()));
+  clean_up_after_worker(config);
+  json out = p.record;
+  out["available"] = p.available;
+  if (!p.unavailable_reason.empty()) out["unavailable"] = p.unavailable_reason;
+  if (!p.candidate_fault.empty()) out["candidate_fault"] = p.candidate_fault;
+  if (!p.cheat.empty()) out["cheat"] = p.cheat;
+  out["timed_out"] = p.timed_out;
+  if (p.available && ncu.judgement.split.problem.empty() && ncu.judgement.split.positive)
+    out["comparison"] = compare_profiles(ncu.judgement.split, p.split);
+  return out;
+}
+
 // The evidence run with the other-read metrics of the load kinds the candidate's SASS has
 // (eval/other_read_selection.hpp), and again with all of them when a profiled call executed an
 // instruction of a kind left out (code its static SASS does not list). Seconds: both runs.
@@ -147,6 +170,8 @@ EvidenceStage profile_with_selected_reads(const TaskSpec& task, const Catalog& c
     left_out = json::array();
   }
   stage.record["other_read_metrics_left_out"] = left_out;
+  if (!config.in_process_evidence.cupti_dir.empty())
+    stage.record["in_process"] = compare_in_process(stage, compiled, job, config);
   return stage;
 }
 

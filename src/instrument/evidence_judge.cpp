@@ -306,7 +306,8 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
     if (type == "evidence_call" && m.value("plan_status", 0) != 0 && out.call_failure.empty())
       out.call_failure = "ptxb_plan failed under the profiler at " + m["shape"].dump();
   }
-  const SplitKernels split = split_kernels(kernels, nonces);
+  out.split = split_kernels(kernels, nonces);
+  const SplitKernels& split = out.split;
   if (!split.problem.empty()) {
     out.unavailable_reason = split.problem;
     return out;

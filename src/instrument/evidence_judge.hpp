@@ -81,6 +81,8 @@ struct RuntimeJudgement {
   /// Every opcode (with modifiers) a kernel of a profiled candidate call executed at least once;
   /// the controls' and markers' kernels are not among them.
   std::set<std::string> call_opcodes;
+  /// The profile split into controls and calls (its problem set when it could not be).
+  SplitKernels split;
   nlohmann::json record;  ///< the verdict's "evidence" object
 };
 

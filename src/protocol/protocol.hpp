@@ -13,7 +13,7 @@
 
 namespace ptxb {
 
-constexpr int kWorkerProtocolVersion = 9;
+constexpr int kWorkerProtocolVersion = 10;
 constexpr int kWorkerResultFd = 3;
 
 /// Worker exit statuses; anything else (or a signal) means the worker died.
@@ -35,8 +35,13 @@ struct WorkerJob {
   /// Correctness on the smallest visible and the smallest hidden shape, first seed and first
   /// distribution only (runs under compute-sanitizer, which is slow).
   bool quick_correctness = false;
-  /// The evidence stage (worker/stages.hpp run_evidence); only under Nsight Compute.
+  /// The evidence stage (worker/stages.hpp run_evidence): under Nsight Compute, or with
+  /// evidence_in_process its own CUPTI SASS-metrics collection.
   bool run_evidence = false;
+  /// The evidence stage collects per-instruction counts itself (worker/sass_metrics.hpp) and sends
+  /// them with each control and call, instead of running under Nsight Compute (docs/evidence.md,
+  /// "In-process evidence"). Needs a CUPTI of API 13.2 or later on the library path.
+  bool evidence_in_process = false;
   /// Whether the monitor requires every module loaded while candidate code runs to be one of the
   /// ELF images of the candidate's .nv_fatbin (worker/monitor.hpp set_own_device_code). Off under
   /// compute-sanitizer, whose instrumentation stands between the program and the driver's loads

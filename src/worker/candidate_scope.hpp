@@ -19,6 +19,7 @@
 #include "worker/monitor.hpp"
 #include "worker/phase_clock.hpp"
 #include "worker/result_channel.hpp"
+#include "worker/sass_metrics.hpp"
 #include "worker/watchdog.hpp"
 
 namespace ptxb {
@@ -36,6 +37,8 @@ struct StageContext {
   CandidateMonitor* monitor = nullptr;  ///< nullptr: CUPTI unavailable (e.g. under ncu)
   /// Counts every candidate call at a timed shape; nullptr: unavailable (e.g. under ncu).
   CallCounters* counters = nullptr;
+  /// The in-process evidence's per-instruction counts; nullptr: the evidence runs under ncu.
+  SassMetrics* sass = nullptr;
   /// Mangled names in the candidate's cubin; nullopt: unknown (no SASS listing).
   std::optional<std::set<std::string>> candidate_functions;
   std::string candidate_library;  ///< the candidate's own shared object: loading it is no finding

@@ -2,9 +2,12 @@
 // profiler ranges around the controls and around each profiled candidate call, a marker kernel
 // after each call so the parent can split ncu's kernel list by call, and before each profiled call
 // a random number of unprofiled ones, so that it looks like any timed call. Nothing here reads
-// counters: the parent parses what ncu measured.
+// counters: the parent parses what ncu measured. In-process (a SassMetrics collector given), each
+// range is a collection whose records go out with the control's or call's message instead, and no
+// marker is needed.
 #include <cuda_profiler_api.h>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -19,15 +22,44 @@ namespace {
 
 using nlohmann::json;
 
-// Enqueues `work` inside a profiler range and waits for it; the CUDA error is returned.
+// {"functions": [mangled names], "pcs": [[function index, PC offset, warps, threads], ...]}: the
+// records without one copy of the name each.
+json records_json(const std::vector<PcRecord>& records) {
+  json functions = json::array(), pcs = json::array();
+  std::map<std::string, size_t> index;
+  for (const PcRecord& r : records) {
+    const auto [at, added] = index.emplace(r.function, index.size());
+    if (added) functions.push_back(r.function);
+    pcs.push_back({at->second, r.pc, r.warps, r.threads});
+  }
+  return {{"functions", std::move(functions)}, {"pcs", std::move(pcs)}};
+}
+
+// One profiled stretch: the CUDA error after it and, in-process, what the collection counted.
+struct Profiled {
+  cudaError_t error = cudaSuccess;
+  json records;  ///< null under ncu
+};
+
+// Enqueues `work` inside a profiler range (under ncu) or a SASS-metrics collection (`sass`) and
+// waits for it. After a CUDA error the collection is left open (the context is lost; the
+// collector's destructor closes it).
 template <typename Work>
-cudaError_t profiled(Work&& work) {
+Profiled profiled(SassMetrics* sass, Work&& work) {
   PTXB_CHECK_CUDA(cudaDeviceSynchronize());
-  PTXB_CHECK_CUDA(cudaProfilerStart());
+  Profiled out;
+  if (sass == nullptr) {
+    PTXB_CHECK_CUDA(cudaProfilerStart());
+    work();
+    out.error = cudaDeviceSynchronize();
+    PTXB_CHECK_CUDA(cudaProfilerStop());
+    return out;
+  }
+  sass->begin();
   work();
-  const cudaError_t err = cudaDeviceSynchronize();
-  PTXB_CHECK_CUDA(cudaProfilerStop());
-  return err;
+  out.error = cudaDeviceSynchronize();
+  if (out.error == cudaSuccess) out.records = records_json(sass->end());
+  return out;
 }
 
 // Distinct marker grid sizes in [1, 65535], unknown to the candidate before its call.
@@ -47,7 +79,7 @@ constexpr int kMaxUnprofiledCalls = 32;
 
 }  // namespace
 
-void run_evidence_controls(const ResultChannel& out, cudaStream_t stream) {
+void run_evidence_controls(const ResultChannel& out, cudaStream_t stream, SassMetrics* sass) {
   struct Control {
     const char* kernel;
     bool live;
@@ -57,14 +89,17 @@ void run_evidence_controls(const ResultChannel& out, cudaStream_t stream) {
                            Control{kControlKernelName, false, &launch_evidence_control},
                            Control{kFlopControlKernelName, true, &launch_flop_control}}) {
     cudaError_t launch = cudaSuccess;
-    const cudaError_t err = profiled([&] { launch = c.launch(c.live, stream); });
+    Profiled run = profiled(sass, [&] { launch = c.launch(c.live, stream); });
+    const cudaError_t err = run.error;
     const cudaError_t first = launch != cudaSuccess ? launch : err;
-    out.send({{"type", "evidence_control"},
-              {"kernel", c.kernel},
-              {"live", c.live},
-              {"ok", first == cudaSuccess},
-              {"error", first == cudaSuccess ? "" : cudaGetErrorString(first)},
-              {"mma_flops_by_opcode", evidence_control_mma_flops()}});
+    json msg = {{"type", "evidence_control"},
+                {"kernel", c.kernel},
+                {"live", c.live},
+                {"ok", first == cudaSuccess},
+                {"error", first == cudaSuccess ? "" : cudaGetErrorString(first)},
+                {"mma_flops_by_opcode", evidence_control_mma_flops()}};
+    if (sass != nullptr) msg["records"] = std::move(run.records);
+    out.send(msg);
     if (err != cudaSuccess) PTXB_CHECK_CUDA(err);  // a broken control is PTXBench's fault
   }
 }
@@ -124,16 +159,19 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
     const std::string what = "ptxb_run under the profiler at " + sc.shape.to_string();
     // Profiling replays each kernel several times: a longer deadline than a plain call's.
     CandidateScope scope(ctx, what, std::max(std::chrono::seconds(60), 3 * ctx.call_deadline));
-    const cudaError_t err = profiled([&] {
+    Profiled run = profiled(ctx.sass, [&] {
       status = candidate.run(args);
       // Launch order is ncu's result order: every kernel the call launched comes before this.
-      marker = launch_evidence_marker(nonces[i], stream);
+      // In-process the collection itself ends the call.
+      if (ctx.sass == nullptr) marker = launch_evidence_marker(nonces[i], stream);
     });
+    const cudaError_t err = run.error;
     if (err != cudaSuccess)
       throw CandidateFault(what + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
     scope.close();
     PTXB_CHECK_CUDA(marker);
     msg["run_status"] = status;
+    if (ctx.sass != nullptr) msg["records"] = std::move(run.records);
     const DeviceProblem::ModifiedBytes modified = problem.modified_bytes(stream);
     bool correct = status == 0 && modified.inputs == 0 && modified.guards == 0;
     if (status == 0) correct = correct && check_against_reference(problem, dist, stream).passed;

@@ -26,10 +26,12 @@
 #include "tasks/task_wire.hpp"
 #include "worker/call_counters.hpp"
 #include "worker/candidate_scope.hpp"
+#include "worker/cupti_library.hpp"
 #include "worker/environment.hpp"
 #include "worker/family_device.hpp"
 #include "worker/monitor.hpp"
 #include "worker/problem.hpp"
+#include "worker/sass_metrics.hpp"
 #include "worker/shared_object.hpp"
 #include "worker/stage_helpers.hpp"
 #include "worker/stages.hpp"
@@ -165,9 +167,25 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   std::unique_ptr<ptxb::CallCounters> counters;
   std::map<std::string, double> counters_steps;
   double controls_seconds = 0, counters_seconds = 0;
+  std::unique_ptr<ptxb::SassMetrics> sass;
+  if (job.run_evidence && job.evidence_in_process) {
+    const auto sass_start = ptxb::PhaseClock::Clock::now();
+    std::string why;
+    sass = ptxb::SassMetrics::create(ptxb::current_cuda_context(), job.device, &why);
+    out.send({{"type", "sass_metrics"},
+              {"available", sass != nullptr},
+              {"reason", why},
+              {"cupti_version", sass ? sass->cupti_version() : 0},
+              {"seconds", ptxb::seconds_since(sass_start)}});
+    if (!sass) {
+      out.send({{"type", "done"}});
+      return exit_code(WorkerExit::kOk);
+    }
+  }
   if (job.run_evidence) {
     const auto controls_start = ptxb::PhaseClock::Clock::now();
-    ptxb::run_evidence_controls(out, stream.get());  // before the environment changes
+    // Before the environment changes.
+    ptxb::run_evidence_controls(out, stream.get(), sass.get());
     controls_seconds = ptxb::seconds_since(controls_start);
   } else {
     const auto counters_start = ptxb::PhaseClock::Clock::now();
@@ -189,6 +207,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ptxb::StageContext ctx{out, watchdog};
   ctx.monitor = monitor.get();
   ctx.counters = counters.get();
+  ctx.sass = sass.get();
   if (job.candidate_functions)
     ctx.candidate_functions.emplace(job.candidate_functions->begin(),
                                     job.candidate_functions->end());

@@ -35,15 +35,19 @@ void send_counters(const TaskSpec& task, CallCounters& counters, const ResultCha
 /// The evidence run's controls, each in its own profiler range ("evidence_control" messages): the
 /// evidence control live and dead, then the FLOP control live. Run before candidate code is loaded
 /// and before the environment is replaced: the profiler sets up its counter collection on the
-/// first profiled kernel and reads its own variables then.
-void run_evidence_controls(const ResultChannel& out, cudaStream_t stream);
+/// first profiled kernel and reads its own variables then. In-process (`sass` given) each message
+/// carries its collection's "records" ({"functions": [mangled], "pcs": [[function index, PC,
+/// warps, threads], ...]}).
+void run_evidence_controls(const ResultChannel& out, cudaStream_t stream,
+                           SassMetrics* sass = nullptr);
 
 /// The evidence stage, meant to run under Nsight Compute with profiling off at start, after
 /// run_evidence_controls: one call per
 /// timed shape in its own range followed by a marker kernel whose grid size is the nonce of its
 /// "evidence_call" message (which also says whether that call's output was correct). Before each
 /// profiled call, a random number (1 to 32) of unprofiled calls on fresh inputs, so that the
-/// profiled call is no first call (docs/evidence.md).
+/// profiled call is no first call (docs/evidence.md). In-process (ctx.sass set) each call is a
+/// collection of its own, sent as the message's "records", and no marker follows it.
 void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext& ctx);
 
 }  // namespace ptxb

@@ -1,0 +1,133 @@
+// The in-process evidence's parent side (eval/inprocess_evidence.hpp): the worker's records as
+// controls and calls, and their comparison with Nsight Compute's kernels. No GPU, no process.
+#include <gtest/gtest.h>
+
+#include "controls/evidence_names.hpp"
+#include "controls/flop_classes.hpp"
+#include "eval/inprocess_evidence.hpp"
+
+namespace ptxb {
+namespace {
+
+using nlohmann::json;
+
+// A listing in cuobjdump's form: each function's instructions at 16-byte offsets.
+std::string listing(const std::vector<std::pair<std::string, std::vector<std::string>>>& fns) {
+  std::string out;
+  for (const auto& [name, ops] : fns) {
+    out += "\t\tFunction : " + name + "\n";
+    char pc[16];
+    for (size_t i = 0; i < ops.size(); ++i) {
+      std::snprintf(pc, sizeof pc, "%04zx", i * 16);
+      out += "        /*" + std::string(pc) + "*/                   " + ops[i] +
+             " ;  /* 0x000000000000000000000000 */\n";
+    }
+  }
+  return out;
+}
+
+const std::string kControls = listing({{kControlKernelName, {"HGMMA.64x8x16.F32.BF16", "EXIT"}},
+                                       {kFlopControlKernelName, {"FFMA", "HFMA2", "EXIT"}}});
+const std::string kCandidate = listing(
+    {{"_Z4gemmv", {"HGMMA.64x256x16.F32.BF16", "FMUL", "EXIT"}}, {"_Z6reducev", {"FADD", "EXIT"}}});
+
+json records(const std::vector<std::string>& functions, const json& pcs) {
+  return {{"functions", functions}, {"pcs", pcs}};
+}
+
+std::vector<json> run_messages() {
+  return {
+      {{"type", "evidence_control"},
+       {"live", true},
+       {"records", records({kControlKernelName}, {{0, 0, 4, 128}, {0, 16, 4, 128}})}},
+      {{"type", "evidence_control"},
+       {"live", false},
+       {"records", records({kControlKernelName}, {{0, 16, 4, 128}})}},
+      {{"type", "evidence_control"},
+       {"live", true},
+       {"records", records({kFlopControlKernelName}, {{0, 0, 256, 8192}, {0, 16, 512, 16384}})}},
+      {{"type", "evidence_call"},
+       {"plan_status", 0},
+       {"records", records({"_Z4gemmv", "_Z6reducev"},
+                           {{0, 0, 1000, 32000}, {0, 16, 10, 300}, {1, 0, 5, 160}})}},
+      {{"type", "evidence_call"}, {"plan_status", 3}},  // a plan that failed: no call
+  };
+}
+
+TEST(SplitFromRecords, ControlsAndCallsByTheirListings) {
+  const SplitKernels s = split_from_records(run_messages(), kControls, kCandidate);
+  ASSERT_TRUE(s.problem.empty()) << s.problem;
+  ASSERT_TRUE(s.positive && s.negative && s.flop);
+  EXPECT_EQ(s.positive->opcodes.at("HGMMA.64x8x16.F32.BF16"), 4);
+  EXPECT_EQ(s.negative->opcodes.count("HGMMA.64x8x16.F32.BF16"), 0u);
+  EXPECT_EQ(s.flop->metrics.at("smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"), 16384);
+  ASSERT_EQ(s.calls.size(), 1u);
+  ASSERT_EQ(s.calls[0].size(), 2u);
+  EXPECT_EQ(s.calls[0][0].name, "gemm()");
+  EXPECT_EQ(s.calls[0][0].opcodes.at("HGMMA.64x256x16.F32.BF16"), 1000);
+  EXPECT_EQ(s.calls[0][1].metrics.at("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"), 160);
+}
+
+TEST(SplitFromRecords, CodeNeitherListingHasIsAProblem) {
+  std::vector<json> m = run_messages();
+  m[3]["records"] = records({"_Z7foreignv"}, {{0, 0, 1, 32}});
+  EXPECT_NE(split_from_records(m, kControls, kCandidate).problem.find("_Z7foreignv"),
+            std::string::npos);
+  m = run_messages();
+  m[3]["records"] = records({"_Z4gemmv"}, {{0, 8, 1, 32}});  // between two instructions
+  EXPECT_FALSE(split_from_records(m, kControls, kCandidate).problem.empty());
+  m = run_messages();
+  m[0].erase("records");
+  EXPECT_FALSE(split_from_records(m, kControls, kCandidate).problem.empty());
+  m = run_messages();
+  m[3]["records"]["pcs"] = {{7, 0, 1, 32}};  // no function 7
+  EXPECT_FALSE(split_from_records(m, kControls, kCandidate).problem.empty());
+  m = run_messages();
+  m.erase(m.begin() + 2);  // two controls
+  EXPECT_FALSE(split_from_records(m, kControls, kCandidate).problem.empty());
+  m = run_messages();  // the candidate calling a control's kernel: not in its listing
+  m[3]["records"] = records({kFlopControlKernelName}, {{0, 0, 1, 32}});
+  EXPECT_FALSE(split_from_records(m, kControls, kCandidate).problem.empty());
+}
+
+// ncu's form of the same run: gemm in two launches, its counts split between them.
+SplitKernels ncu_form(const SplitKernels& own) {
+  SplitKernels out = own;
+  ProfiledKernel first = out.calls[0][0], second = out.calls[0][0];
+  for (auto& [op, n] : first.opcodes) n /= 2;
+  for (auto& [op, n] : second.opcodes) n -= n / 2;
+  for (auto& [m, v] : first.metrics) v = 0;
+  out.calls[0] = {first, second, out.calls[0][1]};
+  return out;
+}
+
+TEST(CompareProfiles, LaunchesOfOneKernelAreSummedBeforeComparing) {
+  const SplitKernels own = split_from_records(run_messages(), kControls, kCandidate);
+  const json c = compare_profiles(ncu_form(own), own);
+  EXPECT_TRUE(c["same"].get<bool>()) << c.dump(1);
+  EXPECT_EQ(c["calls"].size(), 1u);
+  EXPECT_EQ(c["controls"].size(), 3u);
+}
+
+TEST(CompareProfiles, ADifferentCountOrClassOrCallCountIsReported) {
+  const SplitKernels own = split_from_records(run_messages(), kControls, kCandidate);
+  SplitKernels ncu = ncu_form(own);
+  ncu.calls[0][2].opcodes["FADD"] += 1;
+  json c = compare_profiles(ncu, own);
+  EXPECT_FALSE(c["same"].get<bool>());
+  EXPECT_EQ(c["calls"][0][1]["opcodes"]["FADD"]["ncu"], 6);
+  ncu = ncu_form(own);
+  ncu.flop->metrics["smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"] = 1;
+  c = compare_profiles(ncu, own);
+  EXPECT_FALSE(c["same"].get<bool>());
+  EXPECT_TRUE(c["controls"][2][0]["classes"].contains("hfma"));
+  ncu = ncu_form(own);
+  ncu.calls.push_back({});
+  EXPECT_FALSE(compare_profiles(ncu, own)["same"].get<bool>());
+  ncu = ncu_form(own);
+  ncu.calls[0].pop_back();  // a kernel only one side saw
+  EXPECT_FALSE(compare_profiles(ncu, own)["same"].get<bool>());
+}
+
+}  // namespace
+}  // namespace ptxb
