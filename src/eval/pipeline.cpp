@@ -132,9 +132,14 @@ json compare_in_process(const EvidenceStage& ncu, const CompileResult& compiled,
   if (config.keep_temp) work.keep();
   const WorkerJob in_process_job =
       job_in_folder(job, config, work.path(), /*under_profiler=*/false);
-  const InProcessProfile p =
-      run_inprocess_profile(in_process_job, config.worker, config.in_process_evidence, work.path(),
-                            compiled.sass, scrubbed_environment(work.path()));
+  InProcessProfile p;
+  try {
+    p = run_inprocess_profile(in_process_job, config.worker, config.in_process_evidence,
+                              work.path(), compiled.sass, scrubbed_environment(work.path()));
+  } catch (const ApiError& e) {
+    // NOTE: a comparison that failed must not fail the judgement it only accompanies.
+    p.unavailable_reason = std::string("harness error: ") + e.what();
+  }
   clean_up_after_worker(config);
   json out = p.record;
   out["available"] = p.available;
