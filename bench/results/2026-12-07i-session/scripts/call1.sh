@@ -4,7 +4,9 @@
 # Nsight Compute counts, per opcode and per arithmetic class, on every control and every timed
 # call of the sm90 experts? `ptxbench eval --no-timing` with PTXBENCH_EVIDENCE_COMPARE_CUPTI,
 # then the GEMM probe (bench/probes/sass_metrics_gemm_probe.sh) on the TMA expert at 4096^3 and
-# 8192^3, whose "uncollected call after" line says whether a collection leaves code slower.
+# 8192^3, whose "uncollected call after" line says whether a collection leaves code slower; first
+# ptxbench-sass-coexistence-probe: the collector beside the CUPTI monitor and the range profiler
+# in one process, and the expert's time and counters before and after a collection.
 # Usage (repository root of the GPU machine): call1.sh BIN CUPTI_DIR SO_DIR OUT
 set -uo pipefail
 bin="$(cd "$1" && pwd)" cupti="$(cd "$2" && pwd)" sos="$3" out="$4"
@@ -13,6 +15,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=cs
   tee "$out/gpu.txt"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR="$out/cache"
+LD_LIBRARY_PATH="$cupti/13.2.86:$LD_LIBRARY_PATH" timeout 120 \
+  "$bin/ptxbench-sass-coexistence-probe" tasks "$sos/sm90_gemm_bf16_wgmma_tma.so" \
+  4096x4096x4096 8192x8192x8192 128x8192x8192 > "$out/coexistence.txt" 2>&1
+echo "coexistence exit $?" >> "$out/coexistence.txt"
+cat "$out/coexistence.txt"
 export PTXBENCH_EVIDENCE_COMPARE_CUPTI="$cupti/13.2.86"
 runs=("tma kernels/reference/sm90_gemm_bf16_wgmma_tma.cu sm90/gemm/bf16-wgmma-tma"
   "wgmma kernels/reference/sm90_gemm_bf16_wgmma.cu sm90/gemm/bf16-wgmma"
