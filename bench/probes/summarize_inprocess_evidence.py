@@ -27,6 +27,10 @@ def differing(comparison: dict) -> list:
                 f"class {c} ncu {v['ncu']:.0f} in-process {v['in_process']:.0f}"
                 for c, v in k.get("classes", {}).items()
             ]
+            items += [
+                f"{m} ncu {v['ncu']:.0f} in-process {v['in_process']:.0f}"
+                for m, v in k.get("counters", {}).items()
+            ]
             out.append(
                 f"    {where} {k['kernel']}: {k['opcodes_differing']} opcodes differ; "
                 + "; ".join(items)

@@ -1,9 +1,11 @@
 #include "eval/inprocess_evidence.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "compile/sass.hpp"
 #include "controls/evidence_names.hpp"
@@ -19,6 +21,8 @@ namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
+
+constexpr double kCounterTolerance = 1e-3;
 
 // A message's "records" ({"functions": [...], "pcs": [[index, pc, warps, threads], ...]}) as
 // PcRecords; nullopt when the field is missing or malformed.
@@ -56,13 +60,51 @@ std::vector<ProfiledKernel> message_kernels(const json& m, const PcOpcodes& list
   }
 }
 
-// The kernel's own name: ncu's and the demangler's spellings differ in parameter lists.
-std::string kernel_key(const std::string& name) { return name.substr(0, name.find('(')); }
+// The kernel's own name: ncu's and the demangler's spellings differ in parameter lists; CUPTI's
+// range names may be mangled.
+std::string kernel_key(const std::string& name) {
+  const std::string readable = demangled_kernel_name(name);
+  return readable.substr(0, readable.find('('));
+}
+
+// Adds a message's "kernel_counters" (per launch, from the run before the collection) to the
+// kernels of the collection by name. Sets `problem` when the two runs executed different kernels
+// or the field is malformed; no field (or null): nothing is added.
+void add_kernel_counters(const json& m, std::vector<ProfiledKernel>& kernels,
+                         std::string* problem) {
+  const auto at = m.find("kernel_counters");
+  if (at == m.end() || at->is_null()) return;
+  std::set<std::string> counted;
+  try {
+    for (const json& launch : *at) {
+      const std::string key = kernel_key(launch.at("name").get<std::string>());
+      auto k = std::find_if(kernels.begin(), kernels.end(),
+                            [&](const ProfiledKernel& x) { return kernel_key(x.name) == key; });
+      if (k == kernels.end()) {
+        *problem = "the counted run launched " + key + ", which the collected run did not execute";
+        return;
+      }
+      for (const auto& [metric, value] : launch.at("values").items())
+        k->metrics[metric] += value.get<double>();
+      counted.insert(key);
+    }
+  } catch (const json::exception& e) {
+    *problem = std::string("unreadable kernel counters: ") + e.what();
+    return;
+  }
+  for (const ProfiledKernel& k : kernels)
+    if (!counted.count(kernel_key(k.name))) {
+      *problem = "the collected run executed " + kernel_key(k.name) +
+                 ", which the counted run did not launch";
+      return;
+    }
+}
 
 // Per kernel name: opcodes and class metrics summed over launches.
 struct Totals {
   std::map<std::string, int64_t> opcodes;
   std::map<std::string, double> classes;
+  std::map<std::string, double> counters;  ///< every other metric
 };
 
 std::map<std::string, Totals> totals(const std::vector<ProfiledKernel>& kernels) {
@@ -70,8 +112,15 @@ std::map<std::string, Totals> totals(const std::vector<ProfiledKernel>& kernels)
   for (const ProfiledKernel& k : kernels) {
     Totals& t = out[kernel_key(k.name)];
     for (const auto& [op, n] : k.opcodes) t.opcodes[op] += n;
-    for (const FlopClass& c : kFlopClasses)
-      if (const auto v = metric_of(k, flop_class_metric(c))) t.classes[std::string(c.name)] += *v;
+    for (const auto& [metric, value] : k.metrics) {
+      const auto cls =
+          std::find_if(kFlopClasses.begin(), kFlopClasses.end(),
+                       [&](const FlopClass& c) { return flop_class_metric(c) == metric; });
+      if (cls != kFlopClasses.end())
+        t.classes[std::string(cls->name)] += value;
+      else
+        t.counters[metric] += value;
+    }
   }
   return out;
 }
@@ -113,10 +162,20 @@ json compare_kernels(const std::vector<ProfiledKernel>& ncu,
       const double v = y.classes.count(n) ? y.classes.at(n) : 0;
       if (x.classes.at(n) != v) classes[n] = {{"ncu", x.classes.at(n)}, {"in_process", v}};
     }
+    // Hardware counters both runs read (ncu's duration, for one, the in-process run does not),
+    // from different runs of the kernel: equal within kCounterTolerance.
+    json counters = json::object();
+    for (const auto& [metric, u] : x.counters) {
+      const auto v = y.counters.find(metric);
+      if (v == y.counters.end()) continue;
+      if (std::fabs(u - v->second) >
+          kCounterTolerance * std::max(std::fabs(u), std::fabs(v->second)))
+        counters[metric] = {{"ncu", u}, {"in_process", v->second}};
+    }
     int64_t ncu_total = 0, own_total = 0;
     for (const auto& [op, n] : x.opcodes) ncu_total += n;
     for (const auto& [op, n] : y.opcodes) own_total += n;
-    const bool kernel_same = opcode_diffs.empty() && classes.empty();
+    const bool kernel_same = opcode_diffs.empty() && classes.empty() && counters.empty();
     *same = *same && kernel_same;
     out.push_back({{"kernel", name},
                    {"same", kernel_same},
@@ -124,7 +183,8 @@ json compare_kernels(const std::vector<ProfiledKernel>& ncu,
                    {"in_process_executed", own_total},
                    {"opcodes_differing", opcode_diffs.size()},
                    {"opcodes", opcodes},
-                   {"classes", classes}});
+                   {"classes", classes},
+                   {"counters", counters}});
   }
   return out;
 }
@@ -174,6 +234,7 @@ SplitKernels split_from_records(const std::vector<json>& messages, const std::st
     const std::string type = m.value("type", "");
     if (type == "evidence_control") {
       std::vector<ProfiledKernel> k = message_kernels(m, controls, &out.problem);
+      if (out.problem.empty()) add_kernel_counters(m, k, &out.problem);
       if (!out.problem.empty()) return out;
       if (k.size() != 1) {
         out.problem = "a control's collection holds " + std::to_string(k.size()) + " functions";
@@ -183,6 +244,7 @@ SplitKernels split_from_records(const std::vector<json>& messages, const std::st
     }
     if (type == "evidence_call" && m.value("plan_status", 0) == 0) {
       out.calls.push_back(message_kernels(m, candidate, &out.problem));
+      if (out.problem.empty()) add_kernel_counters(m, out.calls.back(), &out.problem);
       if (!out.problem.empty()) return out;
     }
   }
@@ -196,7 +258,8 @@ SplitKernels split_from_records(const std::vector<json>& messages, const std::st
   return out;
 }
 
-InProcessProfile run_inprocess_profile(WorkerJob job, const fs::path& worker,
+InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> hardware_metrics,
+                                       const fs::path& worker,
                                        const InProcessEvidenceOptions& options,
                                        const fs::path& work_dir, const std::string& candidate_sass,
                                        std::vector<std::string> env) {
@@ -214,6 +277,7 @@ InProcessProfile run_inprocess_profile(WorkerJob job, const fs::path& worker,
   job.run_timing = false;
   job.run_evidence = true;
   job.evidence_in_process = true;
+  job.evidence_metrics = std::move(hardware_metrics);
   job.result_file = private_dir.path() / "evidence-messages.jsonl";
   const fs::path job_file = work_dir / "job.json";
   write_file_atomic(job_file, to_json(job).dump(2));
@@ -254,6 +318,12 @@ InProcessProfile run_inprocess_profile(WorkerJob job, const fs::path& worker,
     if (type == "harness_error")
       throw ApiError("ptxbench-worker failed in the in-process evidence run: " +
                      m.value("message", ""));
+    if (type == "kernel_counters") {
+      rec["kernel_counters_seconds"] = m.value("seconds", 0.0);
+      // NOTE: while the in-process run is compared, not judged, its per-instruction counts are
+      // still worth comparing without the counters.
+      if (!m.value("available", false)) rec["kernel_counters_unavailable"] = m.value("reason", "");
+    }
     if (type == "sass_metrics") {
       rec["cupti_version"] = m.value("cupti_version", 0);
       rec["configure_seconds"] = m.value("seconds", 0.0);

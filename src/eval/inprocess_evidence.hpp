@@ -46,16 +46,20 @@ std::optional<std::string> control_listing(const std::filesystem::path& cuobjdum
                                            std::string* why_not);
 
 /// The controls and calls of the worker's messages as kernels: each message's "records" summed by
-/// opcode through `control_sass` (controls) or `candidate_sass` (calls). Sets `problem` when a
-/// message lacks its records or a record names code neither listing has.
+/// opcode through `control_sass` (controls) or `candidate_sass` (calls), and its
+/// "kernel_counters" (when present) added to the kernel of the same name, summed over launches.
+/// Sets `problem` when a message lacks its records, a record names code neither listing has, or
+/// the counted and the collected run executed different kernels.
 SplitKernels split_from_records(const std::vector<nlohmann::json>& messages,
                                 const std::string& control_sass, const std::string& candidate_sass);
 
 /// Runs `job` (a correctness/timing job for the candidate whose static listing is
 /// `candidate_sass`; its evidence fields are set here) as an in-process evidence run in
-/// `work_dir` with environment `env` plus the CUPTI folder. Never throws for candidate behaviour;
-/// throws ApiError when the worker reports a harness error.
-InProcessProfile run_inprocess_profile(WorkerJob job, const std::filesystem::path& worker,
+/// `work_dir` with environment `env` plus the CUPTI folder, reading `hardware_metrics` per kernel
+/// launch (empty: none). Never throws for candidate behaviour; throws ApiError when the worker
+/// reports a harness error.
+InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> hardware_metrics,
+                                       const std::filesystem::path& worker,
                                        const InProcessEvidenceOptions& options,
                                        const std::filesystem::path& work_dir,
                                        const std::string& candidate_sass,
@@ -63,8 +67,9 @@ InProcessProfile run_inprocess_profile(WorkerJob job, const std::filesystem::pat
 
 /// Nsight Compute's kernels against the in-process run's, call by call and control by control:
 /// per kernel name (ncu's launches of one kernel summed), every opcode's warp executions and
-/// every arithmetic class's thread count. {"same": bool, "calls": [...], "controls": [...]},
-/// each kernel listing what differs (at most 8 opcodes).
+/// every arithmetic class's thread count, and every hardware counter both read (within 0.1%: two
+/// runs of the kernel). {"same": bool, "calls": [...], "controls": [...]}, each kernel listing
+/// what differs (at most 8 opcodes).
 nlohmann::json compare_profiles(const SplitKernels& ncu, const SplitKernels& in_process);
 
 }  // namespace ptxb

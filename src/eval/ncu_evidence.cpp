@@ -70,10 +70,9 @@ size_t timed_shapes(const TaskSpec& task) {
 
 fs::path default_ncu() { return find_cuda_tool("PTXBENCH_NCU", "ncu"); }
 
-std::string evidence_ncu_metrics(const TaskSpec& task, const Catalog& catalog) {
-  std::string metrics = std::string(kOpcodeMetric) + "," + std::string(kDurationMetric);
-  for (const CounterSpec& c : catalog.counters_for(task.arch)) metrics.append(",").append(c.metric);
-  for (const FlopClass& c : kFlopClasses) metrics.append(",").append(flop_class_metric(c));
+std::vector<std::string> evidence_hardware_metrics(const TaskSpec& task, const Catalog& catalog) {
+  std::vector<std::string> out;
+  for (const CounterSpec& c : catalog.counters_for(task.arch)) out.push_back(c.metric);
   // The other-read metrics of the targets whose task caps those reads, each once. NOTE: they take
   // the run's hardware counters from one replay pass of every profiled kernel to five; where no
   // cap depends on them (the attention backward, the block-scaled fp8 GEMM) they would only be
@@ -83,7 +82,15 @@ std::string evidence_ncu_metrics(const TaskSpec& task, const Catalog& catalog) {
     if (const InstructionEntry* e = catalog.find(t.instruction, task.arch);
         e != nullptr && t.max_other_read_input_share)
       other.insert(e->other_read_metrics.begin(), e->other_read_metrics.end());
-  for (const std::string& m : other) metrics.append(",").append(m);
+  out.insert(out.end(), other.begin(), other.end());
+  return out;
+}
+
+std::string evidence_ncu_metrics(const TaskSpec& task, const Catalog& catalog) {
+  std::string metrics = std::string(kOpcodeMetric) + "," + std::string(kDurationMetric);
+  for (const std::string& m : evidence_hardware_metrics(task, catalog))
+    metrics.append(",").append(m);
+  for (const FlopClass& c : kFlopClasses) metrics.append(",").append(flop_class_metric(c));
   return metrics;
 }
 

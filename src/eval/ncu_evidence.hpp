@@ -21,6 +21,10 @@ struct EvidenceOptions {
   int max_kernels_per_call = 64;       ///< more and the profile is cut: unavailable
 };
 
+/// The hardware metrics of the evidence run: the catalog's counters and, for targets whose task
+/// caps them, the other-read byte metrics (each once).
+std::vector<std::string> evidence_hardware_metrics(const TaskSpec& task, const Catalog& catalog);
+
 /// The --metrics list of the evidence run: executed opcodes, duration, the catalog's hardware
 /// counters (compared with the timed calls'), the thread-level arithmetic counts of the
 /// non-target rule and, for targets whose task caps them, the other-read byte metrics

@@ -126,16 +126,18 @@ EvidenceStage profile(const TaskSpec& task, const Catalog& catalog, const Worker
 
 // The in-process evidence run beside ncu's (PTXBENCH_EVIDENCE_COMPARE_CUPTI): how it went, its
 // seconds and its counts against ncu's ("comparison"). Judges nothing.
-json compare_in_process(const EvidenceStage& ncu, const CompileResult& compiled,
-                        const WorkerJob& job, const EvalConfig& config) {
+json compare_in_process(const TaskSpec& task, const Catalog& catalog, const EvidenceStage& ncu,
+                        const CompileResult& compiled, const WorkerJob& job,
+                        const EvalConfig& config) {
   TempDir work("ptxbench-inprocess-evidence");
   if (config.keep_temp) work.keep();
   const WorkerJob in_process_job =
       job_in_folder(job, config, work.path(), /*under_profiler=*/false);
   InProcessProfile p;
   try {
-    p = run_inprocess_profile(in_process_job, config.worker, config.in_process_evidence,
-                              work.path(), compiled.sass, scrubbed_environment(work.path()));
+    p = run_inprocess_profile(in_process_job, evidence_hardware_metrics(task, catalog),
+                              config.worker, config.in_process_evidence, work.path(), compiled.sass,
+                              scrubbed_environment(work.path()));
   } catch (const ApiError& e) {
     // NOTE: a comparison that failed must not fail the judgement it only accompanies.
     p.unavailable_reason = std::string("harness error: ") + e.what();
@@ -176,7 +178,9 @@ EvidenceStage profile_with_selected_reads(const TaskSpec& task, const Catalog& c
   }
   stage.record["other_read_metrics_left_out"] = left_out;
   if (!config.in_process_evidence.cupti_dir.empty())
-    stage.record["in_process"] = compare_in_process(stage, compiled, job, config);
+    // NOTE: the metrics of the ncu run that stands: the selected reads, or all after a second run.
+    stage.record["in_process"] = compare_in_process(
+        task, left_out.empty() ? catalog : reads.catalog, stage, compiled, job, config);
   return stage;
 }
 

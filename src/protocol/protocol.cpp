@@ -14,6 +14,7 @@ nlohmann::json to_json(const WorkerJob& job) {
           {"run_timing", job.run_timing},
           {"run_evidence", job.run_evidence},
           {"evidence_in_process", job.evidence_in_process},
+          {"evidence_metrics", job.evidence_metrics},
           {"quick_correctness", job.quick_correctness},
           {"own_device_code_rule", job.own_device_code_rule},
           {"result_file", job.result_file.string()},
@@ -55,6 +56,7 @@ WorkerJob worker_job_from_json(const nlohmann::json& j) {
   job.run_timing = field("run_timing").get<bool>();
   job.run_evidence = field("run_evidence").get<bool>();
   job.evidence_in_process = field("evidence_in_process").get<bool>();
+  job.evidence_metrics = field("evidence_metrics").get<std::vector<std::string>>();
   job.quick_correctness = field("quick_correctness").get<bool>();
   job.own_device_code_rule = field("own_device_code_rule").get<bool>();
   job.result_file = field("result_file").get<std::string>();

@@ -42,6 +42,9 @@ struct WorkerJob {
   /// them with each control and call, instead of running under Nsight Compute (docs/evidence.md,
   /// "In-process evidence"). Needs a CUPTI of API 13.2 or later on the library path.
   bool evidence_in_process = false;
+  /// The hardware metrics the in-process evidence reads per kernel launch (the catalog's counters
+  /// and the other-read metrics the task caps; eval/ncu_evidence.hpp evidence_hardware_metrics).
+  std::vector<std::string> evidence_metrics;
   /// Whether the monitor requires every module loaded while candidate code runs to be one of the
   /// ELF images of the candidate's .nv_fatbin (worker/monitor.hpp set_own_device_code). Off under
   /// compute-sanitizer, whose instrumentation stands between the program and the driver's loads

@@ -35,17 +35,40 @@ json records_json(const std::vector<PcRecord>& records) {
   return {{"functions", std::move(functions)}, {"pcs", std::move(pcs)}};
 }
 
-// One profiled stretch: the CUDA error after it and, in-process, what the collection counted.
+// One profiled stretch: the CUDA error after it and, in-process, what the collections counted.
 struct Profiled {
   cudaError_t error = cudaSuccess;
-  json records;  ///< null under ncu
+  json records;          ///< null under ncu
+  json kernel_counters;  ///< null under ncu: [{"name", "values": {metric: value}}] per launch
 };
 
-// Enqueues `work` inside a profiler range (under ncu) or a SASS-metrics collection (`sass`) and
-// waits for it. After a CUDA error the collection is left open (the context is lost; the
-// collector's destructor closes it).
+// The per-kernel counters of one run of `work` (CUPTI replays each kernel for every pass).
 template <typename Work>
-Profiled profiled(SassMetrics* sass, Work&& work) {
+Profiled counted_run(RangeProfiler& counters, Work& work) {
+  Profiled out;
+  counters.start();
+  work();
+  out.error = cudaDeviceSynchronize();
+  if (out.error != cudaSuccess) return out;
+  counters.stop();
+  const std::vector<std::vector<double>> values = counters.decode();
+  const std::vector<std::string> names = counters.range_names();
+  counters.reset();
+  out.kernel_counters = json::array();
+  for (size_t r = 0; r < values.size(); ++r) {
+    json v = json::object();
+    for (size_t m = 0; m < counters.metrics().size(); ++m) v[counters.metrics()[m]] = values[r][m];
+    out.kernel_counters.push_back({{"name", r < names.size() ? names[r] : ""}, {"values", v}});
+  }
+  return out;
+}
+
+// Enqueues `work` inside a profiler range (under ncu) and waits for it. In-process (`sass` set),
+// `work` runs twice: once with every kernel counted by `counters` (when given), then in a
+// SASS-metrics collection. After a CUDA error nothing more runs (the context is lost; the
+// collectors' destructors close what is open).
+template <typename Work>
+Profiled profiled(SassMetrics* sass, RangeProfiler* counters, Work&& work) {
   PTXB_CHECK_CUDA(cudaDeviceSynchronize());
   Profiled out;
   if (sass == nullptr) {
@@ -54,6 +77,10 @@ Profiled profiled(SassMetrics* sass, Work&& work) {
     out.error = cudaDeviceSynchronize();
     PTXB_CHECK_CUDA(cudaProfilerStop());
     return out;
+  }
+  if (counters != nullptr) {
+    out = counted_run(*counters, work);
+    if (out.error != cudaSuccess) return out;
   }
   sass->begin();
   work();
@@ -79,7 +106,8 @@ constexpr int kMaxUnprofiledCalls = 32;
 
 }  // namespace
 
-void run_evidence_controls(const ResultChannel& out, cudaStream_t stream, SassMetrics* sass) {
+void run_evidence_controls(const ResultChannel& out, cudaStream_t stream, SassMetrics* sass,
+                           RangeProfiler* kernel_counters) {
   struct Control {
     const char* kernel;
     bool live;
@@ -89,7 +117,7 @@ void run_evidence_controls(const ResultChannel& out, cudaStream_t stream, SassMe
                            Control{kControlKernelName, false, &launch_evidence_control},
                            Control{kFlopControlKernelName, true, &launch_flop_control}}) {
     cudaError_t launch = cudaSuccess;
-    Profiled run = profiled(sass, [&] { launch = c.launch(c.live, stream); });
+    Profiled run = profiled(sass, kernel_counters, [&] { launch = c.launch(c.live, stream); });
     const cudaError_t err = run.error;
     const cudaError_t first = launch != cudaSuccess ? launch : err;
     json msg = {{"type", "evidence_control"},
@@ -98,7 +126,10 @@ void run_evidence_controls(const ResultChannel& out, cudaStream_t stream, SassMe
                 {"ok", first == cudaSuccess},
                 {"error", first == cudaSuccess ? "" : cudaGetErrorString(first)},
                 {"mma_flops_by_opcode", evidence_control_mma_flops()}};
-    if (sass != nullptr) msg["records"] = std::move(run.records);
+    if (sass != nullptr) {
+      msg["records"] = std::move(run.records);
+      msg["kernel_counters"] = std::move(run.kernel_counters);
+    }
     out.send(msg);
     if (err != cudaSuccess) PTXB_CHECK_CUDA(err);  // a broken control is PTXBench's fault
   }
@@ -159,7 +190,7 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
     const std::string what = "ptxb_run under the profiler at " + sc.shape.to_string();
     // Profiling replays each kernel several times: a longer deadline than a plain call's.
     CandidateScope scope(ctx, what, std::max(std::chrono::seconds(60), 3 * ctx.call_deadline));
-    Profiled run = profiled(ctx.sass, [&] {
+    Profiled run = profiled(ctx.sass, ctx.kernel_counters, [&] {
       status = candidate.run(args);
       // Launch order is ncu's result order: every kernel the call launched comes before this.
       // In-process the collection itself ends the call.
@@ -171,7 +202,10 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
     scope.close();
     PTXB_CHECK_CUDA(marker);
     msg["run_status"] = status;
-    if (ctx.sass != nullptr) msg["records"] = std::move(run.records);
+    if (ctx.sass != nullptr) {
+      msg["records"] = std::move(run.records);
+      msg["kernel_counters"] = std::move(run.kernel_counters);
+    }
     const DeviceProblem::ModifiedBytes modified = problem.modified_bytes(stream);
     bool correct = status == 0 && modified.inputs == 0 && modified.guards == 0;
     if (status == 0) correct = correct && check_against_reference(problem, dist, stream).passed;

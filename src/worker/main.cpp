@@ -31,6 +31,7 @@
 #include "worker/family_device.hpp"
 #include "worker/monitor.hpp"
 #include "worker/problem.hpp"
+#include "worker/range_profiler.hpp"
 #include "worker/sass_metrics.hpp"
 #include "worker/shared_object.hpp"
 #include "worker/stage_helpers.hpp"
@@ -168,6 +169,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   std::map<std::string, double> counters_steps;
   double controls_seconds = 0, counters_seconds = 0;
   std::unique_ptr<ptxb::SassMetrics> sass;
+  std::unique_ptr<ptxb::RangeProfiler> kernel_counters;
   if (job.run_evidence && job.evidence_in_process) {
     const auto sass_start = ptxb::PhaseClock::Clock::now();
     std::string why;
@@ -181,11 +183,22 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
       out.send({{"type", "done"}});
       return exit_code(WorkerExit::kOk);
     }
+    if (!job.evidence_metrics.empty()) {
+      const auto counters_start = ptxb::PhaseClock::Clock::now();
+      // NOTE: room for the controls' and the largest call's launches (the parent's kernel limit).
+      kernel_counters = ptxb::RangeProfiler::create(ptxb::current_cuda_context(), job.device,
+                                                    job.evidence_metrics, 256, &why, true,
+                                                    ptxb::RangeMode::kPerKernel);
+      out.send({{"type", "kernel_counters"},
+                {"available", kernel_counters != nullptr},
+                {"reason", kernel_counters ? "" : why},
+                {"seconds", ptxb::seconds_since(counters_start)}});
+    }
   }
   if (job.run_evidence) {
     const auto controls_start = ptxb::PhaseClock::Clock::now();
     // Before the environment changes.
-    ptxb::run_evidence_controls(out, stream.get(), sass.get());
+    ptxb::run_evidence_controls(out, stream.get(), sass.get(), kernel_counters.get());
     controls_seconds = ptxb::seconds_since(controls_start);
   } else {
     const auto counters_start = ptxb::PhaseClock::Clock::now();
@@ -208,6 +221,7 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ctx.monitor = monitor.get();
   ctx.counters = counters.get();
   ctx.sass = sass.get();
+  ctx.kernel_counters = kernel_counters.get();
   if (job.candidate_functions)
     ctx.candidate_functions.emplace(job.candidate_functions->begin(),
                                     job.candidate_functions->end());

@@ -37,6 +37,7 @@ struct ProfilerApi {
   decltype(&cuptiRangeProfilerPopRange) pop = nullptr;
   decltype(&cuptiRangeProfilerDecodeData) decode = nullptr;
   decltype(&cuptiRangeProfilerGetCounterDataInfo) data_info = nullptr;
+  decltype(&cuptiRangeProfilerCounterDataGetRangeInfo) range_info = nullptr;
 };
 
 /// A CUPTI parameter struct, zeroed, with its size set (the API checks it).
@@ -80,7 +81,8 @@ const ProfilerApi* profiler_api(std::string* why_not) {
         bind("cuptiRangeProfilerPushRange", &api->push, &why) &&
         bind("cuptiRangeProfilerPopRange", &api->pop, &why) &&
         bind("cuptiRangeProfilerDecodeData", &api->decode, &why) &&
-        bind("cuptiRangeProfilerGetCounterDataInfo", &api->data_info, &why);
+        bind("cuptiRangeProfilerGetCounterDataInfo", &api->data_info, &why) &&
+        bind("cuptiRangeProfilerCounterDataGetRangeInfo", &api->range_info, &why);
     if (!ok) return std::pair<const ProfilerApi*, std::string>{nullptr, why};
     return std::pair<const ProfilerApi*, std::string>{api, ""};
   }();
@@ -186,12 +188,13 @@ struct RangeProfiler::Impl {
   CUpti_RangeProfiler_Object* object = nullptr;
   size_t max_ranges = 0;
   size_t passes = 0;
+  RangeMode mode = RangeMode::kUserRanges;
 };
 
 std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int device,
                                                      const std::vector<std::string>& metrics,
                                                      size_t max_ranges, std::string* why_not,
-                                                     bool query_availability) {
+                                                     bool query_availability, RangeMode mode) {
   std::string ignored;
   std::string& why = why_not != nullptr ? *why_not : ignored;
   const ProfilerApi* api = profiler_api(&why);
@@ -201,6 +204,7 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
   Impl& im = *rp->impl_;
   im.api = api;
   im.max_ranges = max_ranges;
+  im.mode = mode;
   rp->metrics_ = metrics;
   auto step_start = std::chrono::steady_clock::now();
   auto step_done = [&](const char* step) {  // the seconds since the previous step, as `step`
@@ -227,7 +231,7 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
     im.config = im.host->config_image(metrics);
     im.passes = im.host->passes(im.config);
     step_done("config");
-    if (im.passes != 1) {
+    if (im.passes != 1 && mode == RangeMode::kUserRanges) {
       why = "the counters need " + std::to_string(im.passes) + " passes, not 1";
       return nullptr;
     }
@@ -269,8 +273,9 @@ void RangeProfiler::reset() {
   cfg.pConfig = impl_->config.data();
   cfg.counterDataImageSize = impl_->counter_data.size();
   cfg.pCounterDataImage = impl_->counter_data.data();
-  cfg.range = CUPTI_UserRange;
-  cfg.replayMode = CUPTI_UserReplay;
+  const bool per_kernel = impl_->mode == RangeMode::kPerKernel;
+  cfg.range = per_kernel ? CUPTI_AutoRange : CUPTI_UserRange;
+  cfg.replayMode = per_kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
   cfg.maxRangesPerPass = impl_->max_ranges;
   cfg.numNestingLevels = 1;
   cfg.minNestingLevel = 1;
@@ -341,6 +346,27 @@ std::vector<std::vector<double>> RangeProfiler::decode() {
     e.numMetrics = names.size();
     e.pMetricValues = out[r].data();
     PTXB_CHECK_PROFILER(api.host_evaluate(&e));
+  }
+  return out;
+}
+
+std::vector<std::string> RangeProfiler::range_names() const {
+  const ProfilerApi& api = *impl_->api;
+  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  info.pCounterDataImage = impl_->counter_data.data();
+  info.counterDataImageSize = impl_->counter_data.size();
+  PTXB_CHECK_PROFILER(api.data_info(&info));
+  std::vector<std::string> out;
+  for (size_t r = 0; r < info.numTotalRanges; ++r) {
+    auto p = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+    p.pCounterDataImage = impl_->counter_data.data();
+    p.counterDataImageSize = impl_->counter_data.size();
+    p.rangeIndex = r;
+    p.rangeDelimiter = "/";
+    PTXB_CHECK_PROFILER(api.range_info(&p));
+    out.emplace_back(p.rangeName != nullptr ? p.rangeName : "");
   }
   return out;
 }

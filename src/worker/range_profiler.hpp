@@ -15,19 +15,26 @@
 
 namespace ptxb {
 
+/// How ranges are made: kUserRanges, push()/pop() pairs the caller replays itself (one pass
+/// only: a second would replay candidate code); kPerKernel, one range around every kernel launch
+/// between start() and stop(), replayed by CUPTI itself (kernel replay, device memory saved and
+/// restored) for as many passes as the metrics need, as Nsight Compute does.
+enum class RangeMode { kUserRanges, kPerKernel };
+
 class RangeProfiler {
  public:
   /// Sets up counting of `metrics` on device `device` in `context` (the worker's primary context),
   /// with room for `max_ranges` ranges per pass. Returns nullptr with *why_not when CUPTI or the
-  /// device does not support it, a metric is unknown, or the metrics need more than one pass (a
-  /// second pass would replay candidate code). Throws nothing. `query_availability` false builds
-  /// the config image from the host API alone, without the device's counter availability image
-  /// (as passes_needed does without a GPU): the same image, but no faster a worker (the first
-  /// ranges then pay what the query paid; docs/timing.md, "Blocks and pools").
+  /// device does not support it, a metric is unknown, or (kUserRanges) the metrics need more than
+  /// one pass (a second pass would replay candidate code). Throws nothing. `query_availability`
+  /// false builds the config image from the host API alone, without the device's counter
+  /// availability image (as passes_needed does without a GPU): the same image, but no faster a
+  /// worker (the first ranges then pay what the query paid; docs/timing.md, "Blocks and pools").
   static std::unique_ptr<RangeProfiler> create(CUcontext context, int device,
                                                const std::vector<std::string>& metrics,
                                                size_t max_ranges, std::string* why_not,
-                                               bool query_availability = true);
+                                               bool query_availability = true,
+                                               RangeMode mode = RangeMode::kUserRanges);
   /// Disables the range profiler and frees the host objects; errors are ignored.
   ~RangeProfiler();
   RangeProfiler(const RangeProfiler&) = delete;
@@ -58,6 +65,9 @@ class RangeProfiler {
   /// it: values[range][metric], in the order of metrics(). Throws ApiError on failure, including
   /// dropped ranges.
   std::vector<std::vector<double>> decode();
+  /// The names of the ranges decode() evaluated, in its order (kPerKernel: the kernels' function
+  /// names as CUPTI reports them). Call after decode(), before reset().
+  std::vector<std::string> range_names() const;
 
   /// Empties the counter data image (decode() returns every range since the last reset) and
   /// configures the next pass. Throws ApiError on failure.

@@ -37,17 +37,19 @@ void send_counters(const TaskSpec& task, CallCounters& counters, const ResultCha
 /// and before the environment is replaced: the profiler sets up its counter collection on the
 /// first profiled kernel and reads its own variables then. In-process (`sass` given) each message
 /// carries its collection's "records" ({"functions": [mangled], "pcs": [[function index, PC,
-/// warps, threads], ...]}).
+/// warps, threads], ...]}) and, from a run before it, "kernel_counters" ([{"name", "values"}] per
+/// launch, `kernel_counters`' metrics; null without it).
 void run_evidence_controls(const ResultChannel& out, cudaStream_t stream,
-                           SassMetrics* sass = nullptr);
+                           SassMetrics* sass = nullptr, RangeProfiler* kernel_counters = nullptr);
 
 /// The evidence stage, meant to run under Nsight Compute with profiling off at start, after
 /// run_evidence_controls: one call per
 /// timed shape in its own range followed by a marker kernel whose grid size is the nonce of its
 /// "evidence_call" message (which also says whether that call's output was correct). Before each
 /// profiled call, a random number (1 to 32) of unprofiled calls on fresh inputs, so that the
-/// profiled call is no first call (docs/evidence.md). In-process (ctx.sass set) each call is a
-/// collection of its own, sent as the message's "records", and no marker follows it.
+/// profiled call is no first call (docs/evidence.md). In-process (ctx.sass set) the profiled call
+/// runs twice, counted per kernel (ctx.kernel_counters) and then in a collection of its own, sent
+/// as the message's "kernel_counters" and "records"; no marker follows it.
 void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext& ctx);
 
 }  // namespace ptxb

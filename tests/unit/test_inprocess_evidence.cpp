@@ -68,6 +68,32 @@ TEST(SplitFromRecords, ControlsAndCallsByTheirListings) {
   EXPECT_EQ(s.calls[0][1].metrics.at("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"), 160);
 }
 
+TEST(SplitFromRecords, KernelCountersJoinTheirKernelSummedOverLaunches) {
+  std::vector<json> m = run_messages();
+  const char* gmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+  m[3]["kernel_counters"] = {{{"name", "_Z4gemmv"}, {"values", {{gmma, 600.0}}}},
+                             {{"name", "gemm"}, {"values", {{gmma, 400.0}}}},
+                             {{"name", "_Z6reducev"}, {"values", {{gmma, 0.0}}}}};
+  m[0]["kernel_counters"] = {{{"name", kControlKernelName}, {"values", {{gmma, 4.0}}}}};
+  const SplitKernels s = split_from_records(m, kControls, kCandidate);
+  ASSERT_TRUE(s.problem.empty()) << s.problem;
+  EXPECT_EQ(s.calls[0][0].metrics.at(gmma), 1000.0);
+  EXPECT_EQ(s.calls[0][1].metrics.at(gmma), 0.0);
+  EXPECT_EQ(s.positive->metrics.at(gmma), 4.0);
+  EXPECT_EQ(s.negative->metrics.count(gmma), 0u);  // no counted run sent: nothing added
+
+  m[3]["kernel_counters"] = {{{"name", "_Z4gemmv"}, {"values", {{gmma, 1000.0}}}}};
+  EXPECT_NE(split_from_records(m, kControls, kCandidate).problem.find("did not launch"),
+            std::string::npos);  // reduce ran in the collection only
+  m[3]["kernel_counters"] = {{{"name", "_Z4gemmv"}, {"values", {{gmma, 1.0}}}},
+                             {{"name", "_Z6reducev"}, {"values", {{gmma, 0.0}}}},
+                             {{"name", "_Z5otherv"}, {"values", {{gmma, 9.0}}}}};
+  EXPECT_NE(split_from_records(m, kControls, kCandidate).problem.find("did not execute"),
+            std::string::npos);
+  m[3]["kernel_counters"] = {{{"values", {{gmma, 1.0}}}}};
+  EXPECT_FALSE(split_from_records(m, kControls, kCandidate).problem.empty());
+}
+
 TEST(SplitFromRecords, CodeNeitherListingHasIsAProblem) {
   std::vector<json> m = run_messages();
   m[3]["records"] = records({"_Z7foreignv"}, {{0, 0, 1, 32}});
@@ -127,6 +153,21 @@ TEST(CompareProfiles, ADifferentCountOrClassOrCallCountIsReported) {
   ncu = ncu_form(own);
   ncu.calls[0].pop_back();  // a kernel only one side saw
   EXPECT_FALSE(compare_profiles(ncu, own)["same"].get<bool>());
+}
+
+TEST(CompareProfiles, CountersBothReadAgreeWithinATenthOfAPercent) {
+  SplitKernels own = split_from_records(run_messages(), kControls, kCandidate);
+  own.calls[0][0].metrics["lts__bytes.sum"] = 1e6;
+  SplitKernels ncu = ncu_form(own);
+  // gemm in two launches summing to 0.9996e6: within 0.1% of 1e6.
+  ncu.calls[0][0].metrics["lts__bytes.sum"] = 0.4e6;
+  ncu.calls[0][1].metrics["lts__bytes.sum"] = 0.5996e6;
+  ncu.calls[0][1].metrics["gpu__time_duration.sum"] = 1234;  // ncu's only: not compared
+  EXPECT_TRUE(compare_profiles(ncu, own)["same"].get<bool>());
+  ncu.calls[0][1].metrics["lts__bytes.sum"] = 0.59e6;
+  const json c = compare_profiles(ncu, own);
+  EXPECT_FALSE(c["same"].get<bool>());
+  EXPECT_TRUE(c["calls"][0][0]["counters"].contains("lts__bytes.sum"));
 }
 
 }  // namespace
