@@ -1,9 +1,11 @@
 """One line per verdict of `ptxbench eval` run with PTXBENCH_EVIDENCE_COMPARE_CUPTI: the outcome,
-the seconds of Nsight Compute's evidence run and of the in-process one beside it, and whether the
-in-process run's per-opcode and per-class counts equal ncu's on every control and call
-(src/eval/inprocess_evidence.hpp); the differing kernels' first opcodes follow such a line.
+the seconds of Nsight Compute's evidence run and of the in-process one beside it, whether the
+in-process run's per-opcode and per-class counts equal ncu's and its hardware counters are within
+0.1% of ncu's on every control and call (src/eval/inprocess_evidence.hpp), and whether the
+judgement from it (availability, R1 and R2 per target, pass disagreement, failed call) is ncu's.
+The differing kernels' first opcodes, classes and counters, and differing judgements, follow.
 Usage: python3 summarize_inprocess_evidence.py VERDICT.json...
-Exit 0 when every verdict holds a comparison and all are the same.
+Exit 0 when every verdict holds both comparisons and all are the same.
 """
 
 import json
@@ -67,6 +69,10 @@ def main() -> int:
         else:
             state = "same" if comparison["same"] else "DIFFERENT"
             ok = ok and comparison["same"]
+        judgement = own.get("judgement")
+        if judgement is not None:
+            state += ", judgement " + ("same" if judgement["same"] else "DIFFERENT")
+            ok = ok and judgement["same"]
         ncu_text = f"{ncu_s:.2f}" if isinstance(ncu_s, (int, float)) else "-"
         print(
             f"{name}\t{verdict.get('outcome')}\t{ncu_text}\t"
@@ -75,6 +81,9 @@ def main() -> int:
         if comparison is not None:
             for line in differing(comparison):
                 print(line)
+        if judgement is not None and not judgement["same"]:
+            print(f"    ncu: {json.dumps(judgement['ncu'])}")
+            print(f"    in-process: {json.dumps(judgement['in_process'])}")
     return 0 if ok else 1
 
 

@@ -346,9 +346,30 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
     return out;
   }
   out.split = split_from_records(evidence_messages, *controls, candidate_sass);
+  out.messages = std::move(evidence_messages);
   out.available = out.split.problem.empty();
   if (!out.available) out.unavailable_reason = out.split.problem;
   return out;
+}
+
+json compare_judgements(const RuntimeJudgement& ncu, const RuntimeJudgement& in_process) {
+  auto summary = [](const RuntimeJudgement& j) {
+    json targets = json::object();
+    auto level = [](const std::optional<bool>& l) { return l ? json(*l) : json("unavailable"); };
+    for (const auto& [name, t] : j.targets)
+      targets[name] = {{"R1", level(t.r1)}, {"R2", level(t.r2)}};
+    return json{{"available", j.available},
+                {"unavailable", j.unavailable_reason},
+                {"targets", targets},
+                {"pass_disagreement", j.pass_disagreement},
+                {"call_failure", j.call_failure}};
+  };
+  json a = summary(ncu), b = summary(in_process);
+  // The texts name numbers and kernels; whether each is set is what a verdict depends on.
+  const bool same = a["available"] == b["available"] && a["targets"] == b["targets"] &&
+                    ncu.pass_disagreement.empty() == in_process.pass_disagreement.empty() &&
+                    ncu.call_failure.empty() == in_process.call_failure.empty();
+  return {{"same", same}, {"ncu", std::move(a)}, {"in_process", std::move(b)}};
 }
 
 json compare_profiles(const SplitKernels& ncu, const SplitKernels& in_process) {

@@ -34,7 +34,9 @@ struct InProcessProfile {
   std::string cheat;               ///< as EvidenceStage's
   bool timed_out = false;
   double seconds = 0;
-  SplitKernels split;     ///< controls and calls, one kernel per function
+  SplitKernels split;  ///< controls and calls, one kernel per function
+  /// The run's "evidence_control" and "evidence_call" messages, for judge_split.
+  std::vector<nlohmann::json> messages;
   nlohmann::json record;  ///< how the run went (end, worker phases, CUPTI version)
 };
 
@@ -71,5 +73,10 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
 /// runs of the kernel). {"same": bool, "calls": [...], "controls": [...]}, each kernel listing
 /// what differs (at most 8 opcodes).
 nlohmann::json compare_profiles(const SplitKernels& ncu, const SplitKernels& in_process);
+
+/// The parts of two judgements a verdict depends on: availability, each target's R1 and R2, and
+/// whether a pass disagreement or a failed call was found. {"same": bool, "ncu": {...},
+/// "in_process": {...}}.
+nlohmann::json compare_judgements(const RuntimeJudgement& ncu, const RuntimeJudgement& in_process);
 
 }  // namespace ptxb

@@ -151,6 +151,9 @@ json compare_in_process(const TaskSpec& task, const Catalog& catalog, const Evid
   out["timed_out"] = p.timed_out;
   if (p.available && ncu.judgement.split.problem.empty() && ncu.judgement.split.positive)
     out["comparison"] = compare_profiles(ncu.judgement.split, p.split);
+  if (p.available)
+    out["judgement"] =
+        compare_judgements(ncu.judgement, judge_split(task, catalog, p.split, p.messages));
   return out;
 }
 

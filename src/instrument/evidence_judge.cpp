@@ -283,10 +283,18 @@ ControlCheck check_controls(const TaskSpec& task, const Catalog& catalog,
 RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
                                const std::vector<ProfiledKernel>& kernels,
                                const std::vector<json>& messages) {
+  std::vector<unsigned> nonces;
+  for (const json& m : messages)
+    if (m.value("type", "") == "evidence_call" && m.value("plan_status", 0) == 0)
+      nonces.push_back(m.value("nonce", 0u));
+  return judge_split(task, catalog, split_kernels(kernels, nonces), messages);
+}
+
+RuntimeJudgement judge_split(const TaskSpec& task, const Catalog& catalog, SplitKernels split_in,
+                             const std::vector<json>& messages) {
   RuntimeJudgement out;
   json& rec = out.record;
   std::vector<json> calls_msgs;
-  std::vector<unsigned> nonces;
   std::map<std::string, double> control_flops;  // by opcode family; empty: not reported
   for (const json& m : messages) {
     const std::string type = m.value("type", "");
@@ -299,15 +307,15 @@ RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
       if (m.contains("mma_flops") && m["mma_flops"].is_number())
         control_flops["HGMMA"] = m["mma_flops"].get<double>();
     }
-    if (type == "evidence_call" && m.value("plan_status", 0) == 0) {
-      calls_msgs.push_back(m);
-      nonces.push_back(m.value("nonce", 0u));
-    }
+    if (type == "evidence_call" && m.value("plan_status", 0) == 0) calls_msgs.push_back(m);
     if (type == "evidence_call" && m.value("plan_status", 0) != 0 && out.call_failure.empty())
       out.call_failure = "ptxb_plan failed under the profiler at " + m["shape"].dump();
   }
-  out.split = split_kernels(kernels, nonces);
+  out.split = std::move(split_in);
   const SplitKernels& split = out.split;
+  if (split.problem.empty() && split.calls.size() != calls_msgs.size())
+    out.split.problem = std::to_string(split.calls.size()) + " profiled calls for " +
+                        std::to_string(calls_msgs.size()) + " calls made";
   if (!split.problem.empty()) {
     out.unavailable_reason = split.problem;
     return out;

@@ -86,9 +86,16 @@ struct RuntimeJudgement {
   nlohmann::json record;  ///< the verdict's "evidence" object
 };
 
-/// `messages` are the worker's "evidence_control" and "evidence_call" messages in order.
+/// `messages` are the worker's "evidence_control" and "evidence_call" messages in order; `kernels`
+/// ncu's list, split at the markers of the calls' nonces (split_kernels).
 RuntimeJudgement judge_runtime(const TaskSpec& task, const Catalog& catalog,
                                const std::vector<ProfiledKernel>& kernels,
                                const std::vector<nlohmann::json>& messages);
+
+/// judge_runtime on a profile already split into controls and calls (the in-process evidence's,
+/// eval/inprocess_evidence.hpp: one kernel per function of a call): one call per evidence_call
+/// message whose plan succeeded, in order, else unavailable.
+RuntimeJudgement judge_split(const TaskSpec& task, const Catalog& catalog, SplitKernels split,
+                             const std::vector<nlohmann::json>& messages);
 
 }  // namespace ptxb

@@ -170,5 +170,25 @@ TEST(CompareProfiles, CountersBothReadAgreeWithinATenthOfAPercent) {
   EXPECT_TRUE(c["calls"][0][0]["counters"].contains("lts__bytes.sum"));
 }
 
+TEST(CompareJudgements, LevelsAvailabilityAndFindingsDecideTextsDoNot) {
+  RuntimeJudgement ncu;
+  ncu.available = true;
+  ncu.targets["wgmma"].r1 = true;
+  ncu.targets["wgmma"].r2 = true;
+  RuntimeJudgement own = ncu;
+  own.targets["wgmma"].measured_min_flop_share = 0.5;  // a figure, not a level
+  EXPECT_TRUE(compare_judgements(ncu, own)["same"].get<bool>());
+  own.pass_disagreement = "kernel k: 1 GMMA executions counted by opcode, 2 by the counter";
+  EXPECT_FALSE(compare_judgements(ncu, own)["same"].get<bool>());
+  own = ncu;
+  own.targets["wgmma"].r2 = std::nullopt;
+  const json c = compare_judgements(ncu, own);
+  EXPECT_FALSE(c["same"].get<bool>());
+  EXPECT_EQ(c["in_process"]["targets"]["wgmma"]["R2"], "unavailable");
+  own = ncu;
+  own.available = false;
+  EXPECT_FALSE(compare_judgements(ncu, own)["same"].get<bool>());
+}
+
 }  // namespace
 }  // namespace ptxb
