@@ -2,9 +2,9 @@
 // profiler ranges around the controls and around each profiled candidate call, a marker kernel
 // after each call so the parent can split ncu's kernel list by call, and before each profiled call
 // a random number of unprofiled ones, so that it looks like any timed call. Nothing here reads
-// counters: the parent parses what ncu measured. In-process (a SassMetrics collector given), each
-// range is a collection whose records go out with the control's or call's message instead, and no
-// marker is needed.
+// counters: the parent parses what ncu measured. In-process (a SassMetrics collector given), the
+// work of each range runs twice instead, counted per kernel and then in a collection, and both
+// go out with the control's or call's message; no marker is needed.
 #include <cuda_profiler_api.h>
 
 #include <map>
