@@ -1,4 +1,4 @@
-"""One line per verdict of `ptxbench eval` run with PTXBENCH_EVIDENCE_COMPARE_CUPTI: the outcome,
+"""One line per verdict of `ptxbench eval` run with PTXBENCH_EVIDENCE=compare: the outcome,
 the seconds of Nsight Compute's evidence run and of the in-process one beside it, whether the
 in-process run's per-opcode and per-class counts equal ncu's and its hardware counters are within
 0.1% of ncu's on every control and call (src/eval/inprocess_evidence.hpp), and whether the

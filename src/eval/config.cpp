@@ -8,6 +8,7 @@
 #include "compile/tools.hpp"
 #include "core/error.hpp"
 #include "eval/tier.hpp"
+#include "sys/home.hpp"
 #include "tasks/spec.hpp"
 
 namespace ptxb {
@@ -75,7 +76,21 @@ EvalConfig EvalConfig::from_environment() {
   c.sanitize_deadline_s = env_int("PTXBENCH_SANITIZE_DEADLINE_S", 900, 1);
   c.evidence.ncu = default_ncu();
   c.evidence.deadline = std::chrono::seconds(env_int("PTXBENCH_EVIDENCE_DEADLINE_S", 300, 1));
-  c.in_process_evidence.cupti_dir = env("PTXBENCH_EVIDENCE_COMPARE_CUPTI").value_or("");
+  const std::string mechanism = env("PTXBENCH_EVIDENCE").value_or("ncu");
+  if (mechanism == "ncu")
+    c.evidence_mechanism = EvidenceMechanism::kNcu;
+  else if (mechanism == "in_process")
+    c.evidence_mechanism = EvidenceMechanism::kInProcess;
+  else if (mechanism == "compare")
+    c.evidence_mechanism = EvidenceMechanism::kCompare;
+  else
+    throw InputError("environment variable PTXBENCH_EVIDENCE=" + mechanism +
+                     ": expected ncu, in_process or compare");
+  const std::filesystem::path bundled = ptxbench_home() / ".tools" / "cupti";
+  std::error_code ec;
+  c.in_process_evidence.cupti_dir =
+      env("PTXBENCH_CUPTI_DIR")
+          .value_or(std::filesystem::is_directory(bundled, ec) ? bundled.string() : "");
   c.in_process_evidence.cuobjdump = c.compile.cuobjdump;
   c.in_process_evidence.deadline = c.evidence.deadline;
   return c;
@@ -86,38 +101,42 @@ bool EvalConfig::drops_user() const { return sandbox && ::geteuid() == 0; }
 nlohmann::json EvalConfig::to_json() const {
   const nlohmann::json compile_uid =
       compile.run_as_uid ? nlohmann::json(*compile.run_as_uid) : nlohmann::json();
-  return {{"tasks_root", tasks_root.string()},
-          {"worker", worker.string()},
-          {"nvcc", compile.nvcc.string()},
-          {"cuobjdump", compile.cuobjdump.string()},
-          {"cache_dir", compile.cache_dir.string()},
-          {"library_choices", library_choices},
-          {"compile_deadline_s", std::chrono::duration<double>(compile.deadline).count()},
-          {"compile_uid", compile_uid},
-          {"worker_deadline_s", worker_deadline.count()},
-          {"timing_warmup", timing_warmup},
-          {"timing_samples", timing_samples},
-          {"timing_min_ms", timing_min_ms},
-          {"timing_max_samples", timing_max_samples},
-          {"timing_ci_permille", timing_ci_permille},
-          {"timing_noisy_cap_ms", timing_noisy_cap_ms},
-          {"timing_block", timing_block},
-          {"sustained_calls", sustained_calls},
-          {"sustained_rounds", sustained_rounds},
-          {"sustained_min_ms", sustained_min_ms},
-          {"sustained_ci_permille", sustained_ci_permille},
-          {"tier", tier_name(tier)},
-          {"run_timing", run_timing},
-          {"self_baseline", self_baseline},
-          {"device", device},
-          {"run_evidence", run_evidence},
-          {"sanitize", sanitize},
-          {"sandbox", sandbox},
-          {"sandbox_uid", sandbox_uid},
-          {"call_deadline_s", call_deadline_s},
-          {"ncu", evidence.ncu.string()},
-          {"evidence_deadline_s", evidence.deadline.count()},
-          {"evidence_compare_cupti", in_process_evidence.cupti_dir.string()}};
+  return {
+      {"tasks_root", tasks_root.string()},
+      {"worker", worker.string()},
+      {"nvcc", compile.nvcc.string()},
+      {"cuobjdump", compile.cuobjdump.string()},
+      {"cache_dir", compile.cache_dir.string()},
+      {"library_choices", library_choices},
+      {"compile_deadline_s", std::chrono::duration<double>(compile.deadline).count()},
+      {"compile_uid", compile_uid},
+      {"worker_deadline_s", worker_deadline.count()},
+      {"timing_warmup", timing_warmup},
+      {"timing_samples", timing_samples},
+      {"timing_min_ms", timing_min_ms},
+      {"timing_max_samples", timing_max_samples},
+      {"timing_ci_permille", timing_ci_permille},
+      {"timing_noisy_cap_ms", timing_noisy_cap_ms},
+      {"timing_block", timing_block},
+      {"sustained_calls", sustained_calls},
+      {"sustained_rounds", sustained_rounds},
+      {"sustained_min_ms", sustained_min_ms},
+      {"sustained_ci_permille", sustained_ci_permille},
+      {"tier", tier_name(tier)},
+      {"run_timing", run_timing},
+      {"self_baseline", self_baseline},
+      {"device", device},
+      {"run_evidence", run_evidence},
+      {"sanitize", sanitize},
+      {"sandbox", sandbox},
+      {"sandbox_uid", sandbox_uid},
+      {"call_deadline_s", call_deadline_s},
+      {"ncu", evidence.ncu.string()},
+      {"evidence_deadline_s", evidence.deadline.count()},
+      {"evidence_mechanism", evidence_mechanism == EvidenceMechanism::kNcu         ? "ncu"
+                             : evidence_mechanism == EvidenceMechanism::kInProcess ? "in_process"
+                                                                                   : "compare"},
+      {"cupti_dir", in_process_evidence.cupti_dir.string()}};
 }
 
 }  // namespace ptxb

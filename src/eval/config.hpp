@@ -17,6 +17,11 @@ namespace ptxb {
 /// shape, evidence and a short timing on one timed visible and one timed hidden shape.
 enum class Tier { kFull, kQuick };
 
+/// How the runtime evidence is measured: kNcu, Nsight Compute's run of the worker; kInProcess, the
+/// worker's own CUPTI collection (eval/inprocess_evidence.hpp); kCompare, ncu's run judges and the
+/// in-process run beside it is compared with it in the verdict.
+enum class EvidenceMechanism { kNcu, kInProcess, kCompare };
+
 struct EvalConfig {
   std::filesystem::path tasks_root;  ///< PTXBENCH_TASKS_DIR, default <source>/tasks
   std::filesystem::path worker;      ///< PTXBENCH_WORKER, default: beside the ptxbench binary
@@ -56,9 +61,10 @@ struct EvalConfig {
   uint32_t sandbox_uid = 61000;   ///< PTXBENCH_SANDBOX_UID; default 61000 + device index
   int call_deadline_s = 20;       ///< PTXBENCH_CALL_DEADLINE_S: one candidate call's limit
   EvidenceOptions evidence;       ///< PTXBENCH_NCU, PTXBENCH_EVIDENCE_DEADLINE_S
-  /// PTXBENCH_EVIDENCE_COMPARE_CUPTI=DIR (a folder with libcupti.so.13 of API 13.2 or later):
-  /// after the ncu evidence run, an in-process one whose counts are compared with ncu's in the
-  /// verdict (eval/inprocess_evidence.hpp); unset: not made. Deadline and cuobjdump as above.
+  /// PTXBENCH_EVIDENCE: which run measures the runtime evidence (docs/evidence.md).
+  EvidenceMechanism evidence_mechanism = EvidenceMechanism::kNcu;
+  /// The in-process run's CUPTI (PTXBENCH_CUPTI_DIR, default <home>/.tools/cupti when it exists: a
+  /// folder with libcupti.so.13 of API 13.2 or later), deadline and cuobjdump as above.
   InProcessEvidenceOptions in_process_evidence;
   Tier tier = Tier::kFull;  ///< set through quick_tier() (eval/tier.hpp)
 

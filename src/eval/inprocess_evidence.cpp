@@ -312,9 +312,12 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
     return out;
   }
   std::vector<json> evidence_messages;
+  json open_shape;  // the timed shape whose candidate calls had started and not finished
   bool done = false;
   for (const json& m : messages) {
     const std::string type = m.value("type", "");
+    if (type == "evidence_shape_start") open_shape = m["shape"];
+    if (type == "evidence_call") open_shape = nullptr;
     if (type == "harness_error")
       throw ApiError("ptxbench-worker failed in the in-process evidence run: " +
                      m.value("message", ""));
@@ -340,6 +343,11 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
   if (!out.unavailable_reason.empty() || !out.cheat.empty() || !out.candidate_fault.empty() ||
       out.timed_out)
     return out;
+  if (!done && !open_shape.is_null()) {
+    out.candidate_fault = "the in-process evidence run ended (" + proc.describe() +
+                          ") during candidate code at shape " + open_shape.dump();
+    return out;
+  }
   if (!done) {
     out.unavailable_reason = "the in-process evidence run ended early (" + proc.describe() +
                              "): " + read_text_file(spec.stderr_path, 2048);
@@ -349,6 +357,29 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
   out.messages = std::move(evidence_messages);
   out.available = out.split.problem.empty();
   if (!out.available) out.unavailable_reason = out.split.problem;
+  return out;
+}
+
+EvidenceStage judge_in_process(const TaskSpec& task, const Catalog& catalog,
+                               const InProcessProfile& profile) {
+  EvidenceStage out;
+  out.candidate_fault = profile.candidate_fault;
+  out.cheat = profile.cheat;
+  out.timed_out = profile.timed_out;
+  out.seconds = profile.seconds;
+  if (profile.available) {
+    out.judgement = judge_split(task, catalog, profile.split, profile.messages);
+  } else {
+    out.judgement.unavailable_reason = profile.unavailable_reason;
+  }
+  json& rec = out.record;
+  rec = out.judgement.record;
+  rec["mechanism"] =
+      "in-process: CUPTI SASS metrics per instruction and the range profiler per "
+      "kernel, in the worker";
+  for (const auto& [key, value] : profile.record.items()) rec[key] = value;
+  if (!out.judgement.available && !out.judgement.unavailable_reason.empty())
+    rec["unavailable"] = out.judgement.unavailable_reason;
   return out;
 }
 

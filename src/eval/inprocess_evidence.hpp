@@ -1,10 +1,10 @@
 // The in-process evidence run (docs/evidence.md, "In-process evidence"): ptxbench-worker's
 // evidence stage collecting CUPTI SASS metrics itself (WorkerJob::evidence_in_process) with a
 // CUPTI of API 13.2 or later, its records summed by opcode through the SASS listings (the
-// candidate's from the static stage, the controls' from the worker binary), and their comparison
-// with Nsight Compute's counts of the same stage. While the two are being held against each
-// other on every expert and hostile submission, the in-process run only adds that comparison to
-// the verdict (PTXBENCH_EVIDENCE_COMPARE_CUPTI); the judgement stays with ncu's run.
+// candidate's from the static stage, the controls' from the worker binary) and its hardware
+// counters read per kernel; its judgement, and its comparison with Nsight Compute's run of the
+// same stage (PTXBENCH_EVIDENCE=in_process or compare; ncu's run judges by default until the two
+// agree on every expert and hostile submission).
 #pragma once
 
 #include <chrono>
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/ncu_evidence.hpp"
 #include "instrument/evidence_judge.hpp"
 #include "protocol/protocol.hpp"
 
@@ -66,6 +67,11 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
                                        const std::filesystem::path& work_dir,
                                        const std::string& candidate_sass,
                                        std::vector<std::string> env);
+
+/// The evidence stage from an in-process run: its judgement (judge_split) when it has a profile,
+/// and how it went, in the form of Nsight Compute's stage (eval/ncu_evidence.hpp).
+EvidenceStage judge_in_process(const TaskSpec& task, const Catalog& catalog,
+                               const InProcessProfile& profile);
 
 /// Nsight Compute's kernels against the in-process run's, call by call and control by control:
 /// per kernel name (ncu's launches of one kernel summed), every opcode's warp executions and

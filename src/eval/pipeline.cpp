@@ -109,10 +109,29 @@ std::optional<double> peak_tflops(const TaskSpec& task, const json& environment)
   return dense[type].get<double>();
 }
 
-// The evidence run in a worker folder of its own (job_in_folder), collecting the other-read
-// metrics that `catalog` lists.
-EvidenceStage profile(const TaskSpec& task, const Catalog& catalog, const WorkerJob& job,
-                      const EvalConfig& config) {
+// The in-process evidence run in a worker folder of its own, reading the hardware metrics of
+// `catalog` (its other-read metrics as selected).
+InProcessProfile in_process_profile(const TaskSpec& task, const Catalog& catalog,
+                                    const CompileResult& compiled, const WorkerJob& job,
+                                    const EvalConfig& config) {
+  TempDir work("ptxbench-inprocess-evidence");
+  if (config.keep_temp) work.keep();
+  const WorkerJob in_process_job =
+      job_in_folder(job, config, work.path(), /*under_profiler=*/false);
+  InProcessProfile p = run_inprocess_profile(
+      in_process_job, evidence_hardware_metrics(task, catalog), config.worker,
+      config.in_process_evidence, work.path(), compiled.sass, scrubbed_environment(work.path()));
+  clean_up_after_worker(config);
+  return p;
+}
+
+// The evidence run (PTXBENCH_EVIDENCE: ncu's or the in-process one) in a worker folder of its own
+// (job_in_folder), collecting the other-read metrics that `catalog` lists.
+EvidenceStage profile(const TaskSpec& task, const Catalog& catalog, const CompileResult& compiled,
+                      const WorkerJob& job, const EvalConfig& config) {
+  if (config.evidence_mechanism == EvidenceMechanism::kInProcess)
+    return judge_in_process(task, catalog,
+                            in_process_profile(task, catalog, compiled, job, config));
   TempDir evidence_work("ptxbench-evidence");
   if (config.keep_temp) evidence_work.keep();
   const WorkerJob evidence_job =
@@ -124,25 +143,18 @@ EvidenceStage profile(const TaskSpec& task, const Catalog& catalog, const Worker
   return stage;
 }
 
-// The in-process evidence run beside ncu's (PTXBENCH_EVIDENCE_COMPARE_CUPTI): how it went, its
-// seconds and its counts against ncu's ("comparison"). Judges nothing.
+// The in-process evidence run beside ncu's (PTXBENCH_EVIDENCE=compare): how it went, its seconds,
+// its counts against ncu's ("comparison") and its judgement against ncu's ("judgement").
 json compare_in_process(const TaskSpec& task, const Catalog& catalog, const EvidenceStage& ncu,
                         const CompileResult& compiled, const WorkerJob& job,
                         const EvalConfig& config) {
-  TempDir work("ptxbench-inprocess-evidence");
-  if (config.keep_temp) work.keep();
-  const WorkerJob in_process_job =
-      job_in_folder(job, config, work.path(), /*under_profiler=*/false);
   InProcessProfile p;
   try {
-    p = run_inprocess_profile(in_process_job, evidence_hardware_metrics(task, catalog),
-                              config.worker, config.in_process_evidence, work.path(), compiled.sass,
-                              scrubbed_environment(work.path()));
+    p = in_process_profile(task, catalog, compiled, job, config);
   } catch (const ApiError& e) {
     // NOTE: a comparison that failed must not fail the judgement it only accompanies.
     p.unavailable_reason = std::string("harness error: ") + e.what();
   }
-  clean_up_after_worker(config);
   json out = p.record;
   out["available"] = p.available;
   if (!p.unavailable_reason.empty()) out["unavailable"] = p.unavailable_reason;
@@ -164,7 +176,7 @@ EvidenceStage profile_with_selected_reads(const TaskSpec& task, const Catalog& c
                                           const CompileResult& compiled, const WorkerJob& job,
                                           const EvalConfig& config) {
   const OtherReadSelection reads = select_other_reads(catalog, compiled.sass_functions);
-  EvidenceStage stage = profile(task, reads.catalog, job, config);
+  EvidenceStage stage = profile(task, reads.catalog, compiled, job, config);
   json left_out = json::array();
   for (const auto& [metric, families] : reads.left_out) left_out.push_back(metric);
   // NOTE: a run that found something against the candidate stands: a second one might not.
@@ -174,13 +186,13 @@ EvidenceStage profile_with_selected_reads(const TaskSpec& task, const Catalog& c
   if (const auto executed = left_out_kind_executed(reads, stage.judgement.call_opcodes);
       executed && clean) {
     const double first_seconds = stage.seconds;
-    stage = profile(task, catalog, job, config);
+    stage = profile(task, catalog, compiled, job, config);
     stage.seconds += first_seconds;
     stage.record["other_reads_taken_again"] = "a profiled call executed " + *executed;
     left_out = json::array();
   }
   stage.record["other_read_metrics_left_out"] = left_out;
-  if (!config.in_process_evidence.cupti_dir.empty())
+  if (config.evidence_mechanism == EvidenceMechanism::kCompare)
     // NOTE: the metrics of the ncu run that stands: the selected reads, or all after a second run.
     stage.record["in_process"] = compare_in_process(
         task, left_out.empty() ? catalog : reads.catalog, stage, compiled, job, config);

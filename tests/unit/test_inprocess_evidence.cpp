@@ -4,6 +4,8 @@
 
 #include "controls/evidence_names.hpp"
 #include "controls/flop_classes.hpp"
+#include "core/error.hpp"
+#include "eval/config.hpp"
 #include "eval/inprocess_evidence.hpp"
 
 namespace ptxb {
@@ -188,6 +190,46 @@ TEST(CompareJudgements, LevelsAvailabilityAndFindingsDecideTextsDoNot) {
   own = ncu;
   own.available = false;
   EXPECT_FALSE(compare_judgements(ncu, own)["same"].get<bool>());
+}
+
+// Sets a variable for one scope and puts back what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(EvidenceMechanismSetting, ReadFromTheEnvironmentWithItsCupti) {
+  {
+    ScopedEnv mechanism("PTXBENCH_EVIDENCE", "in_process");
+    ScopedEnv cupti("PTXBENCH_CUPTI_DIR", "/opt/cupti-13.2");
+    const EvalConfig c = EvalConfig::from_environment();
+    EXPECT_EQ(c.evidence_mechanism, EvidenceMechanism::kInProcess);
+    EXPECT_EQ(c.in_process_evidence.cupti_dir, "/opt/cupti-13.2");
+    EXPECT_EQ(c.to_json()["evidence_mechanism"], "in_process");
+  }
+  {
+    ScopedEnv mechanism("PTXBENCH_EVIDENCE", "compare");
+    EXPECT_EQ(EvalConfig::from_environment().evidence_mechanism, EvidenceMechanism::kCompare);
+  }
+  {
+    ScopedEnv mechanism("PTXBENCH_EVIDENCE", "");  // empty: the default
+    EXPECT_EQ(EvalConfig::from_environment().evidence_mechanism, EvidenceMechanism::kNcu);
+  }
+  ScopedEnv mechanism("PTXBENCH_EVIDENCE", "cupti");
+  EXPECT_THROW(EvalConfig::from_environment(), InputError);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 # Session 2026-12-07i (thirty-sixth), call 1: does the in-process evidence run (CUPTI 13.2.86's
 # SASS metrics collected by ptxbench-worker itself, src/eval/inprocess_evidence.hpp) count what
 # Nsight Compute counts, per opcode and per arithmetic class, on every control and every timed
-# call of the sm90 experts? `ptxbench eval --no-timing` with PTXBENCH_EVIDENCE_COMPARE_CUPTI,
+# call of the sm90 experts? `ptxbench eval --no-timing` with PTXBENCH_EVIDENCE=compare,
 # then the GEMM probe (bench/probes/sass_metrics_gemm_probe.sh) on the TMA expert at 4096^3 and
 # 8192^3, whose "uncollected call after" line says whether a collection leaves code slower; first
 # ptxbench-sass-coexistence-probe: the collector beside the CUPTI monitor and the range profiler
@@ -20,7 +20,7 @@ LD_LIBRARY_PATH="$cupti/13.2.86:$LD_LIBRARY_PATH" timeout 120 \
   4096x4096x4096 8192x8192x8192 128x8192x8192 > "$out/coexistence.txt" 2>&1
 echo "coexistence exit $?" >> "$out/coexistence.txt"
 cat "$out/coexistence.txt"
-export PTXBENCH_EVIDENCE_COMPARE_CUPTI="$cupti/13.2.86"
+export PTXBENCH_EVIDENCE=compare PTXBENCH_CUPTI_DIR="$cupti/13.2.86"
 runs=("tma kernels/reference/sm90_gemm_bf16_wgmma_tma.cu sm90/gemm/bf16-wgmma-tma"
   "wgmma kernels/reference/sm90_gemm_bf16_wgmma.cu sm90/gemm/bf16-wgmma"
   "fp8 kernels/reference/sm90_gemm_fp8_e4m3.cu sm90/gemm/fp8-e4m3"

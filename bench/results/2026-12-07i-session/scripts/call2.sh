@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 2026-12-07i (thirty-sixth), call 2 (after call 1): the committed hostile submissions
 # (tests/adversarial/run.sh, every expected outcome checked) with the in-process evidence run
-# beside ncu's (PTXBENCH_EVIDENCE_COMPARE_CUPTI): does it count what ncu counts on submissions
+# beside ncu's (PTXBENCH_EVIDENCE=compare): does it count what ncu counts on submissions
 # written to fool the evidence, and does every verdict keep its outcome?
 # Usage (repository root of the GPU machine): call2.sh BIN CUPTI_DIR OUT [FILES...]
 set -uo pipefail
@@ -9,7 +9,7 @@ bin="$(cd "$1" && pwd)" cupti="$(cd "$2" && pwd)" out="$3"; shift 3
 mkdir -p "$out"; out="$(cd "$out" && pwd)"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
 export PTXBENCH_HOME="$PWD" PTXBENCH_TASKS_DIR="$PWD/tasks" PTXBENCH_CACHE_DIR="$out/cache"
-export PTXBENCH_EVIDENCE_COMPARE_CUPTI="$cupti/13.2.86"
+export PTXBENCH_EVIDENCE=compare PTXBENCH_CUPTI_DIR="$cupti/13.2.86"
 timeout 540 bash tests/adversarial/run.sh "$bin" "$out/adv" "$@" > "$out/adversarial.txt" 2>&1
 echo "adversarial exit $?"
 tail -5 "$out/adversarial.txt"
