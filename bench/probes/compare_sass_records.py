@@ -40,20 +40,24 @@ CLASS_OF = {
     "DADD": "dadd",
 }
 INSTRUCTION = re.compile(
-    r"^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z][A-Z0-9_.]*)"
+    r"^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z][A-Za-z0-9_.]*)"
 )
 
 
 def base_name(name: str) -> str:
     """The kernel's own identifier in a mangled or demangled name."""
     if name.startswith("_Z"):
-        # the last length-prefixed identifier before the parameter types ("E" of a nested name)
-        ids = re.findall(r"(\d+)([A-Za-z_][A-Za-z0-9_]*)", name)
-        names = []
-        for length, text in ids:
-            names.append(text[: int(length)])
-        candidates = [n for n in names if not n.startswith("_GLOBAL__N")]
-        return candidates[0] if candidates else name
+        # the first length-prefixed identifier that is not an anonymous namespace's
+        at = 3 if name.startswith("_ZN") else 2
+        while at < len(name) and name[at].isdigit():
+            end = at
+            while name[end].isdigit():
+                end += 1
+            ident = name[end : end + int(name[at:end])]
+            if not ident.startswith("_GLOBAL__N"):
+                return ident
+            at = end + len(ident)
+        return name
     return name.split("(")[0].split("::")[-1]
 
 

@@ -4,7 +4,8 @@
 // later first on LD_LIBRARY_PATH. For each shape of the TMA GEMM task: the expert's call timed
 // (events, median of 7) and counted by the range profiler before any collection; one collection
 // of a call (records summed by function, host seconds); the call timed and counted again after
-// it; a second collection. Prints one line per step; "same" lines compare the counters.
+// it; a second collection. Then collections with the range profiler disabled, and with the
+// monitor gone too. Prints one line per step; "same" lines compare the counters.
 // Usage: ptxbench-sass-coexistence-probe TASKS_DIR EXPERT.so MxNxK...
 #include <cuda_runtime.h>
 
@@ -144,5 +145,18 @@ int main(int argc, char** argv) {
     collect(*sass, s, "2", call);
     std::printf("  after 2: %.4f ms\n", median_ms(s, 7, call));
   }
+  // Which of the two keeps the collections empty: the range profiler disabled first, then the
+  // monitor gone, each followed by a collection of the first shape's call.
+  int m = 0, n = 0, k = 0;
+  std::sscanf(argv[3], "%dx%dx%d", &m, &n, &k);
+  ptxb::DeviceProblem problem(task, ptxb::Shape{{{"M", m}, {"N", n}, {"K", k}}});
+  problem.generate_inputs(task.correctness.distributions.front(), 1, s);
+  ptxb::Planned plan = ptxb::plan_for(expert, problem, s);
+  const ptxb_args args = problem.args(plan.workspace.data(), plan.workspace.bytes(), s);
+  auto call = [&] { expert.run(args); };
+  rp.reset();
+  collect(*sass, s, "with the range profiler disabled", call);
+  monitor.reset();
+  collect(*sass, s, "with the monitor gone too", call);
   return 0;
 }

@@ -13,30 +13,30 @@ import sys
 
 
 def differing(comparison: dict) -> list:
-    """Lines naming each kernel whose counts differ, with its first opcodes and classes."""
+    """Lines naming each control or call whose counts differ, with its first opcodes, classes
+    and counters."""
     out = []
-    groups = [("control", c) for c in comparison.get("controls", [])]
+    groups = [(f"control {i + 1}", c) for i, c in enumerate(comparison.get("controls", []))]
     groups += [(f"call {i + 1}", c) for i, c in enumerate(comparison.get("calls", []))]
-    for where, kernels in groups:
-        for k in kernels:
-            if k.get("same"):
-                continue
-            items = [
-                f"{op} ncu {v['ncu']} in-process {v['in_process']}"
-                for op, v in list(k.get("opcodes", {}).items())[:3]
-            ]
-            items += [
-                f"class {c} ncu {v['ncu']:.0f} in-process {v['in_process']:.0f}"
-                for c, v in k.get("classes", {}).items()
-            ]
-            items += [
-                f"{m} ncu {v['ncu']:.0f} in-process {v['in_process']:.0f}"
-                for m, v in k.get("counters", {}).items()
-            ]
-            out.append(
-                f"    {where} {k['kernel']}: {k['opcodes_differing']} opcodes differ; "
-                + "; ".join(items)
-            )
+    for where, k in groups:
+        if k.get("same"):
+            continue
+        items = [
+            f"{op} ncu {v['ncu']} in-process {v['in_process']}"
+            for op, v in list(k.get("opcodes", {}).items())[:3]
+        ]
+        items += [
+            f"class {c} ncu {v['ncu']:.0f} in-process {v['in_process']:.0f}"
+            for c, v in k.get("classes", {}).items()
+        ]
+        items += [
+            f"{m} ncu {v['ncu']:.0f} in-process {v['in_process']:.0f}"
+            for m, v in k.get("counters", {}).items()
+        ]
+        out.append(
+            f"    {where} {k['kernels']}: {k['opcodes_differing']} opcodes differ; "
+            + "; ".join(items)
+        )
     return out
 
 

@@ -67,50 +67,48 @@ std::string kernel_key(const std::string& name) {
   return readable.substr(0, readable.find('('));
 }
 
-// Adds a message's "kernel_counters" (per launch, from the run before the collection) to the
-// kernels of the collection by name. Sets `problem` when the two runs executed different kernels
-// or the field is malformed; no field (or null): nothing is added.
-void add_kernel_counters(const json& m, std::vector<ProfiledKernel>& kernels,
-                         std::string* problem) {
-  const auto at = m.find("kernel_counters");
-  if (at == m.end() || at->is_null()) return;
-  std::set<std::string> counted;
-  try {
-    for (const json& launch : *at) {
-      const std::string key = kernel_key(launch.at("name").get<std::string>());
-      auto k = std::find_if(kernels.begin(), kernels.end(),
-                            [&](const ProfiledKernel& x) { return kernel_key(x.name) == key; });
-      if (k == kernels.end()) {
-        *problem = "the counted run launched " + key + ", which the collected run did not execute";
-        return;
-      }
-      for (const auto& [metric, value] : launch.at("values").items())
-        k->metrics[metric] += value.get<double>();
-      counted.insert(key);
-    }
-  } catch (const json::exception& e) {
-    *problem = std::string("unreadable kernel counters: ") + e.what();
-    return;
+// One kernel standing for all of a call's functions: opcodes and metrics summed, named by its
+// functions ("gemm + reduce").
+ProfiledKernel call_total(const std::vector<ProfiledKernel>& kernels) {
+  ProfiledKernel out;
+  for (const ProfiledKernel& k : kernels) {
+    out.name += (out.name.empty() ? "" : " + ") + kernel_key(k.name);
+    out.executed_total += k.executed_total;
+    for (const auto& [op, n] : k.opcodes) out.opcodes[op] += n;
+    for (const auto& [m, v] : k.metrics) out.metrics[m] += v;
   }
-  for (const ProfiledKernel& k : kernels)
-    if (!counted.count(kernel_key(k.name))) {
-      *problem = "the collected run executed " + kernel_key(k.name) +
-                 ", which the counted run did not launch";
-      return;
-    }
+  return out;
 }
 
-// Per kernel name: opcodes and class metrics summed over launches.
+// Adds an "evidence_counters" message's summed counts to `kernel`'s metrics; false when they are
+// unreadable.
+bool add_counted(const json& counters_msg, ProfiledKernel& kernel) {
+  try {
+    for (const auto& [metric, value] : counters_msg.at("counted").at("values").items())
+      kernel.metrics[metric] += value.get<double>();
+    return true;
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
+// A call's (or control's) kernels summed: opcodes, class metrics and every other metric.
 struct Totals {
   std::map<std::string, int64_t> opcodes;
   std::map<std::string, double> classes;
   std::map<std::string, double> counters;  ///< every other metric
 };
 
-std::map<std::string, Totals> totals(const std::vector<ProfiledKernel>& kernels) {
-  std::map<std::string, Totals> out;
+// Under the names of the kernels, each once, sorted and joined ("gemm + reduce").
+std::pair<std::string, Totals> totals(const std::vector<ProfiledKernel>& kernels) {
+  std::set<std::string> names;
+  Totals t;
   for (const ProfiledKernel& k : kernels) {
-    Totals& t = out[kernel_key(k.name)];
+    for (size_t at = 0; at < k.name.size();) {  // a call total's name lists its functions
+      const size_t plus = std::min(k.name.find(" + ", at), k.name.size());
+      names.insert(kernel_key(k.name.substr(at, plus - at)));
+      at = plus + 3;
+    }
     for (const auto& [op, n] : k.opcodes) t.opcodes[op] += n;
     for (const auto& [metric, value] : k.metrics) {
       const auto cls =
@@ -122,71 +120,64 @@ std::map<std::string, Totals> totals(const std::vector<ProfiledKernel>& kernels)
         t.counters[metric] += value;
     }
   }
-  return out;
+  std::string name;
+  for (const std::string& n : names) name += (name.empty() ? "" : " + ") + n;
+  return {name, t};
 }
 
-// One comparison of two kernel lists; *same cleared when anything differs.
+// One comparison of two kernel lists as wholes (the in-process run has one kernel per call);
+// *same cleared when anything differs.
 json compare_kernels(const std::vector<ProfiledKernel>& ncu,
                      const std::vector<ProfiledKernel>& in_process, bool* same) {
-  const auto a = totals(ncu), b = totals(in_process);
-  json out = json::array();
-  std::vector<std::string> names;
-  for (const auto& [name, t] : a) names.push_back(name);
-  for (const auto& [name, t] : b)
-    if (!a.count(name)) names.push_back(name);
-  for (const std::string& name : names) {
-    const Totals none;
-    const Totals& x = a.count(name) ? a.at(name) : none;
-    const Totals& y = b.count(name) ? b.at(name) : none;
-    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> opcode_diffs;
-    std::map<std::string, int64_t> all = x.opcodes;
-    for (const auto& [op, n] : y.opcodes) all.emplace(op, 0);
-    for (const auto& [op, unused] : all) {
-      const int64_t u = x.opcodes.count(op) ? x.opcodes.at(op) : 0;
-      const int64_t v = y.opcodes.count(op) ? y.opcodes.at(op) : 0;
-      if (u != v) opcode_diffs.push_back({op, {u, v}});
-    }
-    std::sort(opcode_diffs.begin(), opcode_diffs.end(), [](const auto& l, const auto& r) {
-      return std::llabs(l.second.first - l.second.second) >
-             std::llabs(r.second.first - r.second.second);
-    });
-    json opcodes = json::object();
-    for (size_t i = 0; i < opcode_diffs.size() && i < 8; ++i)
-      opcodes[opcode_diffs[i].first] = {{"ncu", opcode_diffs[i].second.first},
-                                        {"in_process", opcode_diffs[i].second.second}};
-    json classes = json::object();
-    for (const FlopClass& c : kFlopClasses) {
-      const std::string n(c.name);
-      // NOTE: ncu reports every class for every kernel; a class it lacks is not compared.
-      if (!x.classes.count(n)) continue;
-      const double v = y.classes.count(n) ? y.classes.at(n) : 0;
-      if (x.classes.at(n) != v) classes[n] = {{"ncu", x.classes.at(n)}, {"in_process", v}};
-    }
-    // Hardware counters both runs read (ncu's duration, for one, the in-process run does not),
-    // from different runs of the kernel: equal within kCounterTolerance.
-    json counters = json::object();
-    for (const auto& [metric, u] : x.counters) {
-      const auto v = y.counters.find(metric);
-      if (v == y.counters.end()) continue;
-      if (std::fabs(u - v->second) >
-          kCounterTolerance * std::max(std::fabs(u), std::fabs(v->second)))
-        counters[metric] = {{"ncu", u}, {"in_process", v->second}};
-    }
-    int64_t ncu_total = 0, own_total = 0;
-    for (const auto& [op, n] : x.opcodes) ncu_total += n;
-    for (const auto& [op, n] : y.opcodes) own_total += n;
-    const bool kernel_same = opcode_diffs.empty() && classes.empty() && counters.empty();
-    *same = *same && kernel_same;
-    out.push_back({{"kernel", name},
-                   {"same", kernel_same},
-                   {"ncu_executed", ncu_total},
-                   {"in_process_executed", own_total},
-                   {"opcodes_differing", opcode_diffs.size()},
-                   {"opcodes", opcodes},
-                   {"classes", classes},
-                   {"counters", counters}});
+  const auto [ncu_name, x] = totals(ncu);
+  const auto [own_name, y] = totals(in_process);
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> opcode_diffs;
+  std::map<std::string, int64_t> all = x.opcodes;
+  for (const auto& [op, n] : y.opcodes) all.emplace(op, 0);
+  for (const auto& [op, unused] : all) {
+    const int64_t u = x.opcodes.count(op) ? x.opcodes.at(op) : 0;
+    const int64_t v = y.opcodes.count(op) ? y.opcodes.at(op) : 0;
+    if (u != v) opcode_diffs.push_back({op, {u, v}});
   }
-  return out;
+  std::sort(opcode_diffs.begin(), opcode_diffs.end(), [](const auto& l, const auto& r) {
+    return std::llabs(l.second.first - l.second.second) >
+           std::llabs(r.second.first - r.second.second);
+  });
+  json opcodes = json::object();
+  for (size_t i = 0; i < opcode_diffs.size() && i < 8; ++i)
+    opcodes[opcode_diffs[i].first] = {{"ncu", opcode_diffs[i].second.first},
+                                      {"in_process", opcode_diffs[i].second.second}};
+  json classes = json::object();
+  for (const FlopClass& c : kFlopClasses) {
+    const std::string n(c.name);
+    // NOTE: ncu reports every class for every kernel; a class it lacks is not compared.
+    if (!x.classes.count(n)) continue;
+    const double v = y.classes.count(n) ? y.classes.at(n) : 0;
+    if (x.classes.at(n) != v) classes[n] = {{"ncu", x.classes.at(n)}, {"in_process", v}};
+  }
+  // Hardware counters both runs read (ncu's duration, for one, the in-process run does not),
+  // from different runs of the kernels: equal within kCounterTolerance.
+  json counters = json::object();
+  for (const auto& [metric, u] : x.counters) {
+    const auto v = y.counters.find(metric);
+    if (v == y.counters.end()) continue;
+    if (std::fabs(u - v->second) > kCounterTolerance * std::max(std::fabs(u), std::fabs(v->second)))
+      counters[metric] = {{"ncu", u}, {"in_process", v->second}};
+  }
+  int64_t ncu_total = 0, own_total = 0;
+  for (const auto& [op, n] : x.opcodes) ncu_total += n;
+  for (const auto& [op, n] : y.opcodes) own_total += n;
+  const bool all_same = opcode_diffs.empty() && classes.empty() && counters.empty();
+  *same = *same && all_same;
+  return {{"kernels", ncu_name},
+          {"in_process_kernels", own_name},
+          {"same", all_same},
+          {"ncu_executed", ncu_total},
+          {"in_process_executed", own_total},
+          {"opcodes_differing", opcode_diffs.size()},
+          {"opcodes", opcodes},
+          {"classes", classes},
+          {"counters", counters}};
 }
 
 }  // namespace
@@ -230,11 +221,14 @@ SplitKernels split_from_records(const std::vector<json>& messages, const std::st
   const PcOpcodes controls = sass_pc_opcodes(control_sass);
   const PcOpcodes candidate = sass_pc_opcodes(candidate_sass);
   std::vector<ProfiledKernel> control_kernels;
+  std::vector<json> control_counts, call_counts;
   for (const json& m : messages) {
     const std::string type = m.value("type", "");
+    if (type == "evidence_counters" && m.contains("control")) control_counts.push_back(m);
+    if (type == "evidence_counters" && m.contains("shape") && m.value("plan_status", 0) == 0)
+      call_counts.push_back(m);
     if (type == "evidence_control") {
       std::vector<ProfiledKernel> k = message_kernels(m, controls, &out.problem);
-      if (out.problem.empty()) add_kernel_counters(m, k, &out.problem);
       if (!out.problem.empty()) return out;
       if (k.size() != 1) {
         out.problem = "a control's collection holds " + std::to_string(k.size()) + " functions";
@@ -243,14 +237,27 @@ SplitKernels split_from_records(const std::vector<json>& messages, const std::st
       control_kernels.push_back(std::move(k.front()));
     }
     if (type == "evidence_call" && m.value("plan_status", 0) == 0) {
-      out.calls.push_back(message_kernels(m, candidate, &out.problem));
-      if (out.problem.empty()) add_kernel_counters(m, out.calls.back(), &out.problem);
+      const std::vector<ProfiledKernel> k = message_kernels(m, candidate, &out.problem);
       if (!out.problem.empty()) return out;
+      out.calls.push_back({call_total(k)});
     }
   }
   if (control_kernels.size() != 3) {
     out.problem = "the run sent " + std::to_string(control_kernels.size()) + " controls, not 3";
     return out;
+  }
+  // The counted runs' sums, when the run made them: one per control and per collected call.
+  if (!control_counts.empty() || !call_counts.empty()) {
+    if (control_counts.size() != 3 || call_counts.size() != out.calls.size()) {
+      out.problem = "counted runs (" + std::to_string(control_counts.size()) + " controls, " +
+                    std::to_string(call_counts.size()) + " calls) do not match the collections";
+      return out;
+    }
+    for (size_t i = 0; i < 3; ++i)
+      if (!add_counted(control_counts[i], control_kernels[i])) out.problem = "unreadable counts";
+    for (size_t i = 0; i < out.calls.size(); ++i)
+      if (!add_counted(call_counts[i], out.calls[i].front())) out.problem = "unreadable counts";
+    if (!out.problem.empty()) return out;
   }
   out.positive = control_kernels[0];
   out.negative = control_kernels[1];
@@ -317,7 +324,7 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
   for (const json& m : messages) {
     const std::string type = m.value("type", "");
     if (type == "evidence_shape_start") open_shape = m["shape"];
-    if (type == "evidence_call") open_shape = nullptr;
+    if (type == "evidence_call" || type == "evidence_counters") open_shape = nullptr;
     if (type == "harness_error")
       throw ApiError("ptxbench-worker failed in the in-process evidence run: " +
                      m.value("message", ""));
@@ -336,7 +343,8 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
     if (type == "candidate_violation" && out.cheat.empty())
       out.cheat = m.value("finding", "") + " (during " + m.value("during", "") + ")";
     if (type == "candidate_timeout") out.timed_out = true;
-    if (type == "evidence_control" || type == "evidence_call") evidence_messages.push_back(m);
+    if (type == "evidence_control" || type == "evidence_call" || type == "evidence_counters")
+      evidence_messages.push_back(m);
     if (type == "phases") rec["worker_phases"] = m["seconds"];
     if (type == "done") done = true;
   }

@@ -18,7 +18,6 @@
 #include "worker/call_counters.hpp"
 #include "worker/monitor.hpp"
 #include "worker/phase_clock.hpp"
-#include "worker/range_profiler.hpp"
 #include "worker/result_channel.hpp"
 #include "worker/sass_metrics.hpp"
 #include "worker/watchdog.hpp"
@@ -40,8 +39,6 @@ struct StageContext {
   CallCounters* counters = nullptr;
   /// The in-process evidence's per-instruction counts; nullptr: the evidence runs under ncu.
   SassMetrics* sass = nullptr;
-  /// The in-process evidence's hardware counters, one range per kernel; nullptr: not read.
-  RangeProfiler* kernel_counters = nullptr;
   /// Mangled names in the candidate's cubin; nullopt: unknown (no SASS listing).
   std::optional<std::set<std::string>> candidate_functions;
   std::string candidate_library;  ///< the candidate's own shared object: loading it is no finding

@@ -2,9 +2,9 @@
 // profiler ranges around the controls and around each profiled candidate call, a marker kernel
 // after each call so the parent can split ncu's kernel list by call, and before each profiled call
 // a random number of unprofiled ones, so that it looks like any timed call. Nothing here reads
-// counters: the parent parses what ncu measured. In-process (a SassMetrics collector given), the
-// work of each range runs twice instead, counted per kernel and then in a collection, and both
-// go out with the control's or call's message; no marker is needed.
+// counters: the parent parses what ncu measured. In-process (a SassMetrics collector given), each
+// range is a collection whose records go out with the control's or call's message, and no marker
+// is needed; the hardware counters come from counted runs before (run_evidence_counters).
 #include <cuda_profiler_api.h>
 
 #include <map>
@@ -35,40 +35,17 @@ json records_json(const std::vector<PcRecord>& records) {
   return {{"functions", std::move(functions)}, {"pcs", std::move(pcs)}};
 }
 
-// One profiled stretch: the CUDA error after it and, in-process, what the collections counted.
+// One profiled stretch: the CUDA error after it and, in-process, what the collection counted.
 struct Profiled {
   cudaError_t error = cudaSuccess;
-  json records;          ///< null under ncu
-  json kernel_counters;  ///< null under ncu: [{"name", "values": {metric: value}}] per launch
+  json records;  ///< null under ncu
 };
 
-// The per-kernel counters of one run of `work` (CUPTI replays each kernel for every pass).
+// Enqueues `work` inside a profiler range (under ncu) or a SASS-metrics collection (`sass`) and
+// waits for it. After a CUDA error the collection is left open (the context is lost; the
+// collector's destructor closes it).
 template <typename Work>
-Profiled counted_run(RangeProfiler& counters, Work& work) {
-  Profiled out;
-  counters.start();
-  work();
-  out.error = cudaDeviceSynchronize();
-  if (out.error != cudaSuccess) return out;
-  counters.stop();
-  const std::vector<std::vector<double>> values = counters.decode();
-  const std::vector<std::string> names = counters.range_names();
-  counters.reset();
-  out.kernel_counters = json::array();
-  for (size_t r = 0; r < values.size(); ++r) {
-    json v = json::object();
-    for (size_t m = 0; m < counters.metrics().size(); ++m) v[counters.metrics()[m]] = values[r][m];
-    out.kernel_counters.push_back({{"name", r < names.size() ? names[r] : ""}, {"values", v}});
-  }
-  return out;
-}
-
-// Enqueues `work` inside a profiler range (under ncu) and waits for it. In-process (`sass` set),
-// `work` runs twice: once with every kernel counted by `counters` (when given), then in a
-// SASS-metrics collection. After a CUDA error nothing more runs (the context is lost; the
-// collectors' destructors close what is open).
-template <typename Work>
-Profiled profiled(SassMetrics* sass, RangeProfiler* counters, Work&& work) {
+Profiled profiled(SassMetrics* sass, Work&& work) {
   PTXB_CHECK_CUDA(cudaDeviceSynchronize());
   Profiled out;
   if (sass == nullptr) {
@@ -78,15 +55,32 @@ Profiled profiled(SassMetrics* sass, RangeProfiler* counters, Work&& work) {
     PTXB_CHECK_CUDA(cudaProfilerStop());
     return out;
   }
-  if (counters != nullptr) {
-    out = counted_run(*counters, work);
-    if (out.error != cudaSuccess) return out;
-  }
   sass->begin();
   work();
   out.error = cudaDeviceSynchronize();
   if (out.error == cudaSuccess) out.records = records_json(sass->end());
   return out;
+}
+
+// The hardware counters of one run of `work`, summed over its kernel launches (one range each,
+// CUPTI replaying each kernel for every pass), with the CUDA error after it.
+template <typename Work>
+std::pair<cudaError_t, json> counted_run(RangeProfiler& counters, Work&& work) {
+  PTXB_CHECK_CUDA(cudaDeviceSynchronize());
+  counters.start();
+  work();
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) return {err, nullptr};
+  counters.stop();
+  const std::vector<std::vector<double>> values = counters.decode();
+  counters.reset();
+  json sums = json::object();
+  for (size_t m = 0; m < counters.metrics().size(); ++m) {
+    double sum = 0;
+    for (const std::vector<double>& range : values) sum += range[m];
+    sums[counters.metrics()[m]] = sum;
+  }
+  return {cudaSuccess, json{{"launches", values.size()}, {"values", std::move(sums)}}};
 }
 
 // Distinct marker grid sizes in [1, 65535], unknown to the candidate before its call.
@@ -106,18 +100,20 @@ constexpr int kMaxUnprofiledCalls = 32;
 
 }  // namespace
 
-void run_evidence_controls(const ResultChannel& out, cudaStream_t stream, SassMetrics* sass,
-                           RangeProfiler* kernel_counters) {
-  struct Control {
-    const char* kernel;
-    bool live;
-    cudaError_t (*launch)(bool, cudaStream_t);
-  };
-  for (const Control& c : {Control{kControlKernelName, true, &launch_evidence_control},
-                           Control{kControlKernelName, false, &launch_evidence_control},
-                           Control{kFlopControlKernelName, true, &launch_flop_control}}) {
+// The controls of the evidence run, in their order.
+struct Control {
+  const char* kernel;
+  bool live;
+  cudaError_t (*launch)(bool, cudaStream_t);
+};
+const Control kControls[] = {{kControlKernelName, true, &launch_evidence_control},
+                             {kControlKernelName, false, &launch_evidence_control},
+                             {kFlopControlKernelName, true, &launch_flop_control}};
+
+void run_evidence_controls(const ResultChannel& out, cudaStream_t stream, SassMetrics* sass) {
+  for (const Control& c : kControls) {
     cudaError_t launch = cudaSuccess;
-    Profiled run = profiled(sass, kernel_counters, [&] { launch = c.launch(c.live, stream); });
+    Profiled run = profiled(sass, [&] { launch = c.launch(c.live, stream); });
     const cudaError_t err = run.error;
     const cudaError_t first = launch != cudaSuccess ? launch : err;
     json msg = {{"type", "evidence_control"},
@@ -126,10 +122,7 @@ void run_evidence_controls(const ResultChannel& out, cudaStream_t stream, SassMe
                 {"ok", first == cudaSuccess},
                 {"error", first == cudaSuccess ? "" : cudaGetErrorString(first)},
                 {"mma_flops_by_opcode", evidence_control_mma_flops()}};
-    if (sass != nullptr) {
-      msg["records"] = std::move(run.records);
-      msg["kernel_counters"] = std::move(run.kernel_counters);
-    }
+    if (sass != nullptr) msg["records"] = std::move(run.records);
     out.send(msg);
     if (err != cudaSuccess) PTXB_CHECK_CUDA(err);  // a broken control is PTXBench's fault
   }
@@ -190,7 +183,7 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
     const std::string what = "ptxb_run under the profiler at " + sc.shape.to_string();
     // Profiling replays each kernel several times: a longer deadline than a plain call's.
     CandidateScope scope(ctx, what, std::max(std::chrono::seconds(60), 3 * ctx.call_deadline));
-    Profiled run = profiled(ctx.sass, ctx.kernel_counters, [&] {
+    Profiled run = profiled(ctx.sass, [&] {
       status = candidate.run(args);
       // Launch order is ncu's result order: every kernel the call launched comes before this.
       // In-process the collection itself ends the call.
@@ -202,14 +195,50 @@ void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext&
     scope.close();
     PTXB_CHECK_CUDA(marker);
     msg["run_status"] = status;
-    if (ctx.sass != nullptr) {
-      msg["records"] = std::move(run.records);
-      msg["kernel_counters"] = std::move(run.kernel_counters);
-    }
+    if (ctx.sass != nullptr) msg["records"] = std::move(run.records);
     const DeviceProblem::ModifiedBytes modified = problem.modified_bytes(stream);
     bool correct = status == 0 && modified.inputs == 0 && modified.guards == 0;
     if (status == 0) correct = correct && check_against_reference(problem, dist, stream).passed;
     msg["correct"] = correct;
+    out.send(msg);
+  }
+}
+
+void run_evidence_counters(const TaskSpec& task, Implementation& candidate, StageContext& ctx,
+                           RangeProfiler& counters) {
+  const ResultChannel& out = ctx.out;
+  const cudaStream_t stream = ctx.stream;
+  for (const Control& c : kControls) {
+    cudaError_t launch = cudaSuccess;
+    auto [err, counted] = counted_run(counters, [&] { launch = c.launch(c.live, stream); });
+    if (launch != cudaSuccess) PTXB_CHECK_CUDA(launch);  // a broken control is PTXBench's fault
+    PTXB_CHECK_CUDA(err);
+    out.send({{"type", "evidence_counters"}, {"control", c.kernel}, {"counted", counted}});
+  }
+  const DistributionSpec& dist = task.correctness.distributions.front();
+  for (const ShapeCase& sc : task.shapes) {
+    if (!sc.timed) continue;
+    out.send({{"type", "evidence_shape_start"}, {"shape", shape_json(sc.shape)}});
+    DeviceProblem problem(task, sc.shape);
+    problem.generate_inputs(dist, task.correctness.seeds.front(), stream);
+    Planned planned = plan_candidate(candidate, problem, ctx, sc.shape);
+    json msg = {{"type", "evidence_counters"},
+                {"shape", shape_json(sc.shape)},
+                {"plan_status", planned.status}};
+    if (planned.status == 0) {
+      const ptxb_args args =
+          problem.args(planned.workspace.data(), planned.workspace.bytes(), stream);
+      problem.poison_outputs(stream);
+      const std::string what = "ptxb_run counted per kernel at " + sc.shape.to_string();
+      CandidateScope scope(ctx, what, std::max(std::chrono::seconds(60), 3 * ctx.call_deadline));
+      int status = 0;
+      auto [err, counted] = counted_run(counters, [&] { status = candidate.run(args); });
+      if (err != cudaSuccess)
+        throw CandidateFault(what + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+      scope.close();
+      msg["run_status"] = status;
+      msg["counted"] = std::move(counted);
+    }
     out.send(msg);
   }
 }

@@ -195,12 +195,12 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
                 {"seconds", ptxb::seconds_since(counters_start)}});
     }
   }
-  if (job.run_evidence) {
+  if (job.run_evidence && !sass) {
     const auto controls_start = ptxb::PhaseClock::Clock::now();
-    // Before the environment changes.
-    ptxb::run_evidence_controls(out, stream.get(), sass.get(), kernel_counters.get());
+    // Before the environment changes: ncu sets up its collection on the first profiled kernel.
+    ptxb::run_evidence_controls(out, stream.get());
     controls_seconds = ptxb::seconds_since(controls_start);
-  } else {
+  } else if (!job.run_evidence) {
     const auto counters_start = ptxb::PhaseClock::Clock::now();
     OpenedCounters opened = open_counters(counter_specs, job, stream.get(), out);
     counters = std::move(opened.counters);
@@ -221,7 +221,6 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   ctx.monitor = monitor.get();
   ctx.counters = counters.get();
   ctx.sass = sass.get();
-  ctx.kernel_counters = kernel_counters.get();
   if (job.candidate_functions)
     ctx.candidate_functions.emplace(job.candidate_functions->begin(),
                                     job.candidate_functions->end());
@@ -263,6 +262,17 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   if (job.run_evidence) ctx.phases.add("setup.evidence_controls", controls_seconds);
 
   if (job.run_evidence) {
+    if (kernel_counters) {
+      // NOTE: the counted runs first, then the range profiler disabled: while it is enabled the
+      // SASS-metrics collections return no records (bench/probes/sass_coexistence_probe.cpp).
+      const auto phase = ctx.phases.span("evidence.counters");
+      ptxb::run_evidence_counters(task, *candidate, ctx, *kernel_counters);
+      kernel_counters.reset();
+    }
+    if (sass) {
+      const auto phase = ctx.phases.span("evidence.controls");
+      ptxb::run_evidence_controls(out, stream.get(), sass.get());
+    }
     {
       const auto phase = ctx.phases.span("evidence");
       ptxb::run_evidence(task, *candidate, ctx);

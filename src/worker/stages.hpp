@@ -11,6 +11,7 @@
 #include "tasks/spec.hpp"
 #include "timing/implementation.hpp"
 #include "worker/candidate_scope.hpp"
+#include "worker/range_profiler.hpp"
 #include "worker/result_channel.hpp"
 
 namespace ptxb {
@@ -33,14 +34,21 @@ void run_timing(const TaskSpec& task, Implementation& candidate, Implementation&
 void send_counters(const TaskSpec& task, CallCounters& counters, const ResultChannel& out);
 
 /// The evidence run's controls, each in its own profiler range ("evidence_control" messages): the
-/// evidence control live and dead, then the FLOP control live. Run before candidate code is loaded
-/// and before the environment is replaced: the profiler sets up its counter collection on the
-/// first profiled kernel and reads its own variables then. In-process (`sass` given) each message
-/// carries its collection's "records" ({"functions": [mangled], "pcs": [[function index, PC,
-/// warps, threads], ...]}) and, from a run before it, "kernel_counters" ([{"name", "values"}] per
-/// launch, `kernel_counters`' metrics; null without it).
+/// evidence control live and dead, then the FLOP control live. Under ncu, run before candidate
+/// code is loaded and before the environment is replaced: the profiler sets up its counter
+/// collection on the first profiled kernel and reads its own variables then. In-process (`sass`
+/// given) each range is a collection and each message carries its "records" ({"functions":
+/// [mangled], "pcs": [[function index, PC, warps, threads], ...]}).
 void run_evidence_controls(const ResultChannel& out, cudaStream_t stream,
-                           SassMetrics* sass = nullptr, RangeProfiler* kernel_counters = nullptr);
+                           SassMetrics* sass = nullptr);
+
+/// The in-process evidence's hardware counters, before its collections: each control, then one
+/// call per timed shape on the first seed's inputs, run with `counters` (RangeMode::kPerKernel)
+/// counting every kernel launch; one "evidence_counters" message each with the counts summed
+/// over the launches ({"launches", "values": {metric: value}}), and for calls the shape,
+/// plan_status and run_status ("evidence_shape_start" before each call, as in run_evidence).
+void run_evidence_counters(const TaskSpec& task, Implementation& candidate, StageContext& ctx,
+                           RangeProfiler& counters);
 
 /// The evidence stage, meant to run under Nsight Compute with profiling off at start, after
 /// run_evidence_controls: one call per
@@ -48,8 +56,7 @@ void run_evidence_controls(const ResultChannel& out, cudaStream_t stream,
 /// "evidence_call" message (which also says whether that call's output was correct). Before each
 /// profiled call, a random number (1 to 32) of unprofiled calls on fresh inputs, so that the
 /// profiled call is no first call (docs/evidence.md). In-process (ctx.sass set) the profiled call
-/// runs twice, counted per kernel (ctx.kernel_counters) and then in a collection of its own, sent
-/// as the message's "kernel_counters" and "records"; no marker follows it.
+/// is a collection of its own, sent as the message's "records", and no marker follows it.
 void run_evidence(const TaskSpec& task, Implementation& candidate, StageContext& ctx);
 
 }  // namespace ptxb

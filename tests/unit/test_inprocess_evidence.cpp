@@ -64,35 +64,53 @@ TEST(SplitFromRecords, ControlsAndCallsByTheirListings) {
   EXPECT_EQ(s.negative->opcodes.count("HGMMA.64x8x16.F32.BF16"), 0u);
   EXPECT_EQ(s.flop->metrics.at("smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"), 16384);
   ASSERT_EQ(s.calls.size(), 1u);
-  ASSERT_EQ(s.calls[0].size(), 2u);
-  EXPECT_EQ(s.calls[0][0].name, "gemm()");
-  EXPECT_EQ(s.calls[0][0].opcodes.at("HGMMA.64x256x16.F32.BF16"), 1000);
-  EXPECT_EQ(s.calls[0][1].metrics.at("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"), 160);
+  ASSERT_EQ(s.calls[0].size(), 1u);  // one kernel for the call's functions
+  const ProfiledKernel& call = s.calls[0][0];
+  EXPECT_EQ(call.name, "gemm + reduce");
+  EXPECT_EQ(call.executed_total, 1015);
+  EXPECT_EQ(call.opcodes.at("HGMMA.64x256x16.F32.BF16"), 1000);
+  EXPECT_EQ(call.opcodes.at("FADD"), 5);
+  EXPECT_EQ(call.metrics.at("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"), 160);
+  EXPECT_EQ(call.metrics.at("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"), 300);
 }
 
-TEST(SplitFromRecords, KernelCountersJoinTheirKernelSummedOverLaunches) {
-  std::vector<json> m = run_messages();
+// The counted runs' messages of run_messages(): three controls and the one planned call.
+std::vector<json> counted_messages(double call_gmma) {
   const char* gmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
-  m[3]["kernel_counters"] = {{{"name", "_Z4gemmv"}, {"values", {{gmma, 600.0}}}},
-                             {{"name", "gemm"}, {"values", {{gmma, 400.0}}}},
-                             {{"name", "_Z6reducev"}, {"values", {{gmma, 0.0}}}}};
-  m[0]["kernel_counters"] = {{{"name", kControlKernelName}, {"values", {{gmma, 4.0}}}}};
+  std::vector<json> out;
+  for (const char* control : {kControlKernelName, kControlKernelName, kFlopControlKernelName})
+    out.push_back({{"type", "evidence_counters"},
+                   {"control", control},
+                   {"counted", {{"launches", 1}, {"values", {{gmma, 4.0}}}}}});
+  out.push_back({{"type", "evidence_counters"},
+                 {"shape", {{"M", 1}}},
+                 {"plan_status", 0},
+                 {"counted", {{"launches", 3}, {"values", {{gmma, call_gmma}}}}}});
+  out.push_back({{"type", "evidence_counters"}, {"shape", {{"M", 2}}}, {"plan_status", 3}});
+  return out;
+}
+
+TEST(SplitFromRecords, CountedRunsJoinTheirControlOrCall) {
+  const char* gmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+  std::vector<json> m = counted_messages(1000);
+  for (const json& x : run_messages()) m.push_back(x);
   const SplitKernels s = split_from_records(m, kControls, kCandidate);
   ASSERT_TRUE(s.problem.empty()) << s.problem;
   EXPECT_EQ(s.calls[0][0].metrics.at(gmma), 1000.0);
-  EXPECT_EQ(s.calls[0][1].metrics.at(gmma), 0.0);
   EXPECT_EQ(s.positive->metrics.at(gmma), 4.0);
-  EXPECT_EQ(s.negative->metrics.count(gmma), 0u);  // no counted run sent: nothing added
-
-  m[3]["kernel_counters"] = {{{"name", "_Z4gemmv"}, {"values", {{gmma, 1000.0}}}}};
-  EXPECT_NE(split_from_records(m, kControls, kCandidate).problem.find("did not launch"),
-            std::string::npos);  // reduce ran in the collection only
-  m[3]["kernel_counters"] = {{{"name", "_Z4gemmv"}, {"values", {{gmma, 1.0}}}},
-                             {{"name", "_Z6reducev"}, {"values", {{gmma, 0.0}}}},
-                             {{"name", "_Z5otherv"}, {"values", {{gmma, 9.0}}}}};
-  EXPECT_NE(split_from_records(m, kControls, kCandidate).problem.find("did not execute"),
+  EXPECT_EQ(s.flop->metrics.at(gmma), 4.0);
+  // Without counted runs nothing is added; with a call's count missing the run is refused.
+  EXPECT_EQ(
+      split_from_records(run_messages(), kControls, kCandidate).calls[0][0].metrics.count(gmma),
+      0u);
+  m = counted_messages(1000);
+  m.erase(m.begin() + 3);
+  for (const json& x : run_messages()) m.push_back(x);
+  EXPECT_NE(split_from_records(m, kControls, kCandidate).problem.find("do not match"),
             std::string::npos);
-  m[3]["kernel_counters"] = {{{"values", {{gmma, 1.0}}}}};
+  m = counted_messages(1000);
+  m[3]["counted"]["values"] = "none";
+  for (const json& x : run_messages()) m.push_back(x);
   EXPECT_FALSE(split_from_records(m, kControls, kCandidate).problem.empty());
 }
 
@@ -118,14 +136,28 @@ TEST(SplitFromRecords, CodeNeitherListingHasIsAProblem) {
   EXPECT_FALSE(split_from_records(m, kControls, kCandidate).problem.empty());
 }
 
-// ncu's form of the same run: gemm in two launches, its counts split between them.
+// ncu's form of the same run: per launch, gemm in two launches with its counts split between
+// them, then reduce; names with parameter lists.
 SplitKernels ncu_form(const SplitKernels& own) {
   SplitKernels out = own;
-  ProfiledKernel first = out.calls[0][0], second = out.calls[0][0];
-  for (auto& [op, n] : first.opcodes) n /= 2;
-  for (auto& [op, n] : second.opcodes) n -= n / 2;
-  for (auto& [m, v] : first.metrics) v = 0;
-  out.calls[0] = {first, second, out.calls[0][1]};
+  const ProfiledKernel& total = own.calls[0][0];
+  ProfiledKernel first, second, reduce;
+  first.name = second.name = "gemm()";
+  reduce.name = "reduce()";
+  for (const auto& [op, n] : total.opcodes) {
+    if (op == "FADD" || op == "EXIT") {
+      reduce.opcodes[op] = op == "FADD" ? n : 0;
+      continue;
+    }
+    first.opcodes[op] = n / 2;
+    second.opcodes[op] = n - n / 2;
+  }
+  for (const auto& [m, v] : total.metrics) {
+    const bool fadd = m.find("_fadd_") != std::string::npos;
+    (fadd ? reduce : second).metrics[m] = v;
+    if (!fadd) first.metrics[m] = 0;
+  }
+  out.calls[0] = {first, second, reduce};
   return out;
 }
 
@@ -134,6 +166,8 @@ TEST(CompareProfiles, LaunchesOfOneKernelAreSummedBeforeComparing) {
   const json c = compare_profiles(ncu_form(own), own);
   EXPECT_TRUE(c["same"].get<bool>()) << c.dump(1);
   EXPECT_EQ(c["calls"].size(), 1u);
+  EXPECT_EQ(c["calls"][0]["kernels"], "gemm + reduce");
+  EXPECT_EQ(c["calls"][0]["in_process_kernels"], "gemm + reduce");
   EXPECT_EQ(c["controls"].size(), 3u);
 }
 
@@ -143,33 +177,36 @@ TEST(CompareProfiles, ADifferentCountOrClassOrCallCountIsReported) {
   ncu.calls[0][2].opcodes["FADD"] += 1;
   json c = compare_profiles(ncu, own);
   EXPECT_FALSE(c["same"].get<bool>());
-  EXPECT_EQ(c["calls"][0][1]["opcodes"]["FADD"]["ncu"], 6);
+  EXPECT_EQ(c["calls"][0]["opcodes"]["FADD"]["ncu"], 6);
   ncu = ncu_form(own);
   ncu.flop->metrics["smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"] = 1;
   c = compare_profiles(ncu, own);
   EXPECT_FALSE(c["same"].get<bool>());
-  EXPECT_TRUE(c["controls"][2][0]["classes"].contains("hfma"));
+  EXPECT_TRUE(c["controls"][2]["classes"].contains("hfma"));
   ncu = ncu_form(own);
   ncu.calls.push_back({});
   EXPECT_FALSE(compare_profiles(ncu, own)["same"].get<bool>());
   ncu = ncu_form(own);
   ncu.calls[0].pop_back();  // a kernel only one side saw
-  EXPECT_FALSE(compare_profiles(ncu, own)["same"].get<bool>());
+  c = compare_profiles(ncu, own);
+  EXPECT_FALSE(c["same"].get<bool>());
+  EXPECT_EQ(c["calls"][0]["kernels"], "gemm");
 }
 
 TEST(CompareProfiles, CountersBothReadAgreeWithinATenthOfAPercent) {
   SplitKernels own = split_from_records(run_messages(), kControls, kCandidate);
   own.calls[0][0].metrics["lts__bytes.sum"] = 1e6;
   SplitKernels ncu = ncu_form(own);
-  // gemm in two launches summing to 0.9996e6: within 0.1% of 1e6.
+  // The call's launches summing to 0.9996e6: within 0.1% of 1e6.
   ncu.calls[0][0].metrics["lts__bytes.sum"] = 0.4e6;
   ncu.calls[0][1].metrics["lts__bytes.sum"] = 0.5996e6;
+  ncu.calls[0][2].metrics["lts__bytes.sum"] = 0;
   ncu.calls[0][1].metrics["gpu__time_duration.sum"] = 1234;  // ncu's only: not compared
   EXPECT_TRUE(compare_profiles(ncu, own)["same"].get<bool>());
   ncu.calls[0][1].metrics["lts__bytes.sum"] = 0.59e6;
   const json c = compare_profiles(ncu, own);
   EXPECT_FALSE(c["same"].get<bool>());
-  EXPECT_TRUE(c["calls"][0][0]["counters"].contains("lts__bytes.sum"));
+  EXPECT_TRUE(c["calls"][0]["counters"].contains("lts__bytes.sum"));
 }
 
 TEST(CompareJudgements, LevelsAvailabilityAndFindingsDecideTextsDoNot) {

@@ -2,12 +2,11 @@
 # Session 2026-12-07i (thirty-sixth), call 1: does the in-process evidence run (CUPTI 13.2.86's
 # SASS metrics collected by ptxbench-worker itself, src/eval/inprocess_evidence.hpp) count what
 # Nsight Compute counts, per opcode and per arithmetic class, on every control and every timed
-# call of the sm90 experts? `ptxbench eval --no-timing` with PTXBENCH_EVIDENCE=compare,
-# then the GEMM probe (bench/probes/sass_metrics_gemm_probe.sh) on the TMA expert at 4096^3 and
-# 8192^3, whose "uncollected call after" line says whether a collection leaves code slower; first
+# call of the sm90 experts? `ptxbench eval --no-timing` with PTXBENCH_EVIDENCE=compare; first
 # ptxbench-sass-coexistence-probe: the collector beside the CUPTI monitor and the range profiler
 # in one process, and the expert's time and counters before and after a collection.
 # Usage (repository root of the GPU machine): call1.sh BIN CUPTI_DIR SO_DIR OUT
+#   (the first run, on an H100, showed range names "0", "1", ...: the counters now go per call)
 set -uo pipefail
 bin="$(cd "$1" && pwd)" cupti="$(cd "$2" && pwd)" sos="$3" out="$4"
 mkdir -p "$out"; out="$(cd "$out" && pwd)"
@@ -35,10 +34,7 @@ for r in "${runs[@]}"; do
   echo "$label exit $?"
 done
 python3 bench/probes/summarize_inprocess_evidence.py "$out"/*.json | tee "$out/summary.txt"
-timeout 200 bash bench/probes/sass_metrics_gemm_probe.sh "$out/sass" "$cupti/13.2.86" \
-  "4096,4096,4096 8192,8192,8192" "$sos/sm90_gemm_bf16_wgmma_tma.so" > "$out/sass_tma.txt" 2>&1
-grep -h "call" "$out"/sass/*.cupti.log | head -20
-tail -30 "$out/sass_tma.txt"
-tar -C "$out" -czf "$out/sass_logs.tar.gz" --exclude=sass_metrics_gemm_probe sass && rm -rf "$out/sass"
 rm -rf "$out/cache"
 cat "$out/summary.txt"
+# One archive comes back (the device returns a few files only).
+tar -C "$out" -czf "/tmp/call1.tar.gz" . && find "$out" -mindepth 1 -delete && mv "/tmp/call1.tar.gz" "$out/"
