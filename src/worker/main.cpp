@@ -263,8 +263,9 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
 
   if (job.run_evidence) {
     if (kernel_counters) {
-      // NOTE: the counted runs first, then the range profiler disabled: while it is enabled the
-      // SASS-metrics collections return no records (bench/probes/sass_coexistence_probe.cpp).
+      // NOTE: the counted runs first, then the range profiler disabled: with it enabled (and the
+      // CUPTI monitor subscribed) SASS-metrics collections returned no records
+      // (bench/probes/sass_coexistence_probe.cpp).
       const auto phase = ctx.phases.span("evidence.counters");
       ptxb::run_evidence_counters(task, *candidate, ctx, *kernel_counters);
       kernel_counters.reset();
