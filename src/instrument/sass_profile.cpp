@@ -41,7 +41,14 @@ std::string demangled_kernel_name(const std::string& mangled) {
   int status = 0;
   const std::unique_ptr<char, void (*)(void*)> text(
       abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && text != nullptr ? std::string(text.get()) : mangled;
+  if (status != 0 || text == nullptr) return mangled;
+  // NOTE: as Nsight Compute spells an anonymous namespace, and so that the name's parameter list
+  // is its first parenthesis (verdict/verdict.hpp short_kernel_name).
+  std::string out = text.get();
+  const std::string anonymous = "(anonymous namespace)";
+  for (size_t at = out.find(anonymous); at != std::string::npos; at = out.find(anonymous, at))
+    out.replace(at, anonymous.size(), "<unnamed>");
+  return out;
 }
 
 std::vector<ProfiledKernel> sass_profiled_kernels(

@@ -25,8 +25,8 @@ namespace ptxb {
 /// of the same calls on the device before it replaces them (docs/evidence.md).
 std::optional<std::string_view> flop_class_of(std::string_view opcode);
 
-/// `mangled` demangled (with its parameter list, as ncu names kernels), or itself when it is not a
-/// mangled C++ name.
+/// `mangled` demangled with its parameter list and anonymous namespaces as "<unnamed>", as ncu
+/// names kernels; itself when it is not a mangled C++ name.
 std::string demangled_kernel_name(const std::string& mangled);
 
 /// One ProfiledKernel per function of `executions` (by mangled name), ordered by name: `name`

@@ -54,6 +54,7 @@ TEST(FlopClassOf, ByTheOpcodesFirstPart) {
 TEST(DemangledKernelName, AsNcuNamesKernels) {
   EXPECT_EQ(demangled_kernel_name("_Z7chain_aPfi"), "chain_a(float*, int)");
   EXPECT_EQ(demangled_kernel_name("ptxb_flop_control"), "ptxb_flop_control");
+  EXPECT_EQ(demangled_kernel_name("_ZN12_GLOBAL__N_14gemmEPfi"), "<unnamed>::gemm(float*, int)");
   EXPECT_EQ(demangled_kernel_name("_Znot a name"), "_Znot a name");
 }
 
