@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs, idempotently, what a fresh Debian machine with the CUDA 13 toolkit lacks to build and
 # test PTXBench: Debian dev packages, the PyPI disassembler wheels (nvdisasm/cuobjdump 13.x,
-# which read sm_90a and sm_100a cubins; Debian's 12.4 tools cannot read sm_100a) and the
-# cudnn-frontend headers of the attention baseline.
+# which read sm_90a and sm_100a cubins; Debian's 12.4 tools cannot read sm_100a), the
+# cudnn-frontend headers of the attention baseline and the CUPTI 13.2 libraries of the in-process
+# evidence.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -65,6 +66,36 @@ PY
   echo "$frontend_version" >"$work/out/VERSION"
   rm -rf "$frontend"
   mv "$work/out" "$frontend"
+fi
+# CUPTI of CUDA 13.2 for the in-process evidence (docs/evidence.md, "In-process evidence"): the
+# toolkit's 13.0 reports the SASS metrics of a process's first patched function only. Its three
+# libraries from PyPI's wheel into .tools/cupti (PTXBENCH_CUPTI_DIR's default); CUDA 13's
+# minor-version compatibility runs them on a 580 driver.
+cupti_version="13.2.86"
+cupti="$tools/cupti"
+if [ "$(cat "$cupti/VERSION" 2>/dev/null)" != "$cupti_version" ] || [ ! -f "$cupti/libcupti.so.13" ]; then
+  echo "bootstrap: unpacking nvidia-cuda-cupti==$cupti_version libraries into $cupti"
+  mkdir -p "$tools"
+  cupti_work="$(mktemp -d "$tools/.cupti.XXXXXX")"
+  python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    --platform manylinux_2_25_x86_64 -d "$cupti_work/wheel" "nvidia-cuda-cupti==$cupti_version"
+  python3 - "$cupti_work" <<'PY'
+import pathlib, sys, zipfile
+work = pathlib.Path(sys.argv[1])
+(wheel,) = (work / "wheel").glob("*.whl")
+names = ("libcupti.so.13", "libnvperf_host.so", "libnvperf_target.so")
+(work / "out").mkdir()
+with zipfile.ZipFile(wheel) as z:
+    for name in names:
+        member = f"nvidia/cu13/lib/{name}"
+        if member not in z.namelist():
+            sys.exit(f"bootstrap: {wheel.name} has no {member}")
+        (work / "out" / name).write_bytes(z.read(member))
+PY
+  echo "$cupti_version" >"$cupti_work/out/VERSION"
+  rm -rf "$cupti"
+  mv "$cupti_work/out" "$cupti"
+  rm -rf "$cupti_work"
 fi
 # The SFT data pipeline's test tools (python/: pytest, ruff), into .tools/py-sft.
 sft_tools=("pytest==9.2.0" "ruff==0.17.6")
