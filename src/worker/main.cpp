@@ -97,6 +97,37 @@ OpenedCounters open_counters(const std::vector<ptxb::CounterSpec>& specs,
   return opened;
 }
 
+// The in-process evidence's collectors (WorkerJob::evidence_in_process), each announced in a
+// message ("sass_metrics", "kernel_counters") with why it is missing; `sass` null: no evidence.
+struct InProcessEvidence {
+  std::unique_ptr<ptxb::SassMetrics> sass;
+  std::unique_ptr<ptxb::RangeProfiler> kernel_counters;  ///< null: no metrics asked for, or refused
+};
+
+InProcessEvidence open_in_process_evidence(const ptxb::WorkerJob& job,
+                                           const ptxb::ResultChannel& out) {
+  InProcessEvidence opened;
+  const auto sass_start = ptxb::PhaseClock::Clock::now();
+  std::string why;
+  opened.sass = ptxb::SassMetrics::create(ptxb::current_cuda_context(), job.device, &why);
+  out.send({{"type", "sass_metrics"},
+            {"available", opened.sass != nullptr},
+            {"reason", why},
+            {"cupti_version", opened.sass ? opened.sass->cupti_version() : 0},
+            {"seconds", ptxb::seconds_since(sass_start)}});
+  if (!opened.sass || job.evidence_metrics.empty()) return opened;
+  const auto counters_start = ptxb::PhaseClock::Clock::now();
+  // NOTE: room for the controls' and the largest call's launches (the parent's kernel limit).
+  opened.kernel_counters =
+      ptxb::RangeProfiler::create(ptxb::current_cuda_context(), job.device, job.evidence_metrics,
+                                  256, &why, true, ptxb::RangeMode::kPerKernel);
+  out.send({{"type", "kernel_counters"},
+            {"available", opened.kernel_counters != nullptr},
+            {"reason", opened.kernel_counters ? "" : why},
+            {"seconds", ptxb::seconds_since(counters_start)}});
+  return opened;
+}
+
 int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   const auto started = ptxb::PhaseClock::Clock::now();
   int devices = 0;
@@ -168,33 +199,16 @@ int run_job(const ptxb::WorkerJob& job, const ptxb::ResultChannel& out) {
   std::unique_ptr<ptxb::CallCounters> counters;
   std::map<std::string, double> counters_steps;
   double controls_seconds = 0, counters_seconds = 0;
-  std::unique_ptr<ptxb::SassMetrics> sass;
-  std::unique_ptr<ptxb::RangeProfiler> kernel_counters;
+  InProcessEvidence in_process;
   if (job.run_evidence && job.evidence_in_process) {
-    const auto sass_start = ptxb::PhaseClock::Clock::now();
-    std::string why;
-    sass = ptxb::SassMetrics::create(ptxb::current_cuda_context(), job.device, &why);
-    out.send({{"type", "sass_metrics"},
-              {"available", sass != nullptr},
-              {"reason", why},
-              {"cupti_version", sass ? sass->cupti_version() : 0},
-              {"seconds", ptxb::seconds_since(sass_start)}});
-    if (!sass) {
+    in_process = open_in_process_evidence(job, out);
+    if (!in_process.sass) {
       out.send({{"type", "done"}});
       return exit_code(WorkerExit::kOk);
     }
-    if (!job.evidence_metrics.empty()) {
-      const auto counters_start = ptxb::PhaseClock::Clock::now();
-      // NOTE: room for the controls' and the largest call's launches (the parent's kernel limit).
-      kernel_counters = ptxb::RangeProfiler::create(ptxb::current_cuda_context(), job.device,
-                                                    job.evidence_metrics, 256, &why, true,
-                                                    ptxb::RangeMode::kPerKernel);
-      out.send({{"type", "kernel_counters"},
-                {"available", kernel_counters != nullptr},
-                {"reason", kernel_counters ? "" : why},
-                {"seconds", ptxb::seconds_since(counters_start)}});
-    }
   }
+  std::unique_ptr<ptxb::SassMetrics>& sass = in_process.sass;
+  std::unique_ptr<ptxb::RangeProfiler>& kernel_counters = in_process.kernel_counters;
   if (job.run_evidence && !sass) {
     const auto controls_start = ptxb::PhaseClock::Clock::now();
     // Before the environment changes: ncu sets up its collection on the first profiled kernel.
