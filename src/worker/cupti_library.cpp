@@ -60,6 +60,11 @@ std::string cupti_result_text(CUptiResult result) {
   return text;
 }
 
+void throw_cupti(CUptiResult result, const char* call, const char* file, int line) {
+  const std::string text = cupti_result_text(result);
+  throw_api("CUPTI", call, result, text, text, file, line);
+}
+
 CUcontext current_cuda_context() {
   using CtxGetCurrent = CUresult (*)(CUcontext*);
   static const CtxGetCurrent get_current = [] {

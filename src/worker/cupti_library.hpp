@@ -21,7 +21,34 @@ std::string cupti_result_text(CUptiResult result);
 /// Looks `symbol` up in the CUPTI library; nullptr with *why_not = "libcupti lacks SYMBOL".
 void* cupti_symbol(const char* symbol, std::string* why_not);
 
+/// `*out` bound to `symbol` of the CUPTI library (cupti_symbol); false with *why_not when it is
+/// missing.
+template <typename Fn>
+bool bind_cupti(const char* symbol, Fn* out, std::string* why_not) {
+  *out = reinterpret_cast<Fn>(cupti_symbol(symbol, why_not));
+  return *out != nullptr;
+}
+
+/// A CUPTI parameter struct, zeroed, with its size set (the API checks it).
+template <typename Params>
+Params cupti_params(size_t struct_size) {
+  Params p{};
+  p.structSize = struct_size;
+  return p;
+}
+
+/// Throws ApiError for CUPTI call `call` that returned `result` (its text from
+/// cupti_result_text): the one throw site of PTXB_CHECK_CUPTI.
+[[noreturn]] void throw_cupti(CUptiResult result, const char* call, const char* file, int line);
+
 }  // namespace ptxb
+
+/// The one check for CUPTI calls: a result other than CUPTI_SUCCESS throws ApiError.
+#define PTXB_CHECK_CUPTI(call)                                                                     \
+  do {                                                                                             \
+    const CUptiResult ptxb_cupti_ = (call);                                                        \
+    if (ptxb_cupti_ != CUPTI_SUCCESS) ::ptxb::throw_cupti(ptxb_cupti_, #call, __FILE__, __LINE__); \
+  } while (0)
 
 namespace ptxb {
 

@@ -1,7 +1,6 @@
 #include "worker/monitor.hpp"
 
 #include <cupti.h>
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -138,13 +137,6 @@ struct CuptiApi {
   decltype(&cuptiGetStreamIdEx) get_stream_id = nullptr;
 };
 
-template <typename Fn>
-bool bind(void* handle, const char* symbol, Fn* out, std::string* why_not) {
-  *out = reinterpret_cast<Fn>(::dlsym(handle, symbol));
-  if (*out == nullptr && why_not != nullptr) *why_not = std::string("libcupti lacks ") + symbol;
-  return *out != nullptr;
-}
-
 /// The process's CUPTI entry points, or nullptr with the reason (computed once).
 const CuptiApi* load_cupti(std::string* why_not) {
   static const std::pair<const CuptiApi*, std::string> loaded = []() {
@@ -153,20 +145,19 @@ const CuptiApi* load_cupti(std::string* why_not) {
     if (handle == nullptr) return std::pair<const CuptiApi*, std::string>{nullptr, missing};
     auto* api = new CuptiApi;  // NOTE: lives as long as the process, like the library
     std::string why;
-    const bool ok =
-        bind(handle, "cuptiGetResultString", &api->get_result_string, &why) &&
-        bind(handle, "cuptiSubscribe", &api->subscribe, &why) &&
-        bind(handle, "cuptiUnsubscribe", &api->unsubscribe, &why) &&
-        bind(handle, "cuptiEnableDomain", &api->enable_domain, &why) &&
-        bind(handle, "cuptiEnableCallback", &api->enable_callback, &why) &&
-        bind(handle, "cuptiActivityRegisterCallbacks", &api->register_callbacks, &why) &&
-        bind(handle, "cuptiActivityEnable", &api->activity_enable, &why) &&
-        bind(handle, "cuptiActivityDisable", &api->activity_disable, &why) &&
-        bind(handle, "cuptiActivityFlushAll", &api->flush_all, &why) &&
-        bind(handle, "cuptiActivityGetNextRecord", &api->next_record, &why) &&
-        bind(handle, "cuptiActivityGetNumDroppedRecords", &api->num_dropped, &why) &&
-        bind(handle, "cuptiGetStreamIdEx", &api->get_stream_id, &why);
-    bind(handle, "cuptiSubscribe_v2", &api->subscribe_v2, nullptr);
+    const bool ok = bind_cupti("cuptiGetResultString", &api->get_result_string, &why) &&
+                    bind_cupti("cuptiSubscribe", &api->subscribe, &why) &&
+                    bind_cupti("cuptiUnsubscribe", &api->unsubscribe, &why) &&
+                    bind_cupti("cuptiEnableDomain", &api->enable_domain, &why) &&
+                    bind_cupti("cuptiEnableCallback", &api->enable_callback, &why) &&
+                    bind_cupti("cuptiActivityRegisterCallbacks", &api->register_callbacks, &why) &&
+                    bind_cupti("cuptiActivityEnable", &api->activity_enable, &why) &&
+                    bind_cupti("cuptiActivityDisable", &api->activity_disable, &why) &&
+                    bind_cupti("cuptiActivityFlushAll", &api->flush_all, &why) &&
+                    bind_cupti("cuptiActivityGetNextRecord", &api->next_record, &why) &&
+                    bind_cupti("cuptiActivityGetNumDroppedRecords", &api->num_dropped, &why) &&
+                    bind_cupti("cuptiGetStreamIdEx", &api->get_stream_id, &why);
+    bind_cupti("cuptiSubscribe_v2", &api->subscribe_v2, nullptr);
     if (!ok) return std::pair<const CuptiApi*, std::string>{nullptr, why};
     return std::pair<const CuptiApi*, std::string>{api, ""};
   }();
@@ -380,20 +371,7 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
   if (!error.empty()) g_gathered.errors.push_back(std::move(error));
 }
 
-[[noreturn]] void throw_cupti(CUptiResult result, const char* call, const char* file, int line) {
-  const CuptiApi* api = g_api.load();
-  const std::string text = api != nullptr ? result_text(*api, result) : "";
-  throw_api("CUPTI", call, result, text, text, file, line);
-}
-
 }  // namespace
-
-// The one check for CUPTI calls made on behalf of the caller (outside create()).
-#define PTXB_CHECK_CUPTI(call)                                                             \
-  do {                                                                                     \
-    const CUptiResult ptxb_cupti_ = (call);                                                \
-    if (ptxb_cupti_ != CUPTI_SUCCESS) throw_cupti(ptxb_cupti_, #call, __FILE__, __LINE__); \
-  } while (0)
 
 const std::vector<std::string>& forbidden_candidate_apis() { return kForbiddenApis; }
 

@@ -40,66 +40,41 @@ struct ProfilerApi {
   decltype(&cuptiRangeProfilerCounterDataGetRangeInfo) range_info = nullptr;
 };
 
-/// A CUPTI parameter struct, zeroed, with its size set (the API checks it).
-template <typename Params>
-Params params(size_t struct_size) {
-  Params p{};
-  p.structSize = struct_size;
-  return p;
-}
-
-template <typename Fn>
-bool bind(const char* symbol, Fn* out, std::string* why) {
-  *out = reinterpret_cast<Fn>(cupti_symbol(symbol, why));
-  return *out != nullptr;
-}
-
 /// The entry points, or nullptr with the reason (computed once).
 const ProfilerApi* profiler_api(std::string* why_not) {
   static const std::pair<const ProfilerApi*, std::string> loaded = [] {
     auto* api = new ProfilerApi;  // NOTE: lives as long as the process, like the library
     std::string why;
     const bool ok =
-        bind("cuptiProfilerInitialize", &api->initialize, &why) &&
-        bind("cuptiDeviceGetChipName", &api->chip_name, &why) &&
-        bind("cuptiProfilerGetCounterAvailability", &api->availability, &why) &&
-        bind("cuptiProfilerHostInitialize", &api->host_initialize, &why) &&
-        bind("cuptiProfilerHostDeinitialize", &api->host_deinitialize, &why) &&
-        bind("cuptiProfilerHostConfigAddMetrics", &api->host_add_metrics, &why) &&
-        bind("cuptiProfilerHostGetConfigImageSize", &api->host_config_size, &why) &&
-        bind("cuptiProfilerHostGetConfigImage", &api->host_config_image, &why) &&
-        bind("cuptiProfilerHostGetNumOfPasses", &api->host_passes, &why) &&
-        bind("cuptiProfilerHostEvaluateToGpuValues", &api->host_evaluate, &why) &&
-        bind("cuptiProfilerHostGetBaseMetrics", &api->host_base_metrics, &why) &&
-        bind("cuptiRangeProfilerEnable", &api->enable, &why) &&
-        bind("cuptiRangeProfilerDisable", &api->disable, &why) &&
-        bind("cuptiRangeProfilerGetCounterDataSize", &api->counter_data_size, &why) &&
-        bind("cuptiRangeProfilerCounterDataImageInitialize", &api->counter_data_init, &why) &&
-        bind("cuptiRangeProfilerSetConfig", &api->set_config, &why) &&
-        bind("cuptiRangeProfilerStart", &api->start, &why) &&
-        bind("cuptiRangeProfilerStop", &api->stop, &why) &&
-        bind("cuptiRangeProfilerPushRange", &api->push, &why) &&
-        bind("cuptiRangeProfilerPopRange", &api->pop, &why) &&
-        bind("cuptiRangeProfilerDecodeData", &api->decode, &why) &&
-        bind("cuptiRangeProfilerGetCounterDataInfo", &api->data_info, &why) &&
-        bind("cuptiRangeProfilerCounterDataGetRangeInfo", &api->range_info, &why);
+        bind_cupti("cuptiProfilerInitialize", &api->initialize, &why) &&
+        bind_cupti("cuptiDeviceGetChipName", &api->chip_name, &why) &&
+        bind_cupti("cuptiProfilerGetCounterAvailability", &api->availability, &why) &&
+        bind_cupti("cuptiProfilerHostInitialize", &api->host_initialize, &why) &&
+        bind_cupti("cuptiProfilerHostDeinitialize", &api->host_deinitialize, &why) &&
+        bind_cupti("cuptiProfilerHostConfigAddMetrics", &api->host_add_metrics, &why) &&
+        bind_cupti("cuptiProfilerHostGetConfigImageSize", &api->host_config_size, &why) &&
+        bind_cupti("cuptiProfilerHostGetConfigImage", &api->host_config_image, &why) &&
+        bind_cupti("cuptiProfilerHostGetNumOfPasses", &api->host_passes, &why) &&
+        bind_cupti("cuptiProfilerHostEvaluateToGpuValues", &api->host_evaluate, &why) &&
+        bind_cupti("cuptiProfilerHostGetBaseMetrics", &api->host_base_metrics, &why) &&
+        bind_cupti("cuptiRangeProfilerEnable", &api->enable, &why) &&
+        bind_cupti("cuptiRangeProfilerDisable", &api->disable, &why) &&
+        bind_cupti("cuptiRangeProfilerGetCounterDataSize", &api->counter_data_size, &why) &&
+        bind_cupti("cuptiRangeProfilerCounterDataImageInitialize", &api->counter_data_init, &why) &&
+        bind_cupti("cuptiRangeProfilerSetConfig", &api->set_config, &why) &&
+        bind_cupti("cuptiRangeProfilerStart", &api->start, &why) &&
+        bind_cupti("cuptiRangeProfilerStop", &api->stop, &why) &&
+        bind_cupti("cuptiRangeProfilerPushRange", &api->push, &why) &&
+        bind_cupti("cuptiRangeProfilerPopRange", &api->pop, &why) &&
+        bind_cupti("cuptiRangeProfilerDecodeData", &api->decode, &why) &&
+        bind_cupti("cuptiRangeProfilerGetCounterDataInfo", &api->data_info, &why) &&
+        bind_cupti("cuptiRangeProfilerCounterDataGetRangeInfo", &api->range_info, &why);
     if (!ok) return std::pair<const ProfilerApi*, std::string>{nullptr, why};
     return std::pair<const ProfilerApi*, std::string>{api, ""};
   }();
   if (loaded.first == nullptr && why_not != nullptr) *why_not = loaded.second;
   return loaded.first;
 }
-
-[[noreturn]] void throw_cupti(CUptiResult result, const char* call, const char* file, int line) {
-  const std::string text = cupti_result_text(result);
-  throw_api("CUPTI", call, result, text, text, file, line);
-}
-
-#define PTXB_CHECK_PROFILER(call)                                                          \
-  do {                                                                                     \
-    const CUptiResult ptxb_cupti_ = (call);                                                \
-    if (ptxb_cupti_ != CUPTI_SUCCESS) throw_cupti(ptxb_cupti_, #call, __FILE__, __LINE__); \
-  } while (0)
 
 std::vector<const char*> c_names(const std::vector<std::string>& names) {
   std::vector<const char*> out;
@@ -112,16 +87,16 @@ class HostObject {
  public:
   HostObject(const ProfilerApi& api, const std::string& chip, const uint8_t* availability)
       : api_(api) {
-    auto p = params<CUpti_Profiler_Host_Initialize_Params>(
+    auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(
         CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = chip.c_str();
     p.pCounterAvailabilityImage = availability;
-    PTXB_CHECK_PROFILER(api_.host_initialize(&p));
+    PTXB_CHECK_CUPTI(api_.host_initialize(&p));
     object_ = p.pHostObject;
   }
   ~HostObject() {
-    auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(
+    auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(
         CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     p.pHostObject = object_;
     api_.host_deinitialize(&p);
@@ -133,32 +108,32 @@ class HostObject {
   /// The config image for `metrics`.
   std::vector<uint8_t> config_image(const std::vector<std::string>& metrics) {
     std::vector<const char*> names = c_names(metrics);
-    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
         CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = object_;
     add.ppMetricNames = names.data();
     add.numMetrics = names.size();
-    PTXB_CHECK_PROFILER(api_.host_add_metrics(&add));
-    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+    PTXB_CHECK_CUPTI(api_.host_add_metrics(&add));
+    auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
         CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = object_;
-    PTXB_CHECK_PROFILER(api_.host_config_size(&size));
+    PTXB_CHECK_CUPTI(api_.host_config_size(&size));
     std::vector<uint8_t> image(size.configImageSize);
-    auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(
+    auto get = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(
         CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     get.pHostObject = object_;
     get.configImageSize = image.size();
     get.pConfigImage = image.data();
-    PTXB_CHECK_PROFILER(api_.host_config_image(&get));
+    PTXB_CHECK_CUPTI(api_.host_config_image(&get));
     return image;
   }
 
   size_t passes(std::vector<uint8_t>& config) const {
-    auto p = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+    auto p = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
         CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     p.configImageSize = config.size();
     p.pConfigImage = config.data();
-    PTXB_CHECK_PROFILER(api_.host_passes(&p));
+    PTXB_CHECK_CUPTI(api_.host_passes(&p));
     return p.numOfPasses;
   }
 
@@ -168,14 +143,16 @@ class HostObject {
 };
 
 void initialize_profiler(const ProfilerApi& api) {
-  auto p = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  PTXB_CHECK_PROFILER(api.initialize(&p));
+  auto p =
+      cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  PTXB_CHECK_CUPTI(api.initialize(&p));
 }
 
 std::string chip_name(const ProfilerApi& api, int device) {
-  auto p = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  auto p =
+      cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   p.deviceIndex = static_cast<size_t>(device);
-  PTXB_CHECK_PROFILER(api.chip_name(&p));
+  PTXB_CHECK_CUPTI(api.chip_name(&p));
   return p.pChipName != nullptr ? p.pChipName : "";
 }
 
@@ -217,13 +194,13 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
     rp->chip_ = chip_name(*api, device);
     step_done("initialize");
     if (query_availability) {
-      auto av = params<CUpti_Profiler_GetCounterAvailability_Params>(
+      auto av = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
           CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
       av.ctx = context;
-      PTXB_CHECK_PROFILER(api->availability(&av));
+      PTXB_CHECK_CUPTI(api->availability(&av));
       im.availability.resize(av.counterAvailabilityImageSize);
       av.pCounterAvailabilityImage = im.availability.data();
-      PTXB_CHECK_PROFILER(api->availability(&av));
+      PTXB_CHECK_CUPTI(api->availability(&av));
     }
     step_done("availability");
     im.host = std::make_unique<HostObject>(*api, rp->chip_,
@@ -235,10 +212,10 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
       why = "the counters need " + std::to_string(im.passes) + " passes, not 1";
       return nullptr;
     }
-    auto en =
-        params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
+        CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     en.ctx = context;
-    PTXB_CHECK_PROFILER(api->enable(&en));
+    PTXB_CHECK_CUPTI(api->enable(&en));
     im.object = en.pRangeProfilerObject;
     rp->reset();
     step_done("enable");
@@ -251,22 +228,22 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext context, int devi
 
 void RangeProfiler::reset() {
   std::vector<const char*> names = c_names(metrics_);
-  auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+  auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = impl_->object;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
   size.maxNumOfRanges = impl_->max_ranges;
   size.maxNumRangeTreeNodes = static_cast<uint32_t>(impl_->max_ranges);
-  PTXB_CHECK_PROFILER(impl_->api->counter_data_size(&size));
+  PTXB_CHECK_CUPTI(impl_->api->counter_data_size(&size));
   impl_->counter_data.resize(size.counterDataSize);
-  auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+  auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = impl_->object;
   init.counterDataSize = impl_->counter_data.size();
   init.pCounterData = impl_->counter_data.data();
-  PTXB_CHECK_PROFILER(impl_->api->counter_data_init(&init));
-  auto cfg = params<CUpti_RangeProfiler_SetConfig_Params>(
+  PTXB_CHECK_CUPTI(impl_->api->counter_data_init(&init));
+  auto cfg = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(
       CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   cfg.pRangeProfilerObject = impl_->object;
   cfg.configSize = impl_->config.size();
@@ -281,62 +258,64 @@ void RangeProfiler::reset() {
   cfg.minNestingLevel = 1;
   cfg.passIndex = 0;
   cfg.targetNestingLevel = 1;
-  PTXB_CHECK_PROFILER(impl_->api->set_config(&cfg));
+  PTXB_CHECK_CUPTI(impl_->api->set_config(&cfg));
 }
 
 RangeProfiler::~RangeProfiler() {
   if (impl_ == nullptr || impl_->object == nullptr) return;
-  auto p =
-      params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+  auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(
+      CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = impl_->object;
   impl_->api->disable(&p);
 }
 
 void RangeProfiler::start() {
-  auto p = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  auto p =
+      cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = impl_->object;
-  PTXB_CHECK_PROFILER(impl_->api->start(&p));
+  PTXB_CHECK_CUPTI(impl_->api->start(&p));
 }
 
 void RangeProfiler::stop() {
-  auto p = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  auto p =
+      cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = impl_->object;
-  PTXB_CHECK_PROFILER(impl_->api->stop(&p));
+  PTXB_CHECK_CUPTI(impl_->api->stop(&p));
 }
 
 void RangeProfiler::push(const char* range_name) {
-  auto p = params<CUpti_RangeProfiler_PushRange_Params>(
+  auto p = cupti_params<CUpti_RangeProfiler_PushRange_Params>(
       CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = impl_->object;
   p.pRangeName = range_name;
-  PTXB_CHECK_PROFILER(impl_->api->push(&p));
+  PTXB_CHECK_CUPTI(impl_->api->push(&p));
 }
 
 void RangeProfiler::pop() {
-  auto p =
-      params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+  auto p = cupti_params<CUpti_RangeProfiler_PopRange_Params>(
+      CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = impl_->object;
-  PTXB_CHECK_PROFILER(impl_->api->pop(&p));
+  PTXB_CHECK_CUPTI(impl_->api->pop(&p));
 }
 
 std::vector<std::vector<double>> RangeProfiler::decode() {
   const ProfilerApi& api = *impl_->api;
-  auto d = params<CUpti_RangeProfiler_DecodeData_Params>(
+  auto d = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   d.pRangeProfilerObject = impl_->object;
-  PTXB_CHECK_PROFILER(api.decode(&d));
+  PTXB_CHECK_CUPTI(api.decode(&d));
   if (d.numOfRangeDropped != 0)
     throw ApiError("CUPTI range profiler dropped " + std::to_string(d.numOfRangeDropped) +
                    " ranges");
-  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = impl_->counter_data.data();
   info.counterDataImageSize = impl_->counter_data.size();
-  PTXB_CHECK_PROFILER(api.data_info(&info));
+  PTXB_CHECK_CUPTI(api.data_info(&info));
   std::vector<const char*> names = c_names(metrics_);
   std::vector<std::vector<double>> out(info.numTotalRanges, std::vector<double>(names.size()));
   for (size_t r = 0; r < info.numTotalRanges; ++r) {
-    auto e = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+    auto e = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
         CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
     e.pHostObject = impl_->host->get();
     e.pCounterDataImage = impl_->counter_data.data();
@@ -345,27 +324,27 @@ std::vector<std::vector<double>> RangeProfiler::decode() {
     e.ppMetricNames = names.data();
     e.numMetrics = names.size();
     e.pMetricValues = out[r].data();
-    PTXB_CHECK_PROFILER(api.host_evaluate(&e));
+    PTXB_CHECK_CUPTI(api.host_evaluate(&e));
   }
   return out;
 }
 
 std::vector<std::string> RangeProfiler::range_names() const {
   const ProfilerApi& api = *impl_->api;
-  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = impl_->counter_data.data();
   info.counterDataImageSize = impl_->counter_data.size();
-  PTXB_CHECK_PROFILER(api.data_info(&info));
+  PTXB_CHECK_CUPTI(api.data_info(&info));
   std::vector<std::string> out;
   for (size_t r = 0; r < info.numTotalRanges; ++r) {
-    auto p = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+    auto p = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
     p.pCounterDataImage = impl_->counter_data.data();
     p.counterDataImageSize = impl_->counter_data.size();
     p.rangeIndex = r;
     p.rangeDelimiter = "/";
-    PTXB_CHECK_PROFILER(api.range_info(&p));
+    PTXB_CHECK_CUPTI(api.range_info(&p));
     out.emplace_back(p.rangeName != nullptr ? p.rangeName : "");
   }
   return out;
@@ -416,7 +395,7 @@ std::vector<std::string> RangeProfiler::base_metrics(const std::string& chip,
   HostObject host(*api, chip, nullptr);
   for (const CUpti_MetricType type :
        {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-    auto p = params<CUpti_Profiler_Host_GetBaseMetrics_Params>(
+    auto p = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(
         CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
     p.pHostObject = host.get();
     p.metricType = type;

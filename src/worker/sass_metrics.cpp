@@ -26,49 +26,25 @@ struct SassApi {
   decltype(&cuptiSassMetricsFlushData) flush = nullptr;
 };
 
-template <typename Fn>
-bool bind(const char* symbol, Fn* out, std::string* why) {
-  *out = reinterpret_cast<Fn>(cupti_symbol(symbol, why));
-  return *out != nullptr;
-}
-
 const SassApi* sass_api(std::string* why_not) {
   static const std::pair<const SassApi*, std::string> loaded = [] {
     auto* api = new SassApi;  // NOTE: lives as long as the process, like the library
     std::string why;
-    const bool ok = bind("cuptiGetVersion", &api->version, &why) &&
-                    bind("cuptiProfilerInitialize", &api->initialize, &why) &&
-                    bind("cuptiDeviceGetChipName", &api->chip_name, &why) &&
-                    bind("cuptiSassMetricsGetProperties", &api->properties, &why) &&
-                    bind("cuptiSassMetricsSetConfig", &api->set_config, &why) &&
-                    bind("cuptiSassMetricsEnable", &api->enable, &why) &&
-                    bind("cuptiSassMetricsDisable", &api->disable, &why) &&
-                    bind("cuptiSassMetricsGetDataProperties", &api->data_properties, &why) &&
-                    bind("cuptiSassMetricsFlushData", &api->flush, &why);
+    const bool ok = bind_cupti("cuptiGetVersion", &api->version, &why) &&
+                    bind_cupti("cuptiProfilerInitialize", &api->initialize, &why) &&
+                    bind_cupti("cuptiDeviceGetChipName", &api->chip_name, &why) &&
+                    bind_cupti("cuptiSassMetricsGetProperties", &api->properties, &why) &&
+                    bind_cupti("cuptiSassMetricsSetConfig", &api->set_config, &why) &&
+                    bind_cupti("cuptiSassMetricsEnable", &api->enable, &why) &&
+                    bind_cupti("cuptiSassMetricsDisable", &api->disable, &why) &&
+                    bind_cupti("cuptiSassMetricsGetDataProperties", &api->data_properties, &why) &&
+                    bind_cupti("cuptiSassMetricsFlushData", &api->flush, &why);
     if (!ok) return std::pair<const SassApi*, std::string>{nullptr, why};
     return std::pair<const SassApi*, std::string>{api, ""};
   }();
   if (loaded.first == nullptr && why_not != nullptr) *why_not = loaded.second;
   return loaded.first;
 }
-
-template <typename Params>
-Params params(size_t struct_size) {
-  Params p{};
-  p.structSize = struct_size;
-  return p;
-}
-
-[[noreturn]] void throw_cupti(CUptiResult result, const char* call, const char* file, int line) {
-  const std::string text = cupti_result_text(result);
-  throw_api("CUPTI", call, result, text, text, file, line);
-}
-
-#define PTXB_CHECK_SASS(call)                                                              \
-  do {                                                                                     \
-    const CUptiResult ptxb_cupti_ = (call);                                                \
-    if (ptxb_cupti_ != CUPTI_SUCCESS) throw_cupti(ptxb_cupti_, #call, __FILE__, __LINE__); \
-  } while (0)
 
 constexpr const char* kWarpMetric = "smsp__sass_inst_executed";
 constexpr const char* kThreadMetric = "smsp__sass_thread_inst_executed_pred_on";
@@ -98,10 +74,11 @@ std::unique_ptr<SassMetrics> SassMetrics::create(CUcontext context, int device,
                 "the first patched function only; " + std::to_string(kSassMetricsMinCuptiVersion) +
                 " or later is needed");
   auto init =
-      params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+      cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
   if (const CUptiResult r = api->initialize(&init); r != CUPTI_SUCCESS)
     return fail("cuptiProfilerInitialize: " + cupti_result_text(r));
-  auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  auto chip =
+      cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = static_cast<size_t>(device);
   if (const CUptiResult r = api->chip_name(&chip); r != CUPTI_SUCCESS)
     return fail("cuptiDeviceGetChipName: " + cupti_result_text(r));
@@ -114,7 +91,7 @@ std::unique_ptr<SassMetrics> SassMetrics::create(CUcontext context, int device,
   impl.context = context;
   std::vector<CUpti_SassMetrics_Config> configs;
   for (const char* name : {kWarpMetric, kThreadMetric}) {
-    auto prop = params<CUpti_SassMetrics_GetProperties_Params>(
+    auto prop = cupti_params<CUpti_SassMetrics_GetProperties_Params>(
         CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
     prop.pChipName = chip.pChipName;
     prop.pMetricName = name;
@@ -124,8 +101,8 @@ std::unique_ptr<SassMetrics> SassMetrics::create(CUcontext context, int device,
     (std::strcmp(name, kWarpMetric) == 0 ? impl.warp_id : impl.thread_id) = prop.metric.metricId;
     configs.push_back({prop.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
   }
-  auto set =
-      params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
+  auto set = cupti_params<CUpti_SassMetricsSetConfig_Params>(
+      CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
   set.numOfMetricConfig = configs.size();
   set.pConfigs = configs.data();
   set.deviceIndex = static_cast<uint32_t>(device);
@@ -137,27 +114,29 @@ std::unique_ptr<SassMetrics> SassMetrics::create(CUcontext context, int device,
 
 SassMetrics::~SassMetrics() {
   if (impl_ == nullptr || !impl_->open) return;
-  auto dis = params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
+  auto dis =
+      cupti_params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
   dis.ctx = impl_->context;
   impl_->api->disable(&dis);
 }
 
 void SassMetrics::begin() {
   PTXB_ASSERT(!impl_->open, "SassMetrics::begin while a collection is open");
-  auto en = params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
+  auto en =
+      cupti_params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
   en.ctx = impl_->context;
   en.enableLazyPatching = 1;
-  PTXB_CHECK_SASS(impl_->api->enable(&en));
+  PTXB_CHECK_CUPTI(impl_->api->enable(&en));
   impl_->open = true;
 }
 
 std::vector<PcRecord> SassMetrics::end() {
   PTXB_ASSERT(impl_->open, "SassMetrics::end without a collection");
   const SassApi& api = *impl_->api;
-  auto props = params<CUpti_SassMetricsGetDataProperties_Params>(
+  auto props = cupti_params<CUpti_SassMetricsGetDataProperties_Params>(
       CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
   props.ctx = impl_->context;
-  PTXB_CHECK_SASS(api.data_properties(&props));
+  PTXB_CHECK_CUPTI(api.data_properties(&props));
   std::vector<PcRecord> out;
   if (props.numOfPatchedInstructionRecords > 0) {
     const size_t per_record = props.numOfInstances * 2;  // two metrics
@@ -167,13 +146,13 @@ std::vector<PcRecord> SassMetrics::end() {
       data[i].structSize = sizeof(CUpti_SassMetrics_Data);
       data[i].pInstanceValues = &values[i * per_record];
     }
-    auto flush =
-        params<CUpti_SassMetricsFlushData_Params>(CUpti_SassMetricsFlushData_Params_STRUCT_SIZE);
+    auto flush = cupti_params<CUpti_SassMetricsFlushData_Params>(
+        CUpti_SassMetricsFlushData_Params_STRUCT_SIZE);
     flush.ctx = impl_->context;
     flush.numOfPatchedInstructionRecords = props.numOfPatchedInstructionRecords;
     flush.numOfInstances = props.numOfInstances;
     flush.pMetricsData = data.data();
-    PTXB_CHECK_SASS(api.flush(&flush));
+    PTXB_CHECK_CUPTI(api.flush(&flush));
     for (const CUpti_SassMetrics_Data& d : data) {
       PcRecord r{d.functionName != nullptr ? d.functionName : "", d.pcOffset};
       for (size_t k = 0; k < per_record; ++k) {
@@ -185,10 +164,11 @@ std::vector<PcRecord> SassMetrics::end() {
       if (r.warps > 0 || r.threads > 0) out.push_back(std::move(r));
     }
   }
-  auto dis = params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
+  auto dis =
+      cupti_params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
   dis.ctx = impl_->context;
   impl_->open = false;
-  PTXB_CHECK_SASS(api.disable(&dis));
+  PTXB_CHECK_CUPTI(api.disable(&dis));
   if (dis.numOfDroppedRecords != 0)
     throw_api("CUPTI", "cuptiSassMetricsDisable", 0,
               std::to_string(dis.numOfDroppedRecords) + " records dropped",
