@@ -310,24 +310,15 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
     out.unavailable_reason = "the in-process evidence run passed its deadline";
     return out;
   }
-  bool truncated = false;
-  const auto messages =
-      parse_worker_messages(read_text_file(job.result_file, 256 << 20), &truncated);
-  if (const auto forged = first_forged_message(messages, job.message_key)) {
-    out.cheat = "line " + std::to_string(*forged + 1) +
-                " of the in-process evidence run's messages was not written by the worker";
-    return out;
-  }
-  std::vector<json> evidence_messages;
-  json open_shape;  // the timed shape whose candidate calls had started and not finished
-  bool done = false;
-  for (const json& m : messages) {
+  EvidenceRunMessages run = fold_evidence_run(read_text_file(job.result_file, 256 << 20),
+                                              job.message_key, "in-process evidence run");
+  out.cheat = run.cheat;
+  out.candidate_fault = run.candidate_fault;
+  out.timed_out = run.timed_out;
+  if (!run.sandbox.is_null()) rec["sandbox"] = run.sandbox;
+  if (!run.worker_phases.is_null()) rec["worker_phases"] = run.worker_phases;
+  for (const json& m : run.all) {
     const std::string type = m.value("type", "");
-    if (type == "evidence_shape_start") open_shape = m["shape"];
-    if (type == "evidence_call" || type == "evidence_counters") open_shape = nullptr;
-    if (type == "harness_error")
-      throw ApiError("ptxbench-worker failed in the in-process evidence run: " +
-                     m.value("message", ""));
     if (type == "kernel_counters") {
       rec["kernel_counters_seconds"] = m.value("seconds", 0.0);
       // NOTE: while the in-process run is compared, not judged, its per-instruction counts are
@@ -339,30 +330,22 @@ InProcessProfile run_inprocess_profile(WorkerJob job, std::vector<std::string> h
       rec["configure_seconds"] = m.value("seconds", 0.0);
       if (!m.value("available", false)) out.unavailable_reason = m.value("reason", "");
     }
-    if (type == "candidate_fault") out.candidate_fault = m.value("message", "");
-    if (type == "candidate_violation" && out.cheat.empty())
-      out.cheat = m.value("finding", "") + " (during " + m.value("during", "") + ")";
-    if (type == "candidate_timeout") out.timed_out = true;
-    if (type == "evidence_control" || type == "evidence_call" || type == "evidence_counters")
-      evidence_messages.push_back(m);
-    if (type == "phases") rec["worker_phases"] = m["seconds"];
-    if (type == "done") done = true;
   }
   if (!out.unavailable_reason.empty() || !out.cheat.empty() || !out.candidate_fault.empty() ||
       out.timed_out)
     return out;
-  if (!done && !open_shape.is_null()) {
+  if (!run.done && !run.open_shape.is_null()) {
     out.candidate_fault = "the in-process evidence run ended (" + proc.describe() +
-                          ") during candidate code at shape " + open_shape.dump();
+                          ") during candidate code at shape " + run.open_shape.dump();
     return out;
   }
-  if (!done) {
+  if (!run.done) {
     out.unavailable_reason = "the in-process evidence run ended early (" + proc.describe() +
                              "): " + read_text_file(spec.stderr_path, 2048);
     return out;
   }
-  out.split = split_from_records(evidence_messages, *controls, candidate_sass);
-  out.messages = std::move(evidence_messages);
+  out.split = split_from_records(run.evidence, *controls, candidate_sass);
+  out.messages = std::move(run.evidence);
   out.available = out.split.problem.empty();
   if (!out.available) out.unavailable_reason = out.split.problem;
   return out;

@@ -68,6 +68,35 @@ size_t timed_shapes(const TaskSpec& task) {
 
 }  // namespace
 
+EvidenceRunMessages fold_evidence_run(const std::string& text, const std::string& key,
+                                      const std::string& run) {
+  EvidenceRunMessages out;
+  bool truncated = false;
+  out.all = parse_worker_messages(text, &truncated);
+  if (const auto forged = first_forged_message(out.all, key)) {
+    out.cheat = "line " + std::to_string(*forged + 1) + " of the " + run +
+                "'s messages was not written by the worker (forged)";
+    return out;
+  }
+  for (const json& m : out.all) {
+    const std::string type = m.value("type", "");
+    if (type == "harness_error")
+      throw ApiError("ptxbench-worker failed in the " + run + ": " + m.value("message", ""));
+    if (type == "candidate_fault") out.candidate_fault = m.value("message", "");
+    if (type == "candidate_violation" && out.cheat.empty())
+      out.cheat = m.value("finding", "") + " (during " + m.value("during", "") + ")";
+    if (type == "candidate_timeout") out.timed_out = true;
+    if (type == "sandbox") out.sandbox = m["report"];
+    if (type == "evidence_control" || type == "evidence_call" || type == "evidence_counters")
+      out.evidence.push_back(m);
+    if (type == "evidence_shape_start") out.open_shape = m["shape"];
+    if (type == "evidence_call" || type == "evidence_counters") out.open_shape = nullptr;
+    if (type == "phases") out.worker_phases = m["seconds"];
+    if (type == "done") out.done = true;
+  }
+  return out;
+}
+
 fs::path default_ncu() { return find_cuda_tool("PTXBENCH_NCU", "ncu"); }
 
 std::vector<std::string> evidence_hardware_metrics(const TaskSpec& task, const Catalog& catalog) {
@@ -163,41 +192,22 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     return out;
   }
 
-  bool truncated = false;
   const std::string message_text = read_text_file(job.result_file, 64 << 20);
-  auto messages = parse_worker_messages(message_text, &truncated);
-  if (const auto forged = first_forged_message(messages, job.message_key)) {
-    out.cheat = "line " + std::to_string(*forged + 1) +
-                " of the evidence run's messages was not written by the worker (forged)";
-    return out;
-  }
-  std::vector<json> evidence_messages;
-  json open_shape;  // the timed shape whose candidate calls had started and not finished
-  bool done = false;
-  for (const json& m : messages) {
-    const std::string type = m.value("type", "");
-    if (type == "harness_error")
-      throw ApiError("ptxbench-worker failed in the evidence run: " + m.value("message", ""));
-    if (type == "candidate_fault") out.candidate_fault = m.value("message", "");
-    if (type == "candidate_violation" && out.cheat.empty())
-      out.cheat = m.value("finding", "") + " (during " + m.value("during", "") + ")";
-    if (type == "candidate_timeout") out.timed_out = true;
-    if (type == "sandbox") rec["sandbox"] = m["report"];
-    if (type == "evidence_control" || type == "evidence_call") evidence_messages.push_back(m);
-    if (type == "evidence_shape_start") open_shape = m["shape"];
-    if (type == "evidence_call") open_shape = nullptr;
-    if (type == "phases") rec["worker_phases"] = m["seconds"];
-    if (type == "done") done = true;
-  }
+  EvidenceRunMessages run = fold_evidence_run(message_text, job.message_key, "evidence run");
+  out.cheat = run.cheat;
+  out.candidate_fault = run.candidate_fault;
+  out.timed_out = run.timed_out;
+  if (!run.sandbox.is_null()) rec["sandbox"] = run.sandbox;
+  if (!run.worker_phases.is_null()) rec["worker_phases"] = run.worker_phases;
   if (!out.cheat.empty() || !out.candidate_fault.empty() || out.timed_out) return out;
-  if (!done && !open_shape.is_null()) {
-    const ShapeCase* sc = find_shape(task, open_shape);
+  if (!run.done && !run.open_shape.is_null()) {
+    const ShapeCase* sc = find_shape(task, run.open_shape);
     out.candidate_fault = "the run ended (" + proc.describe() + ") during candidate code at " +
                           (sc != nullptr ? shape_label(task, *sc) : std::string("a timed shape")) +
                           "; ncu: " + ncu_errors(read_text_file(log, 16384));
     return out;
   }
-  if (!done) {
+  if (!run.done) {
     out.judgement.unavailable_reason = "the evidence run ended early (" + proc.describe() +
                                        "); ncu log: " + read_text_file(log, 2048) +
                                        read_text_file(spec.stderr_path, 2048);
@@ -221,7 +231,7 @@ EvidenceStage run_evidence_stage(const TaskSpec& task, const Catalog& catalog, W
     write_file_atomic(work_dir / "evidence-messages.jsonl", message_text);
   } catch (const std::exception&) {  // best effort: nothing depends on the copies
   }
-  out.judgement = judge_runtime(task, catalog, kernels, evidence_messages);
+  out.judgement = judge_runtime(task, catalog, kernels, run.evidence);
   for (auto& [key, value] : out.judgement.record.items()) rec[key] = value;
   if (!out.judgement.available) rec["unavailable"] = out.judgement.unavailable_reason;
   return out;

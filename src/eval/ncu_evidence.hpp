@@ -45,6 +45,26 @@ struct EvidenceStage {
   nlohmann::json record;  ///< judgement.record plus how the stage ran (command, ncu version, end)
 };
 
+/// What an evidence run's worker said, folded the same way for ncu's run and the in-process one.
+struct EvidenceRunMessages {
+  std::vector<nlohmann::json> all;       ///< every message, in order
+  std::vector<nlohmann::json> evidence;  ///< "evidence_control", "_call" and "_counters"
+  std::string cheat;            ///< a forged line or a "candidate_violation": "rejected_cheat"
+  std::string candidate_fault;  ///< a "candidate_fault" message
+  bool timed_out = false;       ///< a "candidate_timeout" message
+  /// The timed shape whose candidate call had started and not ended when the messages stopped
+  /// (null: none): a run that ends there ended during candidate code.
+  nlohmann::json open_shape;
+  bool done = false;                      ///< the "done" message came
+  nlohmann::json sandbox, worker_phases;  ///< the "sandbox" report and the "phases" seconds
+};
+
+/// Parses and folds the worker's messages of an evidence run (`run` names it in texts). A line
+/// the worker did not write (signed with `key`) is a cheat and ends the folding. Throws ApiError
+/// when the worker reports a harness error.
+EvidenceRunMessages fold_evidence_run(const std::string& text, const std::string& key,
+                                      const std::string& run);
+
 /// Runs `job` (a correctness/timing job for the same candidate; its evidence fields are set here)
 /// under ncu in `work_dir`, with environment `env` (nullopt: inherited), and judges the result.
 /// Never throws for candidate behaviour; throws ApiError when the worker reports a harness error.
