@@ -3,31 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <sstream>
 
 #include "compile/sass.hpp"
 #include "core/error.hpp"
 #include "instrument/pc_executions.hpp"
+#include "sass_metrics_fixture.hpp"
 #include "sys/files.hpp"
 
 namespace ptxb {
 namespace {
 
-const std::filesystem::path kDir = std::filesystem::path(PTXB_FIXTURE_DIR) / "sass_metrics";
-
-// The probe's lines: "record FUNCTION +0xPC executed WARPS threads THREADS".
-std::vector<PcRecord> probe_records(const std::string& text) {
-  std::vector<PcRecord> out;
-  std::istringstream lines(text);
-  std::string word, pc, executed_word, threads_word;
-  PcRecord r;
-  while (lines >> word >> r.function >> pc >> executed_word >> r.warps >> threads_word >>
-         r.threads) {
-    r.pc = static_cast<uint32_t>(std::stoul(pc.substr(3), nullptr, 16));  // "+0x0390"
-    out.push_back(r);
-  }
-  return out;
-}
+const std::filesystem::path kDir = kSassMetricsFixtures;
 
 TEST(SassPcOpcodes, EveryInstructionOfTheListingByOffset) {
   const auto opcodes = sass_pc_opcodes(read_file(kDir / "chain_kernels.sass"));
